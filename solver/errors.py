@@ -1,0 +1,48 @@
+"""One exception family: the library raises, the CLI formats and picks the exit code."""
+
+from __future__ import annotations
+
+
+class PlanBuyError(Exception):
+    """Base of every error plan-buy reports to a user.
+
+    Attributes:
+        problems: one line per problem found (all are reported together).
+        exit_code: the process exit code the CLI uses for this family.
+    """
+
+    exit_code = 1
+
+    def __init__(self, message: str, problems: list[str] | None = None):
+        super().__init__(message)
+        self.message = message
+        self.problems = list(problems or [])
+
+    def __str__(self) -> str:
+        if not self.problems:
+            return self.message
+        return self.message + "\n" + "\n".join(f"  - {p}" for p in self.problems)
+
+
+class InputError(PlanBuyError):
+    """Bad input file or bad usage: nothing runs (exit 2)."""
+
+    exit_code = 2
+
+
+class InfeasibleError(PlanBuyError):
+    """No plan exists for the inputs; ``problems`` names each workload and why (exit 3)."""
+
+    exit_code = 3
+
+
+class SolverError(PlanBuyError):
+    """The solver is missing, crashed, or hit its time limit without a plan (exit 4)."""
+
+    exit_code = 4
+
+
+class CheckError(PlanBuyError):
+    """A reported plan broke a SPEC rule: a bug in plan-buy, never the user's fault."""
+
+    exit_code = 5

@@ -1,0 +1,159 @@
+"""What a plan is: physical servers, a placement of every replica, and its bill of materials.
+
+These are the typed results every later stage (checker, report, JSON) reads. They hold
+SKUs and numbers only, never solver objects.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+
+
+@dataclass(frozen=True)
+class Server:
+    """One physical server of the plan."""
+
+    id: str
+    platform: str
+    gpu: str | None
+    gpu_count: int
+    memory: str
+    dimm_count: int
+    storage: str | None
+    drive_count: int
+
+
+@dataclass(frozen=True)
+class Placement:
+    """One replica of one workload on ``gpus`` GPUs of one server (0 GPUs: preprocess)."""
+
+    workload: str
+    replica: int
+    server: str
+    gpu: str | None
+    gpus: int
+    vram_gb_per_gpu: float
+    host_ram_gb: float
+    gpu_indices: tuple[int, ...] = ()
+    """Which GPUs of the server (0-based); a shareable replica may share its GPU."""
+    micro_batch: int | None = None
+    grad_accum_steps: int | None = None
+
+
+@dataclass(frozen=True)
+class BomLine:
+    """One line of a bill of materials."""
+
+    sku: str
+    kind: str  # platform | gpu | memory | storage
+    qty: int
+    unit_price: float
+
+    @property
+    def extended(self) -> float:
+        return round(self.qty * self.unit_price, 2)
+
+
+@dataclass(frozen=True)
+class PlanOption:
+    """One ranked, checked purchase plan."""
+
+    rank: int
+    total_cost: float
+    servers: tuple[Server, ...]
+    lines: tuple[BomLine, ...]
+    placements: tuple[Placement, ...]
+    unserved: tuple[str, ...] = ()
+    lower_bound: float | None = None
+    """Best bound the solver proved for this rank (cost units)."""
+
+    @property
+    def gpu_count(self) -> int:
+        return sum(s.gpu_count for s in self.servers)
+
+    @property
+    def max_degree(self) -> int:
+        return max((p.gpus for p in self.placements), default=0)
+
+    def gpus_by_sku(self) -> dict[str, int]:
+        out: dict[str, int] = {}
+        for s in self.servers:
+            if s.gpu and s.gpu_count:
+                out[s.gpu] = out.get(s.gpu, 0) + s.gpu_count
+        return out
+
+    def cost_by_kind(self) -> dict[str, float]:
+        out = {"platform": 0.0, "gpu": 0.0, "memory": 0.0, "storage": 0.0}
+        for line in self.lines:
+            out[line.kind] += line.extended
+        return out
+
+    def to_json(self) -> dict:
+        """The SPEC's JSON shape for one option."""
+        return {
+            "rank": self.rank,
+            "total_cost": round(self.total_cost, 2),
+            "servers": [
+                {
+                    "id": s.id,
+                    "platform": s.platform,
+                    "gpu": s.gpu,
+                    "gpu_count": s.gpu_count,
+                    "memory": s.memory,
+                    "dimm_count": s.dimm_count,
+                    "storage": s.storage,
+                    "drive_count": s.drive_count,
+                }
+                for s in self.servers
+            ],
+            "lines": [
+                {
+                    "sku": ln.sku,
+                    "kind": ln.kind,
+                    "qty": ln.qty,
+                    "unit_price": ln.unit_price,
+                    "extended": ln.extended,
+                }
+                for ln in self.lines
+            ],
+            "placements": [
+                {
+                    "workload": p.workload,
+                    "replica": p.replica,
+                    "server": p.server,
+                    "gpu": p.gpu,
+                    "gpus": p.gpus,
+                    "vram_gb_per_gpu": round(p.vram_gb_per_gpu, 3),
+                    "host_ram_gb": round(p.host_ram_gb, 3),
+                }
+                for p in self.placements
+            ],
+            "unserved": list(self.unserved),
+        }
+
+
+@dataclass(frozen=True)
+class PlanResult:
+    """The outcome of ``plan``: ranked options and how sure the solver is of them."""
+
+    status: str  # optimal | feasible | infeasible
+    currency: str
+    options: tuple[PlanOption, ...]
+    solver: str = ""
+    gap: float | None = None
+    """Relative gap of rank 1 (0 when proven optimal)."""
+    baseline: dict | None = None
+    """The seed's reference configuration for the same workloads (R20), when one applies."""
+    notes: tuple[str, ...] = field(default_factory=tuple)
+
+    def to_json(self) -> dict:
+        doc = {
+            "status": self.status,
+            "currency": self.currency,
+            "options": [o.to_json() for o in self.options],
+        }
+        if self.gap is not None:
+            doc["gap"] = self.gap
+        if self.baseline is not None:
+            doc["baseline"] = self.baseline
+        return doc
