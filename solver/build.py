@@ -1,0 +1,309 @@
+"""Build the purchase integer program in PuLP (one of the two modules that import PuLP).
+
+Notation (docs/solver.md has the full derivation):
+    t ∈ T   server types (platform p, GPU SKU g or none, DIMM SKU, DIMM count); RAM R_t
+    o ∈ O_w replica options of workload w: GPU g_o, degree d_o, per-GPU VRAM v_o, host RAM r_o
+    n_t     servers of type t bought                              (integer)
+    x_wot   replicas of w run as option o on servers of type t       (integer)
+    s_t     GPUs of type t given over to shared jobs (R17)           (integer)
+    z_ps    servers of platform p that carry drives of SKU s        (integer)
+    D_ps    drives of SKU s on servers of platform p                 (integer)
+    u_w     1 if workload w is served (fixed to 1 without a budget)  (binary)
+    G_t     = Σ_{exclusive o} d_o x_wot + s_t      GPUs installed on type t
+
+Objective: min Σ_t n_t (price_p + dimms_t·price_m) + Σ_t G_t price_g + Σ_ps D_ps price_s
+           + ε Σ_t n_t   (fewer servers among equal costs)
+"""
+
+from __future__ import annotations
+
+import math
+from dataclasses import dataclass, field
+
+import pulp
+
+from .candidates import Candidates, ReplicaOption, ServerType, type_accepts, usable
+from .catalog import Catalog
+from .workload import WorkloadFile
+
+SERVER_EPSILON = 1e-3
+"""Tie-break weight per server (currency units): far below any real price difference."""
+
+
+@dataclass
+class Model:
+    """The PuLP problem and its variables, keyed by validated ids (never parsed back)."""
+
+    prob: pulp.LpProblem
+    types: dict[str, ServerType]
+    n: dict[str, pulp.LpVariable] = field(default_factory=dict)
+    x: dict[tuple[str, int, str], pulp.LpVariable] = field(default_factory=dict)
+    shared: dict[str, pulp.LpVariable] = field(default_factory=dict)
+    z: dict[tuple[str, str], pulp.LpVariable] = field(default_factory=dict)
+    drives: dict[tuple[str, str], pulp.LpVariable] = field(default_factory=dict)
+    serve: dict[str, pulp.LpVariable | int] = field(default_factory=dict)
+    index: dict[str, int] = field(default_factory=dict)
+    on_type: dict[str, list[tuple[ReplicaOption, pulp.LpVariable]]] = field(default_factory=dict)
+    cost: pulp.LpAffineExpression | None = None
+    priority: pulp.LpAffineExpression | None = None
+    cuts: int = 0
+
+    def gpus(self, key: str) -> pulp.LpAffineExpression:
+        """G_t: GPUs installed on servers of type ``key``."""
+        return self._gpu_expr[key]
+
+    _gpu_expr: dict[str, pulp.LpAffineExpression] = field(default_factory=dict)
+
+
+def define_servers(m: Model, wf: WorkloadFile, cand: Candidates, catalog: Catalog) -> None:
+    """n_t ∈ ℤ≥0, bounded by one server per replica plus the servers drives could need."""
+    storage = sum(w.storage_tb for w in wf.workloads)
+    smallest = min(s.size_tb for s in catalog.storage)
+    ub = sum(cand.replicas.values()) + math.ceil(storage / smallest) + 1
+    for i, key in enumerate(m.types):
+        m.index[key] = i
+        m.on_type[key] = []
+        m.n[key] = pulp.LpVariable(f"n_{i}", 0, ub, cat="Integer")
+
+
+def define_placements(m: Model, wf: WorkloadFile, cand: Candidates, budget: bool) -> None:
+    """x_wot for every option o of w and every type t that holds one replica alone.
+
+    Demand (R19): Σ_{o,t} x_wot = ⌈replicas_w × growth⌉ · u_w.
+    """
+    policy = wf.policy
+    for wi, w in enumerate(wf.workloads):
+        need = cand.replicas[w.name]
+        if budget:
+            m.serve[w.name] = pulp.LpVariable(f"u_{wi}", cat="Binary")
+        else:
+            m.serve[w.name] = 1
+        terms = []
+        for oi, o in enumerate(cand.options[w.name]):
+            for key, t in m.types.items():
+                if type_accepts(t, o, policy):
+                    v = pulp.LpVariable(f"x_{wi}_{oi}_{m.index[key]}", 0, need, cat="Integer")
+                    m.x[(w.name, oi, key)] = v
+                    m.on_type[key].append((o, v))
+                    terms.append(v)
+        m.prob += pulp.lpSum(terms) == need * m.serve[w.name], f"demand_{wi}"
+
+
+def define_gpu_slots(m: Model, cand: Candidates) -> None:
+    """GPUs fit the slots (R8: a replica's d GPUs sit in one server).
+
+    G_t ≤ K_t n_t, and for every level 2^j ≤ K_t: Σ_{d_o ≥ 2^j} d_o x + [j=0] s_t ≤
+    2^j ⌊K_t / 2^j⌋ n_t. With power-of-two degrees these levels are exactly the condition
+    for the replicas to pack into n_t servers of K_t slots (docs/solver.md, Lemma 1).
+    """
+    for key, t in m.types.items():
+        items = m.on_type[key]
+        gpu_items = [(o, v) for o, v in items if o.degree > 0 and not o.shared]
+        has_shared = any(o.shared for o, _ in items)
+        if has_shared:
+            m.shared[key] = pulp.LpVariable(f"s_{m.index[key]}", 0, cat="Integer")
+        s_t = m.shared.get(key, 0)
+        m._gpu_expr[key] = pulp.lpSum(o.degree * v for o, v in gpu_items) + s_t
+        if t.gpu is None:
+            continue
+        k = t.gpu_slots
+        level = 1
+        while level <= k:
+            big = [(o, v) for o, v in gpu_items if o.degree >= level]
+            lhs = pulp.lpSum(o.degree * v for o, v in big) + (s_t if level == 1 else 0)
+            if level == 1 or big:
+                m.prob += lhs <= level * (k // level) * m.n[key], f"slots_{m.index[key]}_{level}"
+            level *= 2
+
+
+def define_shared_vram(m: Model, cand: Candidates, wf: WorkloadFile) -> None:
+    """Shareable replicas on one GPU add up under the headroom line (R15, R17).
+
+    Σ_w v_w y_wt ≤ U_g s_t, and y_wt ≤ ⌊U_g / v_w⌋ s_t for each shareable w.
+    """
+    for key, s_t in m.shared.items():
+        cap = usable(m.types[key].gpu.vram_gb, wf.policy)
+        shared = [(o, v) for o, v in m.on_type[key] if o.shared]
+        m.prob += pulp.lpSum(o.vram_gb * v for o, v in shared) <= cap * s_t
+        for o, v in shared:
+            m.prob += v <= math.floor(cap / o.vram_gb + 1e-9) * s_t if o.vram_gb > 0 else v >= 0
+
+
+def define_host_ram(m: Model, cand: Candidates, wf: WorkloadFile) -> None:
+    """Σ_{o} r_o x_wot ≤ (1 − headroom) R_t n_t (R11, R12, R15)."""
+    for key, t in m.types.items():
+        items = m.on_type[key]
+        if items:
+            m.prob += pulp.lpSum(o.ram_gb * v for o, v in items) <= usable(
+                t.ram_gb, wf.policy) * m.n[key], f"ram_{m.index[key]}"
+
+
+def define_storage(m: Model, wf: WorkloadFile, catalog: Catalog) -> None:
+    """Σ D_ps size_s ≥ Σ_w u_w (dataset_tb + checkpoints_tb); D_ps ≤ bays_p z_ps;
+    Σ_s z_ps ≤ Σ_{t ∈ p} n_t (each server carries drives of one SKU)."""
+    need = [(w.storage_tb, m.serve[w.name]) for w in wf.workloads if w.storage_tb > 0]
+    if not need:
+        return
+    total_need = sum(tb for tb, _ in need)
+    for pi, p in enumerate(catalog.platforms):
+        if p.drive_bays == 0:
+            continue
+        servers = [m.n[k] for k, t in m.types.items() if t.platform.sku == p.sku]
+        z_terms = []
+        for si, s in enumerate(catalog.storage):
+            ub = math.ceil(total_need / s.size_tb) + 1
+            tag = f"{pi}_{si}"
+            m.z[(p.sku, s.sku)] = z = pulp.LpVariable(f"z_{tag}", 0, ub, cat="Integer")
+            m.drives[(p.sku, s.sku)] = dr = pulp.LpVariable(f"D_{tag}", 0, ub * p.drive_bays,
+                                                            cat="Integer")
+            m.prob += dr <= p.drive_bays * z
+            z_terms.append(z)
+        m.prob += pulp.lpSum(z_terms) <= pulp.lpSum(servers)
+    have = pulp.lpSum(catalog.drive(s).size_tb * v for (_, s), v in m.drives.items())
+    m.prob += have >= pulp.lpSum(tb * u for tb, u in need), "storage"
+
+
+def define_cost(m: Model, catalog: Catalog) -> None:
+    """cost = Σ platforms + GPUs + DIMMs + drives (SPEC: Cost)."""
+    terms = []
+    for key, t in m.types.items():
+        server_price = t.platform.price + t.dimm_count * catalog.dimm(t.memory_sku).price
+        terms.append(server_price * m.n[key])
+        if t.gpu is not None:
+            terms.append(t.gpu.price * m.gpus(key))
+    terms += [catalog.drive(s).price * v for (_, s), v in m.drives.items()]
+    m.cost = pulp.lpSum(terms)
+
+
+def define_budget(m: Model, budget: float | None) -> None:
+    """cost ≤ budget."""
+    if budget is not None:
+        m.prob += m.cost <= budget, "budget"
+
+
+def define_priority(m: Model, wf: WorkloadFile, cand: Candidates) -> None:
+    """Served priority = Σ_w priority_w · ⌈replicas_w × growth⌉ · u_w."""
+    m.priority = pulp.lpSum(
+        w.priority * cand.replicas[w.name] * m.serve[w.name] for w in wf.workloads
+    )
+
+
+def set_cost_objective(m: Model) -> None:
+    m.prob.sense = pulp.LpMinimize
+    m.prob.setObjective(m.cost + SERVER_EPSILON * pulp.lpSum(m.n.values()))
+
+
+def set_priority_objective(m: Model) -> None:
+    m.prob.sense = pulp.LpMaximize
+    m.prob.setObjective(m.priority)
+
+
+def fix_priority(m: Model, at_least: float) -> None:
+    """Keep the served priority found in phase one while minimising cost."""
+    m.prob += m.priority >= at_least - 1e-6, "keep_priority"
+
+
+def bom_vector(m: Model, platforms: bool) -> dict[str, pulp.LpAffineExpression]:
+    """The purchase list that distinguishes options: GPUs by SKU (and platforms, if asked)."""
+    vec: dict[str, list] = {}
+    for key, t in m.types.items():
+        if platforms:
+            vec.setdefault(t.platform.sku, []).append(m.n[key])
+        if t.gpu is not None:
+            vec.setdefault(t.gpu.sku, []).append(m.gpus(key))
+    return {sku: pulp.lpSum(terms) for sku, terms in vec.items()}
+
+
+def exclude_bom(m: Model, counts: dict[str, int], ub: int, platforms: bool = False) -> None:
+    """Cut off one purchase list: at least one SKU count must differ from ``counts``.
+
+    By default options must differ in their GPU mix (what finance compares: 4 x A100 80GB
+    vs 8 x A100 40GB); with ``platforms`` a different server mix alone is enough.
+
+    For each SKU c with value c*: lo_c → c ≤ c* − 1, hi_c → c ≥ c* + 1, Σ (lo + hi) ≥ 1.
+    """
+    m.cuts += 1
+    flags = []
+    for i, (sku, expr) in enumerate(bom_vector(m, platforms).items()):
+        star = counts.get(sku, 0)
+        hi = pulp.LpVariable(f"hi_{m.cuts}_{i}", cat="Binary")
+        m.prob += expr >= (star + 1) * hi
+        flags.append(hi)
+        if star > 0:
+            lo = pulp.LpVariable(f"lo_{m.cuts}_{i}", cat="Binary")
+            m.prob += expr <= star - 1 + (ub + 1) * (1 - lo)
+            flags.append(lo)
+    m.prob += pulp.lpSum(flags) >= 1, f"distinct_{m.cuts}"
+
+
+def restrict_types(m: Model, allowed: set[str], full_gpus: dict[str, int] | None = None) -> None:
+    """Allow only some server types (the R20 reference), optionally with every slot filled."""
+    for key, v in m.n.items():
+        if key not in allowed:
+            m.prob += v == 0
+    for key, k in (full_gpus or {}).items():
+        m.prob += m.gpus(key) == k * m.n[key]
+
+
+def build(wf: WorkloadFile, catalog: Catalog, cand: Candidates, budget: float | None) -> Model:
+    """The whole program: a fixed list of define_* steps."""
+    types = {t.key: t for t in cand.types}
+    m = Model(prob=pulp.LpProblem("plan_buy", pulp.LpMinimize), types=types)
+    define_servers(m, wf, cand, catalog)
+    define_placements(m, wf, cand, budget is not None)
+    define_gpu_slots(m, cand)
+    define_shared_vram(m, cand, wf)
+    define_host_ram(m, cand, wf)
+    define_storage(m, wf, catalog)
+    define_cost(m, catalog)
+    define_budget(m, budget)
+    define_priority(m, wf, cand)
+    set_cost_objective(m)
+    return m
+
+
+MAX_CUT_LEVELS = 40
+"""Most thresholds used per packing cut family (distinct item sizes, evenly sampled)."""
+
+
+def _bin_packing_cuts(count, items: list[tuple[float, pulp.LpVariable]], cap: float) -> list:
+    """Martello-Toth L2 lower bounds on bins, as linear cuts ``count ≥ ...``.
+
+    For a threshold α ≤ C/2: J1 = {size > C − α}, J2 = {C/2 < size ≤ C − α},
+    J3 = {α ≤ size ≤ C/2}. J1 items sit alone, J2 items need a bin each, and J3 items fill
+    at most what J2 bins leave:  bins ≥ |J1| + |J2| + (Σ_J3 size − Σ_J2 (C − size)) / C.
+    Every term is linear in the item counts, so the cut is valid for any assignment.
+    """
+    cuts = [count >= pulp.lpSum(v for size, v in items if size > cap / 2 + 1e-9)]
+    alphas = sorted({size for size, _ in items if 0 < size <= cap / 2 + 1e-9})
+    if len(alphas) > MAX_CUT_LEVELS:
+        step = len(alphas) / MAX_CUT_LEVELS
+        alphas = [alphas[int(i * step)] for i in range(MAX_CUT_LEVELS)]
+    for a in alphas:
+        j12 = [v for size, v in items if size > cap / 2 + 1e-9]
+        j2 = [(size, v) for size, v in items if cap / 2 + 1e-9 < size <= cap - a + 1e-9]
+        j3 = [(size, v) for size, v in items if a - 1e-9 <= size <= cap / 2 + 1e-9]
+        if not j3:
+            continue
+        fill = pulp.lpSum(size * v for size, v in j3) - pulp.lpSum((cap - size) * v for size, v in j2)
+        cuts.append(count >= pulp.lpSum(j12) + (1.0 / cap) * fill)
+    return cuts
+
+
+def add_packing_cuts(m: Model, key: str, headroom: float) -> int:
+    """Tighten one server type after its replicas failed to pack (host RAM and shared VRAM).
+
+    Returns the number of cuts added. Cuts are valid for every solution, so optimality holds.
+    """
+    t = m.types[key]
+    added = 0
+    ram_items = [(o.ram_gb, v) for o, v in m.on_type[key]]
+    for cut in _bin_packing_cuts(m.n[key], ram_items, t.ram_gb * (1 - headroom)):
+        m.prob += cut
+        added += 1
+    if key in m.shared:
+        vram_items = [(o.vram_gb, v) for o, v in m.on_type[key] if o.shared]
+        for cut in _bin_packing_cuts(m.shared[key], vram_items, t.gpu.vram_gb * (1 - headroom)):
+            m.prob += cut
+            added += 1
+    return added

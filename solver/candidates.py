@@ -1,0 +1,150 @@
+"""Enumerate what the integer program chooses between: server types and replica options.
+
+A *server type* is (platform, GPU SKU or none, DIMM SKU, DIMM count): everything about a
+server except how many GPUs and drives it holds, which the program decides in aggregate.
+A *replica option* is (workload, GPU SKU, parallel degree, shared?) with the estimator's
+per-GPU VRAM and host-RAM need.
+
+Pre-filtering (each keeps the optimum, see docs/solver.md):
+- per workload and GPU SKU only the *smallest* degree that fits is kept: a larger degree
+  uses more GPUs and, by R12, at least as much host RAM, so it is never needed;
+- a shareable job whose degree-1 need fits is offered only as shared (a shared GPU that
+  holds just that job is the exclusive placement, with less RAM reserved);
+- a server type is offered to a replica only if that replica alone fits its usable RAM.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+from .catalog import Catalog, GpuSku, Platform
+from .estimate import Estimate, estimate
+from .workload import Policy, Workload, WorkloadFile
+
+DEGREES = (1, 2, 4, 8, 16, 32, 64)
+
+
+@dataclass(frozen=True)
+class ServerType:
+    """A server shape whose GPU and drive counts the program chooses."""
+
+    key: str
+    platform: Platform
+    gpu: GpuSku | None
+    memory_sku: str
+    dimm_count: int
+    ram_gb: float
+
+    @property
+    def gpu_slots(self) -> int:
+        return self.platform.gpu_slots if self.gpu else 0
+
+
+@dataclass(frozen=True)
+class ReplicaOption:
+    """One way to run a replica of a workload: on ``degree`` GPUs of one SKU (or none)."""
+
+    workload: str
+    gpu: str | None
+    degree: int
+    shared: bool
+    vram_gb: float
+    """Per-GPU VRAM need, GB."""
+    ram_gb: float
+    """Host RAM need of one replica, GB."""
+    estimate: Estimate
+
+
+def allowed_degrees(gpu: GpuSku, policy: Policy, max_slots: int) -> list[int]:
+    """Parallel degrees a replica may use on this GPU (R8, R10): powers of two up to the caps.
+
+    Beyond the GPU's NVLink domain a job talks over PCIe, so the PCIe cap applies.
+    """
+    out = []
+    for d in DEGREES:
+        if d > policy.max_parallel_degree or d > max_slots:
+            break
+        if d > gpu.nvlink_gpus and d > policy.max_pcie_parallel_degree:
+            break
+        out.append(d)
+    return out
+
+
+def server_types(catalog: Catalog) -> list[ServerType]:
+    """Every (platform, GPU or none, DIMM, DIMM count) the catalog allows (R14: full channels)."""
+    types = []
+    for p in catalog.platforms:
+        gpus: list[GpuSku | None] = [g for g in catalog.gpus if p.takes(g)]
+        gpus.append(None)  # a platform may also serve as a CPU-only node
+        for g in gpus:
+            for m in catalog.memory:
+                if m.type != p.memory_type:
+                    continue
+                for n in p.dimm_counts():
+                    key = f"{p.sku}|{g.sku if g else 'cpu'}|{m.sku}x{n}"
+                    types.append(ServerType(key, p, g, m.sku, n, n * m.size_gb))
+    return types
+
+
+def _max_slots(catalog: Catalog, gpu: GpuSku) -> int:
+    return max((p.gpu_slots for p in catalog.platforms if p.takes(gpu)), default=0)
+
+
+def replica_options(w: Workload, catalog: Catalog, policy: Policy) -> tuple[list[ReplicaOption], list[Estimate]]:
+    """The useful options for one workload, and every estimate tried (for error messages)."""
+    if w.kind == "preprocess":
+        e = estimate(w, None, 0, policy)
+        return [ReplicaOption(w.name, None, 0, False, 0.0, e.host_ram_gb, e)], [e]
+    options, tried = [], []
+    for g in catalog.gpus:
+        least_ram = float("inf")
+        for d in allowed_degrees(g, policy, _max_slots(catalog, g)):
+            e = estimate(w, g, d, policy)
+            tried.append(e)
+            # A larger degree uses more GPUs; it is only worth offering if it needs
+            # strictly less host RAM (possible only with custom R12 ratios).
+            if e.fits and e.host_ram_gb < least_ram - 1e-9:
+                shared = w.shareable and d == 1
+                options.append(ReplicaOption(w.name, g.sku, d, shared, e.vram_gb_per_gpu,
+                                             e.host_ram_gb, e))
+                least_ram = e.host_ram_gb
+    return options, tried
+
+
+@dataclass(frozen=True)
+class Candidates:
+    """Everything the program needs: types, options per workload, demand and storage."""
+
+    types: tuple[ServerType, ...]
+    options: dict[str, tuple[ReplicaOption, ...]]
+    replicas: dict[str, int]
+    tried: dict[str, tuple[Estimate, ...]]
+
+
+def enumerate_candidates(wf: WorkloadFile, catalog: Catalog) -> Candidates:
+    """Server types and replica options for a whole workload file."""
+    options, tried = {}, {}
+    for w in wf.workloads:
+        opts, est = replica_options(w, catalog, wf.policy)
+        options[w.name] = tuple(opts)
+        tried[w.name] = tuple(est)
+    return Candidates(
+        types=tuple(server_types(catalog)),
+        options=options,
+        replicas={w.name: wf.planned_replicas(w) for w in wf.workloads},
+        tried=tried,
+    )
+
+
+def usable(value: float, policy: Policy) -> float:
+    """The headroom line (R15): (1 - headroom) x capacity."""
+    return value * (1 - policy.headroom)
+
+
+def type_accepts(t: ServerType, o: ReplicaOption, policy: Policy) -> bool:
+    """Whether one replica of this option can sit on one server of this type on its own."""
+    if o.gpu is None:
+        pass
+    elif t.gpu is None or t.gpu.sku != o.gpu or o.degree > t.platform.gpu_slots:
+        return False
+    return o.ram_gb <= usable(t.ram_gb, policy) + 1e-9

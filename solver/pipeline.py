@@ -1,0 +1,191 @@
+"""The plan pipeline: candidates -> program -> solve -> expand -> check -> rank.
+
+``plan`` is what ``plan-buy plan`` runs; it returns a PlanResult or raises a PlanBuyError
+(InfeasibleError with a reason per workload, SolverError, CheckError).
+"""
+
+from __future__ import annotations
+
+from .build import (
+    add_packing_cuts,
+    build,
+    exclude_bom,
+    fix_priority,
+    set_cost_objective,
+    set_priority_objective,
+)
+from .candidates import Candidates, enumerate_candidates, type_accepts, usable
+from .catalog import Catalog
+from .check import check_plan
+from .errors import CheckError, InfeasibleError, SolverError
+from .expand import expand
+from .plan import PlanOption, PlanResult
+from .solve import DEFAULT_GAP, Outcome, default_solver, solve
+from .workload import WorkloadFile
+
+
+def infeasibility_reasons(wf: WorkloadFile, catalog: Catalog, cand: Candidates) -> list[str]:
+    """Why each workload that cannot run anywhere cannot (empty when every one can)."""
+    policy = wf.policy
+    reasons = []
+    best_gpu = max(catalog.gpus, key=lambda g: g.vram_gb)
+    line = usable(best_gpu.vram_gb, policy)
+    for w in wf.workloads:
+        opts = cand.options[w.name]
+        if not opts:
+            tried = [e for e in cand.tried[w.name]]
+            if not tried:
+                reasons.append(f"{w.name}: no GPU in the catalog fits any platform")
+                continue
+            e = min(tried, key=lambda e: e.vram_gb_per_gpu)
+            reasons.append(
+                f"{w.name} needs {e.vram_gb_per_gpu:.1f} GB per GPU even at degree {e.degree} "
+                f"on {e.gpu}; the largest usable VRAM in the catalog is {line:.1f} GB "
+                f"({best_gpu.sku} {best_gpu.vram_gb:g} GB x {1 - policy.headroom:g}) — allowed "
+                f"degrees are capped at {policy.max_parallel_degree} overall and at "
+                f"{policy.max_pcie_parallel_degree} for GPUs without NVLink. To fix: raise "
+                "max_parallel_degree, lower the batch/context/seq_len, or add a larger GPU"
+            )
+            continue
+        if not any(type_accepts(t, o, policy) for o in opts for t in cand.types):
+            ram = min(o.ram_gb for o in opts)
+            biggest = max(usable(t.ram_gb, policy) for t in cand.types)
+            reasons.append(
+                f"{w.name} needs {ram:.0f} GB of host RAM per replica; the largest server in "
+                f"the catalog offers {biggest:.0f} GB under the headroom line. To fix: lower "
+                "data.in_memory_gb / workers, or add a platform with more DIMM slots"
+            )
+    return reasons
+
+
+def _counts(option_servers) -> dict[str, int]:
+    out: dict[str, int] = {}
+    for s in option_servers:
+        out[s.platform] = out.get(s.platform, 0) + 1
+        if s.gpu and s.gpu_count:
+            out[s.gpu] = out.get(s.gpu, 0) + s.gpu_count
+    return out
+
+
+def _aggregate_counts(outcome: Outcome, cand: Candidates) -> dict[str, int]:
+    types = {t.key: t for t in cand.types}
+    out: dict[str, int] = {}
+    gpus: dict[str, int] = {}
+    for (wname, oi, key), c in outcome.x.items():
+        o = cand.options[wname][oi]
+        if o.degree and not o.shared:
+            gpus[key] = gpus.get(key, 0) + o.degree * c
+    for key, c in outcome.shared.items():
+        gpus[key] = gpus.get(key, 0) + c
+    for key, n in outcome.n.items():
+        if n:
+            t = types[key]
+            out[t.platform.sku] = out.get(t.platform.sku, 0) + n
+            if t.gpu is not None and gpus.get(key):
+                out[t.gpu.sku] = out.get(t.gpu.sku, 0) + gpus[key]
+    return out
+
+
+def plan(
+    wf: WorkloadFile,
+    catalog: Catalog,
+    top: int = 3,
+    solver: str | None = None,
+    time_limit: float | None = None,
+    gap: float = DEFAULT_GAP,
+    distinct: str = "gpus",
+) -> PlanResult:
+    """The ``top`` cheapest distinct purchase plans for the mix, each checked.
+
+    Args:
+        wf: the workload file (its policy's budget, growth and headroom apply).
+        catalog: the priced catalog.
+        top: how many distinct purchase lists to return (platform and GPU counts differ).
+        solver: "highs" or "cbc"; default the first available.
+        time_limit: seconds per solve.
+        gap: relative MIP gap counted as optimal.
+        distinct: "gpus" (options differ in GPU mix) or "hardware" (GPU or server mix).
+    """
+    solver = solver or default_solver()
+    cand = enumerate_candidates(wf, catalog)
+    reasons = infeasibility_reasons(wf, catalog, cand)
+    if reasons:
+        raise InfeasibleError("no plan exists: some workloads cannot run on any option", reasons)
+    budget = wf.policy.budget
+    m = build(wf, catalog, cand, budget)
+
+    if budget is not None:
+        set_priority_objective(m)
+        first = solve(m, solver, time_limit, gap)
+        if first.status in ("infeasible", "no_solution"):
+            raise SolverError(f"the {solver} solver found no plan within the budget "
+                              f"({first.status}); try --time-limit")
+        best = sum(w.priority * cand.replicas[w.name] * first.serve.get(w.name, 0)
+                   for w in wf.workloads)
+        fix_priority(m, best)
+        set_cost_objective(m)
+
+    ub = sum(cand.replicas.values()) + 64
+    options: list[PlanOption] = []
+    rank1: Outcome | None = None
+    for _ in range(top):
+        out, exp = _solve_and_expand(m, cand, wf, catalog, solver, time_limit, gap)
+        if out.status in ("infeasible", "no_solution"):
+            if not options:
+                if out.status == "no_solution":
+                    raise SolverError(
+                        f"the {solver} solver stopped without a feasible plan "
+                        f"(time limit {time_limit}s). To fix: raise --time-limit"
+                    )
+                raise InfeasibleError("no plan satisfies every constraint together")
+            break
+        rank1 = rank1 or out
+        unserved = tuple(w.name for w in wf.workloads if not out.serve.get(w.name, 1))
+        option = PlanOption(
+            rank=len(options) + 1, total_cost=exp.cost, servers=exp.servers, lines=exp.lines,
+            placements=exp.placements, unserved=unserved, lower_bound=out.bound,
+        )
+        problems = check_plan(option, wf, catalog)
+        if problems:
+            raise CheckError(f"plan-buy produced an invalid plan (a bug; please report it) "
+                             f"for option {option.rank}", problems)
+        options.append(option)
+        exclude_bom(m, _aggregate_counts(out, cand), ub, platforms=distinct == "hardware")
+
+    options.sort(key=lambda o: o.total_cost)
+    options = [_renumber(o, i + 1) for i, o in enumerate(options)]
+    best = options[0]
+    bound = rank1.bound if rank1.bound is not None else rank1.objective
+    rel_gap = max(0.0, (best.total_cost - bound) / best.total_cost) if best.total_cost else 0.0
+    exact = rank1.status == "optimal" and rel_gap <= gap + 1e-9
+    return PlanResult(
+        status="optimal" if exact else "feasible",
+        currency=catalog.currency,
+        options=tuple(options),
+        solver=solver,
+        gap=round(rel_gap, 6),
+    )
+
+
+MAX_CUT_ROUNDS = 8
+"""Re-solves allowed per option after a packing failure, each with new valid cuts."""
+
+
+def _solve_and_expand(m, cand, wf, catalog, solver, time_limit, gap):
+    """Solve; when replicas do not pack into the bought servers, add valid cuts and re-solve."""
+    for _ in range(MAX_CUT_ROUNDS):
+        out = solve(m, solver, time_limit, gap)
+        if out.status in ("infeasible", "no_solution"):
+            return out, None
+        exp = expand(out, cand, wf, catalog)
+        if not exp.failed_types:
+            break
+        for key in exp.failed_types:
+            add_packing_cuts(m, key, wf.policy.headroom)
+    return out, exp
+
+
+def _renumber(o: PlanOption, rank: int) -> PlanOption:
+    from dataclasses import replace
+
+    return replace(o, rank=rank)
