@@ -125,6 +125,7 @@ def define_shared_vram(m: Model, cand: Candidates, wf: WorkloadFile) -> None:
         cap = usable(m.types[key].gpu.vram_gb, wf.policy)
         shared = [(o, v) for o, v in m.on_type[key] if o.shared]
         m.prob += pulp.lpSum(o.vram_gb * v for o, v in shared) <= cap * s_t
+        m.prob += s_t <= pulp.lpSum(v for _, v in shared)  # no empty shared GPU
         for o, v in shared:
             m.prob += v <= math.floor(cap / o.vram_gb + 1e-9) * s_t if o.vram_gb > 0 else v >= 0
 
@@ -236,15 +237,6 @@ def exclude_bom(m: Model, counts: dict[str, int], ub: int, platforms: bool = Fal
     m.prob += pulp.lpSum(flags) >= 1, f"distinct_{m.cuts}"
 
 
-def restrict_types(m: Model, allowed: set[str], full_gpus: dict[str, int] | None = None) -> None:
-    """Allow only some server types (the R20 reference), optionally with every slot filled."""
-    for key, v in m.n.items():
-        if key not in allowed:
-            m.prob += v == 0
-    for key, k in (full_gpus or {}).items():
-        m.prob += m.gpus(key) == k * m.n[key]
-
-
 def build(wf: WorkloadFile, catalog: Catalog, cand: Candidates, budget: float | None) -> Model:
     """The whole program: a fixed list of define_* steps."""
     types = {t.key: t for t in cand.types}
@@ -307,3 +299,11 @@ def add_packing_cuts(m: Model, key: str, headroom: float) -> int:
             m.prob += cut
             added += 1
     return added
+
+
+def require_reference(m: Model, type_key: str, gpus_per_server: int) -> None:
+    """Only the reference server type, with every one of its GPU slots filled (R20)."""
+    for key, v in m.n.items():
+        if key != type_key:
+            m.prob += v == 0
+    m.prob += m.gpus(type_key) == gpus_per_server * m.n[type_key]

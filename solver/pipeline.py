@@ -6,6 +6,7 @@
 
 from __future__ import annotations
 
+from .baseline import baseline_cost
 from .build import (
     add_packing_cuts,
     build,
@@ -58,10 +59,12 @@ def infeasibility_reasons(wf: WorkloadFile, catalog: Catalog, cand: Candidates) 
     return reasons
 
 
-def _counts(option_servers) -> dict[str, int]:
+def _counts(option_servers, platforms: bool) -> dict[str, int]:
+    """GPUs by SKU (and servers by platform) of a physical plan."""
     out: dict[str, int] = {}
     for s in option_servers:
-        out[s.platform] = out.get(s.platform, 0) + 1
+        if platforms:
+            out[s.platform] = out.get(s.platform, 0) + 1
         if s.gpu and s.gpu_count:
             out[s.gpu] = out.get(s.gpu, 0) + s.gpu_count
     return out
@@ -94,6 +97,7 @@ def plan(
     time_limit: float | None = None,
     gap: float = DEFAULT_GAP,
     distinct: str = "gpus",
+    with_baseline: bool = True,
 ) -> PlanResult:
     """The ``top`` cheapest distinct purchase plans for the mix, each checked.
 
@@ -105,6 +109,7 @@ def plan(
         time_limit: seconds per solve.
         gap: relative MIP gap counted as optimal.
         distinct: "gpus" (options differ in GPU mix) or "hardware" (GPU or server mix).
+        with_baseline: also price the seed's reference configuration (R20).
     """
     solver = solver or default_solver()
     cand = enumerate_candidates(wf, catalog)
@@ -128,7 +133,11 @@ def plan(
     ub = sum(cand.replicas.values()) + 64
     options: list[PlanOption] = []
     rank1: Outcome | None = None
-    for _ in range(top):
+    by_platform = distinct == "hardware"
+    seen: set[tuple] = set()
+    for _ in range(top * MAX_DUPLICATE_TRIES):
+        if len(options) == top:
+            break
         out, exp = _solve_and_expand(m, cand, wf, catalog, solver, time_limit, gap)
         if out.status in ("infeasible", "no_solution"):
             if not options:
@@ -140,6 +149,13 @@ def plan(
                 raise InfeasibleError("no plan satisfies every constraint together")
             break
         rank1 = rank1 or out
+        # The cut is on the program's counts; a slack GPU there can expand to a plan already
+        # listed, so distinctness is judged again on the physical servers.
+        exclude_bom(m, _aggregate_counts(out, cand), ub, platforms=by_platform)
+        key = tuple(sorted(_counts(exp.servers, by_platform).items()))
+        if key in seen:
+            continue
+        seen.add(key)
         unserved = tuple(w.name for w in wf.workloads if not out.serve.get(w.name, 1))
         option = PlanOption(
             rank=len(options) + 1, total_cost=exp.cost, servers=exp.servers, lines=exp.lines,
@@ -150,7 +166,6 @@ def plan(
             raise CheckError(f"plan-buy produced an invalid plan (a bug; please report it) "
                              f"for option {option.rank}", problems)
         options.append(option)
-        exclude_bom(m, _aggregate_counts(out, cand), ub, platforms=distinct == "hardware")
 
     options.sort(key=lambda o: o.total_cost)
     options = [_renumber(o, i + 1) for i, o in enumerate(options)]
@@ -158,15 +173,30 @@ def plan(
     bound = rank1.bound if rank1.bound is not None else rank1.objective
     rel_gap = max(0.0, (best.total_cost - bound) / best.total_cost) if best.total_cost else 0.0
     exact = rank1.status == "optimal" and rel_gap <= gap + 1e-9
+    baseline = None
+    if with_baseline and budget is None:
+        baseline = baseline_cost(wf, catalog, cand, solver, time_limit)
+        if baseline is not None:
+            saving = baseline["total_cost"] - best.total_cost
+            baseline["saving"] = round(saving, 2)
+            baseline["saving_pct"] = round(saving / baseline["total_cost"], 4)
+            if exact and saving < -0.01:
+                raise CheckError(
+                    "plan-buy's optimal plan costs more than the seed's reference "
+                    f"configuration ({baseline['name']}): a bug; please report it"
+                )
     return PlanResult(
         status="optimal" if exact else "feasible",
         currency=catalog.currency,
         options=tuple(options),
         solver=solver,
         gap=round(rel_gap, 6),
+        baseline=baseline,
     )
 
 
+MAX_DUPLICATE_TRIES = 4
+"""Solves allowed per requested option when expansions repeat an earlier purchase list."""
 MAX_CUT_ROUNDS = 8
 """Re-solves allowed per option after a packing failure, each with new valid cuts."""
 

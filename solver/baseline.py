@@ -1,0 +1,138 @@
+"""The seed's reference configurations (R20): the rule-of-thumb pool a plan must beat.
+
+The seed sizes pools by model scale:
+    small  (7-13B fine-tune): 2x RTX 4090 or 1x A100 40GB, 128 GB DDR4-3200, 2 TB NVMe
+    medium (30-70B):          4x A100 80GB or 8x A100 40GB, 512 GB DDR4-3200, 8 TB NVMe
+    large  (100B+):           8x H100 or 16x A100 80GB, 1 TB+ DDR5, 16 TB+ NVMe
+A workload file is classed by its largest model; the baseline buys as many whole reference
+servers as the mix needs (the same integer program, restricted to that server with every GPU
+slot filled), with the reference drives in each and more of them if the data needs it.
+The cheapest of the scenario's two variants that can run the mix is the baseline.
+"""
+
+from __future__ import annotations
+
+import math
+from dataclasses import dataclass
+
+from .build import build, require_reference
+from .candidates import Candidates, type_accepts
+from .catalog import Catalog
+from .solve import solve
+from .workload import WorkloadFile
+
+
+@dataclass(frozen=True)
+class Reference:
+    """One reference server of the seed, in catalog SKUs."""
+
+    label: str
+    platform: str
+    gpu: str
+    gpus: int
+    memory_type: str
+    ram_gb: float
+    storage_tb: float
+
+
+SCENARIOS: dict[str, tuple[Reference, ...]] = {
+    "small": (
+        Reference("2x RTX 4090, 128 GB DDR4-3200, 2 TB NVMe", "ws-2gpu-ddr4", "rtx-4090", 2,
+                  "ddr4", 128, 2),
+        Reference("1x A100 40GB, 128 GB DDR4-3200, 2 TB NVMe", "ws-2gpu-ddr4", "a100-40g", 1,
+                  "ddr4", 128, 2),
+    ),
+    "medium": (
+        Reference("4x A100 80GB, 512 GB DDR4-3200, 8 TB NVMe", "srv-4gpu-ddr4", "a100-80g-pcie",
+                  4, "ddr4", 512, 8),
+        Reference("8x A100 40GB, 512 GB RAM, 8 TB NVMe", "srv-8gpu-ddr5", "a100-40g", 8,
+                  "ddr5", 512, 8),
+    ),
+    "large": (
+        Reference("8x H100, 1 TB DDR5, 16 TB NVMe", "hgx-h100-8gpu-ddr5", "h100-sxm", 8, "ddr5",
+                  1024, 16),
+        Reference("16x A100 80GB (2 servers), 1 TB RAM each, 16 TB NVMe", "hgx-a100-8gpu-ddr4",
+                  "a100-80g-sxm", 8, "ddr4", 1024, 16),
+    ),
+}
+
+
+def scenario_of(wf: WorkloadFile) -> str | None:
+    """small / medium / large by the largest model in the mix (None without GPU work)."""
+    sizes = [w.arch.params_b for w in wf.workloads if w.kind != "preprocess"]
+    if not sizes:
+        return None
+    biggest = max(sizes)
+    return "small" if biggest < 20 else "medium" if biggest < 100 else "large"
+
+
+def _server_type(ref: Reference, cand: Candidates, catalog: Catalog):
+    """The cheapest evenly populated memory of at least the reference RAM on its platform."""
+    fits = [t for t in cand.types
+            if t.platform.sku == ref.platform and t.gpu is not None and t.gpu.sku == ref.gpu
+            and t.ram_gb >= ref.ram_gb]
+    if not fits:
+        return None
+    return min(fits, key=lambda t: (t.dimm_count * catalog.dimm(t.memory_sku).price, t.ram_gb))
+
+
+def _drives(tb: float, catalog: Catalog, bays: int) -> tuple[str, int] | None:
+    """Cheapest single drive SKU and count reaching ``tb`` within ``bays``."""
+    best = None
+    for s in catalog.storage:
+        count = max(1, math.ceil(tb / s.size_tb - 1e-9))
+        if count <= bays and (best is None or count * s.price < best[2]):
+            best = (s.sku, count, count * s.price)
+    return best and best[:2]
+
+
+def baseline_cost(wf: WorkloadFile, catalog: Catalog, cand: Candidates, solver: str,
+                  time_limit: float | None = None) -> dict | None:
+    """The cheapest valid reference configuration for the mix, or None if none applies."""
+    scenario = scenario_of(wf)
+    if scenario is None:
+        return None
+    served = wf.model_copy(update={"policy": wf.policy.model_copy(update={"budget": None})})
+    best = None
+    for ref in SCENARIOS[scenario]:
+        try:
+            t = _server_type(ref, cand, catalog)
+            platform = catalog.platform(ref.platform)
+            catalog.gpu(ref.gpu)
+        except StopIteration:
+            continue
+        if t is None:
+            continue
+        runnable = all(
+            any(type_accepts(t, o, wf.policy) for o in cand.options[w.name]) for w in wf.workloads
+        )
+        if not runnable:
+            continue
+        m = build(served, catalog, cand, None)
+        require_reference(m, t.key, ref.gpus)
+        out = solve(m, solver, time_limit)
+        if out.status not in ("optimal", "feasible"):
+            continue
+        servers = out.n[t.key]
+        drives = _drives(ref.storage_tb, catalog, platform.drive_bays)
+        need_tb = sum(w.storage_tb for w in wf.workloads)
+        if drives is None:
+            continue
+        sku, per_server = drives
+        size = catalog.drive(sku).size_tb
+        total_drives = max(per_server * servers, math.ceil(need_tb / size - 1e-9))
+        if total_drives > servers * platform.drive_bays:
+            continue
+        unit = platform.price + t.dimm_count * catalog.dimm(t.memory_sku).price
+        cost = servers * (unit + ref.gpus * catalog.gpu(ref.gpu).price)
+        cost += total_drives * catalog.drive(sku).price
+        if best is None or cost < best["total_cost"]:
+            best = {
+                "scenario": scenario,
+                "name": f"R20 {scenario}: {ref.label}",
+                "servers": servers,
+                "gpus": servers * ref.gpus,
+                "gpu": ref.gpu,
+                "total_cost": round(cost, 2),
+            }
+    return best

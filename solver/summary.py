@@ -1,0 +1,60 @@
+"""The terminal summary of ``plan-buy plan``: ranked options in a few readable lines."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+from .catalog import Catalog
+from .metrics import option_metrics, target_label
+from .plan import PlanResult
+
+
+def money(value: float, currency: str) -> str:
+    """12345.6 -> 'USD 12,346'."""
+    return f"{currency} {value:,.0f}"
+
+
+def _pct(value: float | None, status: str | None) -> str:
+    if value is None:
+        return "-"
+    return f"{value:.0%} {status}" if status and status != "within" else f"{value:.0%}"
+
+
+def render_plan_summary(result: PlanResult, catalog: Catalog, name: str,
+                        workbook: Path | None = None) -> str:
+    """A short report: status, one row per option, the R20 comparison, unserved work."""
+    gap = f", gap {result.gap:.2%}" if result.gap else ""
+    lines = [
+        f"{name}: {len(result.options)} option(s), {result.status} ({result.solver}{gap}); "
+        f"prices as of {catalog.prices_as_of} ({catalog.price_note or 'catalog prices'})",
+        "",
+    ]
+    header = (f"{'#':>2}  {'total cost':>14}  {'GPUs':<34} {'servers':>7} {'max deg':>7}  "
+              f"{'VRAM use ' + target_label('vram'):>17}  {'RAM use ' + target_label('ram'):>17}  "
+              f"{'host GB/s/GPU':>13}")
+    lines += [header, "-" * len(header)]
+    for o in result.options:
+        m = option_metrics(o, catalog)
+        gpus = ", ".join(f"{n}x {sku}" for sku, n in sorted(m.gpus_by_sku.items())) or "none"
+        bw = f"{m.host_bw_gbps_per_gpu:.0f}" if m.host_bw_gbps_per_gpu else "-"
+        lines.append(
+            f"{o.rank:>2}  {money(o.total_cost, result.currency):>14}  {gpus:<34} "
+            f"{m.servers:>7} {m.max_degree:>7}  {_pct(m.vram_util, m.vram_status):>17}  "
+            f"{_pct(m.ram_util, m.ram_status):>17}  {bw:>13}"
+        )
+        if o.unserved:
+            lines.append(f"    left out under the budget: {', '.join(o.unserved)}")
+    lines.append("")
+    b = result.baseline
+    if b:
+        lines.append(
+            f"Seed reference ({b['name']}): {b['servers']} server(s), "
+            f"{money(b['total_cost'], result.currency)}; option 1 saves "
+            f"{money(b['saving'], result.currency)} ({b['saving_pct']:.0%})."
+        )
+    elif result.baseline is None and not any(o.unserved for o in result.options):
+        lines.append("Seed reference (R20): none of the seed's reference configurations can run "
+                     "this mix under its policy.")
+    if workbook:
+        lines.append(f"Workbook: {workbook}")
+    return "\n".join(lines)
