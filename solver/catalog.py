@@ -7,15 +7,29 @@ strict (unknown fields are rejected) and frozen. Prices are in the catalog's cur
 from __future__ import annotations
 
 import datetime as dt
-from typing import Literal
+from typing import Any, Literal
 
-from pydantic import BaseModel, ConfigDict, Field, PositiveFloat, PositiveInt, model_validator
+from pydantic import (
+    BaseModel,
+    ConfigDict,
+    Field,
+    PositiveFloat,
+    PositiveInt,
+    ValidationInfo,
+    model_validator,
+)
 
 Sku = str
+FormFactor = Literal["pcie", "sxm", "sxm4", "sxm5"]
+SKU_KINDS = ("gpus", "platforms", "memory", "storage")
+MAX_SKUS_PER_KIND = 500
+"""More SKUs of one kind than this is not a catalog but a dump; it would slow the solver."""
 
 
 class _Strict(BaseModel):
-    model_config = ConfigDict(extra="forbid", frozen=True)
+    model_config = ConfigDict(
+        extra="forbid", frozen=True, allow_inf_nan=False, use_attribute_docstrings=True
+    )
 
 
 class GpuSku(_Strict):
@@ -25,7 +39,7 @@ class GpuSku(_Strict):
     """Identifier used everywhere else (``h100-sxm``)."""
     name: str = ""
     """Human description."""
-    vram_gb: PositiveFloat
+    vram_gb: PositiveFloat = Field(le=100_000)
     """Memory on the card, GB (10^9 bytes)."""
     mem_bw_gbps: PositiveFloat
     """Memory bandwidth, GB/s."""
@@ -33,8 +47,9 @@ class GpuSku(_Strict):
     """Dense BF16 tensor throughput, TFLOPS."""
     power_w: PositiveFloat
     """Board power, W."""
-    form_factor: Literal["pcie", "sxm"]
-    """pcie or sxm; a platform lists the form factors it takes."""
+    form_factor: FormFactor
+    """pcie, or sxm (sxm4 / sxm5 where the baseboard generation matters: an H100 SXM5
+    module does not fit an HGX A100 SXM4 board); a platform lists the form factors it takes."""
     nvlink_gbps: float = Field(ge=0)
     """NVLink bandwidth per GPU, GB/s; 0 = no NVLink (R10)."""
     nvlink_domain: PositiveInt | None = None
@@ -50,7 +65,7 @@ class GpuSku(_Strict):
             return 1
         if self.nvlink_domain is not None:
             return self.nvlink_domain
-        return 8 if self.form_factor == "sxm" else 2
+        return 8 if self.form_factor.startswith("sxm") else 2
 
 
 class Platform(_Strict):
@@ -58,18 +73,22 @@ class Platform(_Strict):
 
     sku: Sku = Field(min_length=1)
     name: str = ""
-    gpu_slots: int = Field(ge=0)
+    gpu_slots: int = Field(ge=0, le=64)
     """GPUs it takes; 0 for a CPU-only node."""
-    form_factors: list[Literal["pcie", "sxm"]] = Field(default_factory=list)
+    form_factors: list[FormFactor] = Field(default_factory=list)
     """GPU form factors it accepts."""
-    dimm_slots: PositiveInt
+    dimm_slots: PositiveInt = Field(le=512)
     """DIMM slots; a whole multiple of ``memory_channels``."""
     memory_type: Literal["ddr4", "ddr5"]
-    memory_channels: PositiveInt
+    """DIMM type it takes: ddr4 or ddr5."""
+    memory_channels: PositiveInt = Field(le=128)
     """Memory channels; a server's DIMM count is a positive multiple of this (R14)."""
-    drive_bays: int = Field(ge=0)
+    drive_bays: int = Field(ge=0, le=256)
+    """Drive bays (NVMe)."""
     power_w: float = Field(default=0, ge=0)
+    """Base system power, W."""
     price: float = Field(ge=0)
+    """Unit price in the catalog's currency, without GPUs, DIMMs or drives."""
 
     @model_validator(mode="after")
     def _slots_fill_channels(self) -> Platform:
@@ -87,8 +106,18 @@ class Platform(_Strict):
         return list(range(self.memory_channels, self.dimm_slots + 1, self.memory_channels))
 
     def takes(self, gpu: GpuSku) -> bool:
-        """Whether this platform accepts that GPU's form factor."""
-        return self.gpu_slots > 0 and gpu.form_factor in self.form_factors
+        """Whether this platform accepts that GPU's form factor.
+
+        A plain ``sxm`` on either side matches any SXM generation (the catalog shape's
+        contract); ``sxm4`` and ``sxm5`` only match themselves.
+        """
+        if self.gpu_slots == 0:
+            return False
+        f = gpu.form_factor
+        return any(
+            f == g or (f.startswith("sxm") and g.startswith("sxm") and "sxm" in (f, g))
+            for g in self.form_factors
+        )
 
 
 class MemorySku(_Strict):
@@ -99,8 +128,10 @@ class MemorySku(_Strict):
     type: Literal["ddr4", "ddr5"]
     speed_mts: PositiveInt
     """Transfer rate, MT/s (DDR5-4800 -> 4800)."""
-    size_gb: PositiveFloat
+    size_gb: PositiveFloat = Field(le=100_000)
+    """Capacity of one DIMM, GB."""
     price: float = Field(ge=0)
+    """Unit price in the catalog's currency."""
 
     @property
     def channel_gbps(self) -> float:
@@ -113,50 +144,57 @@ class StorageSku(_Strict):
 
     sku: Sku = Field(min_length=1)
     name: str = ""
-    size_tb: PositiveFloat
+    size_tb: PositiveFloat = Field(le=10_000)
+    """Capacity, TB (10^12 bytes)."""
     read_gbps: float = Field(default=0, ge=0)
+    """Sequential read, GB/s."""
     price: float = Field(ge=0)
+    """Unit price in the catalog's currency."""
 
 
 class Catalog(_Strict):
     """A whole priced catalog."""
 
-    currency: str = Field(min_length=1)
+    currency: str = Field(min_length=1, max_length=10)
+    """ISO currency code of every price (USD)."""
     prices_as_of: dt.date
+    """Date the prices were taken (YYYY-MM-DD); reports print it."""
     price_note: str = ""
-    gpus: list[GpuSku] = Field(min_length=1)
-    platforms: list[Platform] = Field(min_length=1)
-    memory: list[MemorySku] = Field(min_length=1)
-    storage: list[StorageSku] = Field(min_length=1)
+    """Where the prices come from (illustrative, quote #...)."""
+    gpus: list[GpuSku] = Field(min_length=1, max_length=MAX_SKUS_PER_KIND)
+    """GPU SKUs."""
+    platforms: list[Platform] = Field(min_length=1, max_length=MAX_SKUS_PER_KIND)
+    """Server platforms (chassis / base systems), a CPU-only node included."""
+    memory: list[MemorySku] = Field(min_length=1, max_length=MAX_SKUS_PER_KIND)
+    """DIMM SKUs."""
+    storage: list[StorageSku] = Field(min_length=1, max_length=MAX_SKUS_PER_KIND)
+    """Drive SKUs."""
 
     @model_validator(mode="after")
-    def _unique_skus(self) -> Catalog:
-        seen: dict[str, str] = {}
-        problems = []
-        for kind in ("gpus", "platforms", "memory", "storage"):
-            for i, item in enumerate(getattr(self, kind)):
-                if item.sku in seen:
-                    problems.append(
-                        f"{kind}[{i}].sku '{item.sku}' is already used by {seen[item.sku]}; "
-                        "every SKU must be unique across the catalog"
-                    )
-                else:
-                    seen[item.sku] = f"{kind}[{i}]"
+    def _unique_skus(self, info: ValidationInfo) -> Catalog:
+        # The loader checks SKUs on the raw data (so they are reported with other problems).
+        if (info.context or {}).get("skus_checked"):
+            return self
+        problems = duplicate_sku_problems(self.model_dump(include=set(SKU_KINDS)))
         if problems:
             raise ValueError("; ".join(problems))
         return self
 
     def gpu(self, sku: Sku) -> GpuSku:
-        return next(g for g in self.gpus if g.sku == sku)
+        """The GPU of that SKU; KeyError when the catalog has none."""
+        return _find(self.gpus, sku)
 
     def platform(self, sku: Sku) -> Platform:
-        return next(p for p in self.platforms if p.sku == sku)
+        """The platform of that SKU; KeyError when the catalog has none."""
+        return _find(self.platforms, sku)
 
     def dimm(self, sku: Sku) -> MemorySku:
-        return next(m for m in self.memory if m.sku == sku)
+        """The DIMM of that SKU; KeyError when the catalog has none."""
+        return _find(self.memory, sku)
 
     def drive(self, sku: Sku) -> StorageSku:
-        return next(s for s in self.storage if s.sku == sku)
+        """The drive of that SKU; KeyError when the catalog has none."""
+        return _find(self.storage, sku)
 
     def price_of(self, sku: Sku) -> float:
         """Unit price of any SKU."""
@@ -177,3 +215,35 @@ class Catalog(_Strict):
             if any(i.sku == sku for i in items):
                 return kind
         raise KeyError(sku)
+
+
+def _find(items: list, sku: Sku):
+    for item in items:
+        if item.sku == sku:
+            return item
+    raise KeyError(sku)
+
+
+def duplicate_sku_problems(data: Any) -> list[str]:
+    """One line per SKU that repeats an earlier one anywhere in the catalog (raw or dumped data).
+
+    SKUs name line items and solver variables, so they must be unique across all four kinds.
+    """
+    if not isinstance(data, dict):
+        return []
+    seen: dict[str, str] = {}
+    problems = []
+    for kind in SKU_KINDS:
+        items = data.get(kind)
+        for i, item in enumerate(items if isinstance(items, list) else []):
+            sku = item.get("sku") if isinstance(item, dict) else None
+            if not isinstance(sku, str):
+                continue
+            if sku in seen:
+                problems.append(
+                    f"{kind}[{i}].sku: '{sku}' is already the SKU of {seen[sku]}; every SKU "
+                    "must be unique across the catalog. To fix: rename or remove one of them"
+                )
+            else:
+                seen[sku] = f"{kind}[{i}]"
+    return problems
