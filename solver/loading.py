@@ -1,27 +1,114 @@
 """Read and validate the two input files; every problem is reported at once, with its place.
 
-Input is parsed with ``yaml.safe_load`` (no object construction). Errors become one
-``InputError`` whose problems read ``file: path.inside: what is wrong. To fix: ...``.
+Input is parsed with a safe YAML loader (libyaml's when installed): no Python objects are
+ever constructed, and a tag that asks for one is rejected. Before anything is built the
+parsed node graph is checked, so that an alias bomb ("billion laughs"), a file nested
+absurdly deep, or a million workloads fail in well under a second instead of hanging.
+
+Errors become one :class:`InputError` whose problems read
+``file: path.inside: what is wrong. To fix: ...``; unknown fields get "did you mean ...".
 """
 
 from __future__ import annotations
 
+import difflib
+import types
 from pathlib import Path
-from typing import Any
+from typing import Annotated, Any, Union, get_args, get_origin
 
 import yaml
-from pydantic import ValidationError
+from pydantic import BaseModel, ValidationError
 
-from .catalog import Catalog
+from .catalog import Catalog, duplicate_sku_problems
 from .errors import InputError
-from .presets import resolve
-from .workload import WorkloadFile
+from .workload import MAX_WORKLOADS, MODEL_TAGS, WorkloadFile, duplicate_name_problems
 
 MAX_FILE_BYTES = 5_000_000
+"""Largest input file read; a real workload file or catalog is a few KB."""
+MAX_NODES = 1_000_000
+"""Most YAML values a file may expand to once aliases are followed (billion-laughs guard)."""
+MAX_DEPTH = 100
+"""Deepest nesting of mappings and lists accepted."""
+
+_SAFE_TAGS = {
+    f"tag:yaml.org,2002:{t}"
+    for t in ("str", "int", "float", "bool", "null", "map", "seq", "timestamp", "merge")
+}
+_Loader = getattr(yaml, "CSafeLoader", yaml.SafeLoader)
+
+
+def _yaml_error(path: Path, exc: yaml.YAMLError) -> InputError:
+    mark = getattr(exc, "problem_mark", None) or getattr(exc, "context_mark", None)
+    where = f"line {mark.line + 1}, column {mark.column + 1}" if mark else "an unknown line"
+    problem = getattr(exc, "problem", None) or str(exc)
+    context = getattr(exc, "context", None)
+    detail = f"{context}, {problem}" if context else problem
+    return InputError(
+        f"{path}: YAML syntax error at {where}: {detail}. "
+        "To fix: check indentation, colons, brackets and quotes on that line or the one above."
+    )
+
+
+def _check_nodes(path: Path, root: yaml.Node) -> list[str]:
+    """Problems of the parsed node graph: unsafe tags, duplicate keys, depth, expanded size."""
+    problems: list[str] = []
+    sizes: dict[int, int] = {}
+
+    def line(node: yaml.Node) -> int:
+        return node.start_mark.line + 1
+
+    def walk(node: yaml.Node, depth: int) -> int:
+        key = id(node)
+        if key in sizes:  # an alias: counted again by its parent, checked once
+            return sizes[key]
+        sizes[key] = 1  # guards against recursive aliases
+        if node.tag not in _SAFE_TAGS:
+            problems.append(
+                f"{path}: line {line(node)}: YAML tag '{node.tag}' is not allowed; plan-buy "
+                "reads plain YAML only and never builds objects from tags. To fix: remove "
+                "the tag and write the value as plain text, a number, a list or a mapping"
+            )
+        if depth > MAX_DEPTH:
+            problems.append(
+                f"{path}: line {line(node)}: nested more than {MAX_DEPTH} levels deep. "
+                "To fix: input files are a few levels deep; see shared/examples/"
+            )
+            return 1
+        total = 1
+        if isinstance(node, yaml.MappingNode):
+            seen: dict[Any, int] = {}
+            for k, v in node.value:
+                if isinstance(k, yaml.ScalarNode) and k.value != "<<":
+                    if k.value in seen:
+                        problems.append(
+                            f"{path}: line {line(k)}: key '{k.value}' appears twice in one "
+                            f"mapping (first on line {seen[k.value]}). To fix: keep one of them"
+                        )
+                    else:
+                        seen[k.value] = line(k)
+                total += walk(k, depth + 1) + walk(v, depth + 1)
+        elif isinstance(node, yaml.SequenceNode):
+            for item in node.value:
+                total += walk(item, depth + 1)
+        sizes[key] = total
+        return total
+
+    size = walk(root, 0)
+    if size > MAX_NODES:
+        problems.append(
+            f"{path}: the file expands to {size:,} values once YAML aliases (*name) are "
+            f"followed; plan-buy reads at most {MAX_NODES:,}. To fix: write the entries out "
+            "plainly; a real workload file or catalog holds a few thousand values"
+        )
+    return problems
 
 
 def read_yaml(path: Path) -> Any:
-    """Parse one YAML file safely; InputError for a missing, huge, empty or malformed file."""
+    """Parse one YAML file safely; InputError for a missing, huge, empty or malformed file.
+
+    Returns:
+        The top-level mapping, built from plain YAML types only.
+    """
     path = Path(path)
     if not path.is_file():
         raise InputError(f"{path}: no such file. To fix: check the path.")
@@ -34,24 +121,33 @@ def read_yaml(path: Path) -> Any:
     try:
         text = path.read_text(encoding="utf-8")
     except (OSError, UnicodeDecodeError) as exc:
-        raise InputError(f"{path}: cannot read the file: {exc}") from None
+        raise InputError(f"{path}: cannot read the file as UTF-8 text: {exc}") from None
+    loader = _Loader(text)
     try:
-        data = yaml.safe_load(text)
+        node = loader.get_single_node()
+        if node is None:
+            raise InputError(
+                f"{path}: the file is empty. To fix: see shared/examples/ for the shape."
+            )
+        problems = _check_nodes(path, node)
+        if problems:
+            raise InputError(f"{path}: unsafe or oversized YAML", problems)
+        data = loader.construct_document(node)
     except yaml.YAMLError as exc:
-        mark = getattr(exc, "problem_mark", None)
-        where = f"line {mark.line + 1}, column {mark.column + 1}" if mark else "somewhere"
-        problem = getattr(exc, "problem", None) or str(exc)
-        raise InputError(
-            f"{path}: YAML syntax error at {where}: {problem}. "
-            "To fix: check indentation, colons and quotes on that line."
-        ) from None
-    if data is None:
-        raise InputError(f"{path}: the file is empty. To fix: see shared/examples/ for the shape.")
+        raise _yaml_error(path, exc) from None
+    except RecursionError:
+        raise InputError(f"{path}: nested too deeply to read.") from None
+    finally:
+        loader.dispose()
     if not isinstance(data, dict):
         raise InputError(
-            f"{path}: the top level must be a mapping of fields, got {type(data).__name__}."
+            f"{path}: the top level must be a mapping of fields (name: ..., workloads: ...), "
+            f"got {type(data).__name__}. To fix: see shared/examples/ for the shape."
         )
     return data
+
+
+# --- turning pydantic errors into readable lines -------------------------------------------
 
 
 def _loc(loc: tuple) -> str:
@@ -64,44 +160,175 @@ def _loc(loc: tuple) -> str:
     return out or "(top level)"
 
 
-def format_validation(path: Path, exc: ValidationError, model_fields: dict | None = None) -> list[str]:
-    """One readable line per pydantic error: file, path inside it, what is wrong."""
-    lines = []
-    for err in exc.errors(include_url=False):
-        # Union members add their class name to the location; drop those for readability.
-        loc = tuple(p for p in err["loc"] if not (isinstance(p, str) and p[:1].isupper()))
-        msg = err["msg"].removeprefix("Value error, ")
-        if err["type"] == "extra_forbidden":
-            msg = "unknown field (typo?). To fix: remove it or use a documented field name"
-        lines.append(f"{path}: {_loc(loc)}: {msg}")
+def _members(tp: Any) -> list[Any]:
+    """The concrete types inside Annotated / Optional / Union wrappers."""
+    origin = get_origin(tp)
+    if origin is Annotated:
+        return _members(get_args(tp)[0])
+    if origin in (Union, types.UnionType):
+        return [m for a in get_args(tp) for m in _members(a)]
+    return [tp]
+
+
+def _is_model(tp: Any) -> bool:
+    return isinstance(tp, type) and issubclass(tp, BaseModel)
+
+
+def _walk(root: type[BaseModel], loc: tuple) -> tuple[Any, type[BaseModel] | None, str | None]:
+    """Follow ``loc`` through the model's annotations.
+
+    Returns:
+        (the type found at ``loc`` or None, the model class owning the last field on the way,
+        that field's name).
+    """
+    tp: Any = root
+    owner, field = None, None
+    for part in loc:
+        nxt = None
+        for m in _members(tp):
+            if isinstance(part, int) and get_origin(m) is list:
+                nxt = get_args(m)[0]
+            elif _is_model(m) and part == m.__name__:
+                nxt = m
+            elif _is_model(m) and isinstance(part, str) and part in m.model_fields:
+                owner, field = m, part
+                nxt = m.model_fields[part].annotation
+            if nxt is not None:
+                break
+        if nxt is None:
+            return None, None, None
+        tp = nxt
+    if not loc or loc[-1] != field:
+        owner, field = None, None
+    return tp, owner, field
+
+
+def _model_at(root: type[BaseModel], loc: tuple) -> type[BaseModel] | None:
+    tp, _, _ = _walk(root, loc)
+    models = [m for m in _members(tp) if _is_model(m)] if tp is not None else []
+    return models[0] if models else None
+
+
+def _short(value: Any) -> str:
+    text = repr(value)
+    if isinstance(value, dict | list):
+        text = f"a {'mapping' if isinstance(value, dict) else 'list'} {text}"
+    return text if len(text) <= 80 else text[:77] + "..."
+
+
+def _describe(err: dict, root: type[BaseModel] | None) -> tuple[tuple, str, str | None]:
+    """(clean location, message, typo suggestion) for one pydantic error."""
+    raw_loc = tuple(err["loc"])
+    loc = tuple(p for p in raw_loc if p not in MODEL_TAGS)
+    kind, msg = err["type"], err["msg"].removeprefix("Value error, ")
+    _, owner, field = _walk(root, raw_loc) if root else (None, None, None)
+    about = owner.model_fields[field].description if owner and field else None
+    if about and not about[:2].isupper():
+        about = about[0].lower() + about[1:]
+    hint = f" To fix: {field} = {about}" if about else ""
+    if kind == "extra_forbidden":
+        key = str(raw_loc[-1])
+        parent = _model_at(root, raw_loc[:-1]) if root else None
+        names = list(parent.model_fields) if parent else []
+        lower = {n.lower(): n for n in names}
+        close = [lower[key.lower()]] if key.lower() in lower else []
+        close = close or difflib.get_close_matches(key, names, n=1, cutoff=0.6)
+        if close:
+            return (
+                loc,
+                (
+                    f"unknown field '{key}'; did you mean '{close[0]}'? "
+                    f"To fix: rename it to '{close[0]}'"
+                ),
+                close[0],
+            )
+        allowed = f"; allowed fields: {', '.join(names)}" if names else ""
+        return loc, f"unknown field '{key}'. To fix: remove it{allowed}", None
+    if kind == "missing":
+        what = f" ({field}: {about})" if about else ""
+        return loc, f"missing required field '{raw_loc[-1]}'. To fix: add it{what}", None
+    if kind in ("value_error", "assertion_error"):
+        return loc, msg, None
+    if kind in ("model_type", "model_attributes_type", "dict_type"):
+        msg = "should be a mapping of fields"
+    return loc, f"{msg} (got {_short(err.get('input'))}).{hint}", None
+
+
+def format_validation(path: Path, exc: ValidationError, root: Any = None) -> list[str]:
+    """One readable line per problem: file, path inside it, what is wrong and how to fix it.
+
+    Args:
+        path: the file the data came from.
+        exc: pydantic's error.
+        root: the model class that was validated (enables "did you mean" and field hints).
+    """
+    root = root if _is_model(root) else None
+    described = [_describe(e, root) for e in exc.errors(include_url=False)]
+    # A typo'd required field gives "unknown 'layer'" and "missing 'layers'": say it once.
+    renamed = {loc[:-1] + (s,) for loc, _, s in described if s}
+    lines: list[str] = []
+    by_loc: dict[tuple, int] = {}
+    for loc, msg, _ in described:
+        if loc in renamed and msg.startswith("missing required field"):
+            continue
+        if loc in by_loc:  # several errors at one place (union members): one line
+            lines[by_loc[loc]] += f"; or {msg}"
+            continue
+        by_loc[loc] = len(lines)
+        lines.append(f"{path}: {_loc(loc)}: {msg}" if loc else f"{path}: {msg}")
     return lines
 
 
+# --- the two loaders -------------------------------------------------------------------------
+
+
 def load_catalog(path: Path) -> Catalog:
-    """Load and validate a catalog file."""
+    """Load and validate a catalog file.
+
+    Raises:
+        InputError: listing every problem found, each with its place in the file.
+    """
     path = Path(path)
     data = read_yaml(path)
+    problems = [f"{path}: {p}" for p in duplicate_sku_problems(data)]
     try:
-        return Catalog.model_validate(data)
+        cat = Catalog.model_validate(data, context={"skus_checked": True})
     except ValidationError as exc:
-        raise InputError(f"{path}: invalid catalog", format_validation(path, exc)) from None
+        problems += format_validation(path, exc, Catalog)
+    if problems:
+        raise InputError(f"{path}: invalid catalog", problems)
+    return cat
 
 
 def load_workloads(path: Path) -> WorkloadFile:
-    """Load and validate a workload file; every model is resolved to a ModelArch."""
+    """Load and validate a workload file; every model is resolved to a ModelArch.
+
+    Model config paths are read relative to the workload file's folder.
+
+    Raises:
+        InputError: listing every problem found, each with its place in the file.
+    """
     path = Path(path)
     data = read_yaml(path)
+    raw = data.get("workloads")
+    if isinstance(raw, list) and len(raw) > MAX_WORKLOADS:
+        raise InputError(
+            f"{path}: workloads: {len(raw):,} workloads; plan-buy plans at most "
+            f"{MAX_WORKLOADS:,} workloads per file. To fix: merge identical jobs with `replicas`, "
+            "or split the mix into several files"
+        )
+    names = (
+        [w.get("name") if isinstance(w, dict) else None for w in raw or []]
+        if isinstance(raw, list)
+        else []
+    )
+    problems = [f"{path}: {p}" for p in duplicate_name_problems(names)]
     try:
-        wf = WorkloadFile.model_validate(data)
+        wf = WorkloadFile.model_validate(
+            data, context={"base_dir": path.parent, "names_checked": True}
+        )
     except ValidationError as exc:
-        raise InputError(f"{path}: invalid workload file", format_validation(path, exc)) from None
-    problems = []
-    resolved = []
-    for i, w in enumerate(wf.workloads):
-        try:
-            resolved.append(w.model_copy(update={"model": resolve(w.model, path.parent)}))
-        except ValueError as exc:
-            problems.append(f"{path}: workloads[{i}].model: {exc}")
+        problems += format_validation(path, exc, WorkloadFile)
     if problems:
         raise InputError(f"{path}: invalid workload file", problems)
-    return wf.model_copy(update={"workloads": resolved})
+    return wf

@@ -1,19 +1,32 @@
 """The workload file: a named mix of jobs and the policy to plan them under.
 
 Field names follow ``shared/examples/customer-q3.yaml`` (the contract). Models are strict
-(``extra="forbid"``) and frozen; defaults follow the R-rules of the SPEC.
+(``extra="forbid"``), frozen and reject NaN/infinity; defaults follow the R-rules of the SPEC.
+Upper bounds on counts and sizes are there so that an absurd file fails at once with a clear
+message instead of hanging the estimator or the solver.
+
+A workload's ``model`` is validated by *shape* (a string is a preset name, a mapping with
+``config`` is a Hugging Face config reference, any other mapping is an inline architecture),
+so an error names the one real problem instead of a union of three. After validation it is
+always a resolved :class:`ModelArch` (config paths resolve against the ``base_dir`` given in
+the validation context, else the current directory).
 """
 
 from __future__ import annotations
 
-from typing import Literal
+import math
+from pathlib import Path
+from typing import Annotated, Any, Literal
 
 from pydantic import (
     BaseModel,
     ConfigDict,
+    Discriminator,
     Field,
     PositiveFloat,
     PositiveInt,
+    Tag,
+    ValidationInfo,
     field_validator,
     model_validator,
 )
@@ -21,6 +34,8 @@ from pydantic import (
 # Hard caps that make an absurd file fail fast instead of hanging the solver.
 MAX_WORKLOADS = 5000
 MAX_REPLICAS = 10_000
+MAX_PLANNED_REPLICAS = 100_000
+"""Sum over the mix of ceil(replicas x growth): a pool beyond this is not a purchase plan."""
 PARALLEL_DEGREES = (1, 2, 4, 8, 16, 32, 64)
 
 Kind = Literal["train", "lora", "qlora", "inference", "preprocess"]
@@ -28,33 +43,45 @@ Precision = Literal["fp32", "fp16", "bf16", "fp8", "int8", "int4"]
 Optimizer = Literal["adamw", "adam", "sgd", "adamw8bit"]
 TRAINING_KINDS = ("train", "lora", "qlora")
 
+# Tags of the model field's shapes; they appear in pydantic locations and the loader hides them.
+MODEL_TAGS = ("ModelArch", "ModelConfigRef", "PresetName")
+
 
 class _Strict(BaseModel):
-    model_config = ConfigDict(extra="forbid", frozen=True)
+    model_config = ConfigDict(
+        extra="forbid", frozen=True, allow_inf_nan=False, use_attribute_docstrings=True
+    )
 
 
 class ModelArch(_Strict):
     """A transformer's architecture figures (a preset, an inline mapping or a config.json)."""
 
     name: str = "custom"
-    params_b: PositiveFloat
+    """A label for reports."""
+    params_b: PositiveFloat = Field(le=100_000)
     """Total parameters, billions (all experts of a mixture-of-experts model)."""
-    hidden: PositiveInt
-    layers: PositiveInt
-    heads: PositiveInt
-    kv_heads: PositiveInt | None = None
+    hidden: PositiveInt = Field(le=1_000_000)
+    """Hidden size (d_model)."""
+    layers: PositiveInt = Field(le=10_000)
+    """Transformer layers (blocks)."""
+    heads: PositiveInt = Field(le=10_000)
+    """Attention (query) heads."""
+    kv_heads: PositiveInt | None = Field(default=None, le=10_000)
     """Key/value heads (grouped-query attention); default = heads."""
-    vocab: PositiveInt
-    intermediate: PositiveInt | None = None
+    vocab: PositiveInt = Field(le=10_000_000)
+    """Vocabulary size (tokens)."""
+    intermediate: PositiveInt | None = Field(default=None, le=10_000_000)
     """MLP inner size; default 4 x hidden (GPT-style)."""
-    experts: PositiveInt = 1
-    active_experts: PositiveInt | None = None
+    experts: PositiveInt = Field(default=1, le=1024)
+    """Mixture-of-experts: experts per MoE layer; 1 = dense."""
+    active_experts: PositiveInt | None = Field(default=None, le=1024)
     """Experts each token is routed to; default = experts (dense) or 2 when experts > 1."""
-    head_dim: PositiveInt | None = None
+    head_dim: PositiveInt | None = Field(default=None, le=100_000)
     """Per-head size; default hidden / heads."""
     mlp: Literal["gelu", "swiglu"] | None = None
     """MLP kind; default swiglu when intermediate is set and not 4 x hidden, else gelu."""
     tied_embeddings: bool = False
+    """Input and output embeddings share one matrix."""
     source: str = ""
     """Where the figures come from (preset citation or config path)."""
 
@@ -63,7 +90,13 @@ class ModelArch(_Strict):
         kv = self.kv_heads or self.heads
         if kv > self.heads or self.heads % kv:
             raise ValueError(
-                f"kv_heads ({kv}) must divide heads ({self.heads}) (grouped-query attention)"
+                f"kv_heads ({kv}) must divide heads ({self.heads}) (grouped-query attention). "
+                "To fix: copy num_key_value_heads from the model's config.json"
+            )
+        if self.head_dim is None and self.hidden % self.heads:
+            raise ValueError(
+                f"hidden ({self.hidden}) is not a multiple of heads ({self.heads}). "
+                "To fix: check both figures, or give head_dim explicitly"
             )
         if self.active_experts is not None and self.active_experts > self.experts:
             raise ValueError(
@@ -99,23 +132,54 @@ class ModelArch(_Strict):
 class ModelConfigRef(_Strict):
     """``{config: path/to/config.json}``: a Hugging Face config, relative to the workload file."""
 
-    config: str = Field(min_length=1)
-    params_b: PositiveFloat | None = None
+    config: str = Field(min_length=1, max_length=4096)
+    """Path of a Hugging Face config.json, relative to the workload file's folder."""
+    params_b: PositiveFloat | None = Field(default=None, le=100_000)
     """Optional: total parameters in billions, when the config does not let us count them."""
+    name: str | None = None
+    """Optional label for reports; default the config's ``_name_or_path`` or folder name."""
+
+
+def _model_shape(value: Any) -> str | None:
+    """Which shape a ``model`` value has; None when it is none of them."""
+    if isinstance(value, str):
+        return "PresetName"
+    if isinstance(value, ModelArch):
+        return "ModelArch"
+    if isinstance(value, ModelConfigRef):
+        return "ModelConfigRef"
+    if isinstance(value, dict):
+        return "ModelConfigRef" if "config" in value else "ModelArch"
+    return None
+
+
+ModelSpec = Annotated[
+    Annotated[ModelArch, Tag("ModelArch")]
+    | Annotated[ModelConfigRef, Tag("ModelConfigRef")]
+    | Annotated[str, Tag("PresetName")],
+    Discriminator(
+        _model_shape,
+        custom_error_type="model_shape",
+        custom_error_message=(
+            "model must be a preset name (e.g. llama-3.1-8b), an inline mapping "
+            "(params_b, hidden, layers, heads, vocab, ...) or {config: path/to/config.json}"
+        ),
+    ),
+]
 
 
 class DataSpec(_Strict):
     """What a job keeps in host memory and on disk (R11)."""
 
-    in_memory_gb: float = Field(default=0.0, ge=0)
+    in_memory_gb: float = Field(default=0.0, ge=0, le=1_000_000)
     """Data held in host RAM at once, GB, before preprocessing expansion."""
     expansion: float = Field(default=1.5, ge=1.0, le=10.0)
     """Preprocessing expansion factor (the seed's 1.5-3)."""
     workers: int = Field(default=4, ge=0, le=256)
     """Concurrent loader processes (DataLoader workers)."""
-    dataset_tb: float = Field(default=0.0, ge=0)
+    dataset_tb: float = Field(default=0.0, ge=0, le=100_000)
     """Dataset on disk, TB."""
-    checkpoints_tb: float = Field(default=0.0, ge=0)
+    checkpoints_tb: float = Field(default=0.0, ge=0, le=100_000)
     """Checkpoints kept on disk, TB."""
 
 
@@ -123,30 +187,58 @@ class Workload(_Strict):
     """One job of the mix; ``replicas`` copies run at once."""
 
     name: str = Field(min_length=1, max_length=200)
+    """Unique name of the job in this file."""
     team: str = "unassigned"
+    """Who owns it (reports group by team)."""
     kind: Kind
-    model: ModelArch | ModelConfigRef | str | None = None
+    """train, lora, qlora, inference or preprocess."""
+    model: ModelSpec | None = None
     """Preset name, inline architecture, or {config: path}; resolved to ModelArch on load."""
     precision: Precision = "bf16"
     """Weights/compute dtype; training fp16/bf16 means mixed precision."""
     optimizer: Optimizer = "adamw"
-    seq_len: PositiveInt | None = None
-    global_batch: PositiveInt | None = None
+    """adamw, adam, sgd (momentum) or adamw8bit (R3)."""
+    seq_len: PositiveInt | None = Field(default=None, le=10_000_000)
+    """Training: tokens per sequence."""
+    global_batch: PositiveInt | None = Field(default=None, le=1_000_000)
     """Sequences per optimizer step, summed over data-parallel copies (R9)."""
     micro_batch: Literal["auto"] | PositiveInt = "auto"
+    """Sequences per GPU per forward pass: 'auto' (largest that fits) or a number (R9)."""
     activation_checkpointing: bool = False
+    """Recompute activations in the backward pass (keeps only layer inputs)."""
     master_weights: bool | None = None
     """Keep an FP32 master copy; default true for mixed precision (R4)."""
-    lora_rank: PositiveInt | None = None
-    context: PositiveInt | None = None
+    lora_rank: PositiveInt | None = Field(default=None, le=65_536)
+    """LoRA/QLoRA adapter rank."""
+    context: PositiveInt | None = Field(default=None, le=10_000_000)
     """Inference: tokens per sequence kept in the KV cache."""
-    batch: PositiveInt | None = None
+    batch: PositiveInt | None = Field(default=None, le=1_000_000)
     """Inference: concurrent sequences."""
     shareable: bool = False
     """May share a GPU with other shareable jobs (R17)."""
     replicas: int = Field(default=1, ge=1, le=MAX_REPLICAS)
-    priority: float = Field(default=1.0, gt=0)
+    """Copies that run at once."""
+    priority: float = Field(default=1.0, gt=0, le=1_000_000)
+    """Weight of serving this job when a budget cannot serve all."""
     data: DataSpec = Field(default_factory=DataSpec)
+    """Host-RAM and disk needs (R11)."""
+
+    @field_validator("micro_batch", mode="before")
+    @classmethod
+    def _micro_batch(cls, v: Any) -> Any:
+        # Checked here so a bad value gives one message, not one per union member.
+        if v == "auto" or (isinstance(v, int) and not isinstance(v, bool) and v >= 1):
+            return v
+        raise ValueError(f"micro_batch must be 'auto' or a whole number >= 1, got {v!r}")
+
+    @field_validator("model", mode="after")
+    @classmethod
+    def _resolve_model(cls, v: Any, info: ValidationInfo) -> ModelArch | None:
+        # Resolve presets and config files here so their problems are reported with the others.
+        from .presets import resolve
+
+        base = (info.context or {}).get("base_dir") or Path.cwd()
+        return resolve(v, Path(base))
 
     @model_validator(mode="after")
     def _fields_for_kind(self) -> Workload:
@@ -165,7 +257,11 @@ class Workload(_Strict):
         if self.kind in ("lora", "qlora") and self.lora_rank is None:
             missing.append("lora_rank")
         if missing:
-            raise ValueError(f"a '{self.kind}' workload needs: {', '.join(missing)}")
+            article = "an" if self.kind[0] in "aeiou" else "a"
+            raise ValueError(
+                f"{article} '{self.kind}' workload needs {', '.join(missing)}. "
+                f"To fix: add {', '.join(f'{m}: ...' for m in missing)} to it"
+            )
         if (
             self.kind in TRAINING_KINDS
             and self.micro_batch != "auto"
@@ -179,9 +275,9 @@ class Workload(_Strict):
 
     @property
     def arch(self) -> ModelArch:
-        """The resolved architecture (after loading, ``model`` is always a ModelArch)."""
+        """The resolved architecture (after validation, ``model`` is always a ModelArch)."""
         if not isinstance(self.model, ModelArch):
-            raise TypeError(f"workload {self.name!r}: model not resolved (load it with load_workloads)")
+            raise TypeError(f"workload {self.name!r} has no model (kind {self.kind!r})")
         return self.model
 
     @property
@@ -198,7 +294,10 @@ class Workload(_Strict):
 
 def _power_of_two(name: str, value: int) -> int:
     if value not in PARALLEL_DEGREES:
-        raise ValueError(f"{name} must be a power of two in {PARALLEL_DEGREES}, got {value}")
+        raise ValueError(
+            f"{name} must be a power of two, got {value}. "
+            f"To fix: use one of {', '.join(map(str, PARALLEL_DEGREES))}"
+        )
     return value
 
 
@@ -206,11 +305,11 @@ class Policy(_Strict):
     """How to plan: headroom, parallelism caps, growth, budget, RAM ratios."""
 
     headroom: float = Field(default=0.20, ge=0.0, lt=1.0)
-    """Fraction of VRAM and RAM kept free (R15)."""
+    """Fraction of VRAM and RAM kept free, in [0, 1) (R15: 0.2)."""
     max_parallel_degree: int = 8
-    """Most GPUs one replica may span (R8)."""
+    """Most GPUs one replica may span, a power of two (R8)."""
     max_pcie_parallel_degree: int = 2
-    """Most GPUs one replica may span outside an NVLink domain (R10)."""
+    """Most GPUs one replica may span outside an NVLink domain, a power of two (R10)."""
     growth: float = Field(default=1.0, gt=0.0, le=100.0)
     """Demand multiplier: replicas planned = ceil(replicas x growth) (R19)."""
     budget: float | None = Field(default=None, gt=0)
@@ -224,32 +323,52 @@ class Policy(_Strict):
 
     @field_validator("max_parallel_degree", "max_pcie_parallel_degree")
     @classmethod
-    def _pow2(cls, v: int, info) -> int:
+    def _pow2(cls, v: int, info: ValidationInfo) -> int:
         return _power_of_two(info.field_name, v)
+
+
+def duplicate_name_problems(names: list[Any]) -> list[str]:
+    """One line per workload name that repeats an earlier one (raw or validated names)."""
+    seen: dict[Any, int] = {}
+    problems = []
+    for i, name in enumerate(names):
+        if not isinstance(name, str):
+            continue
+        if name in seen:
+            problems.append(
+                f"workloads[{i}].name: '{name}' is already the name of workloads[{seen[name]}]; "
+                "workload names must be unique. To fix: rename one of them"
+            )
+        else:
+            seen[name] = i
+    return problems
 
 
 class WorkloadFile(_Strict):
     """A whole workload file."""
 
     name: str = Field(min_length=1, max_length=100, pattern=r"^[A-Za-z0-9][A-Za-z0-9._-]*$")
-    """Used for report file names (out/<name>.xlsx)."""
+    """Used for report file names (out/<name>.xlsx): letters, digits, '.', '_', '-'."""
     policy: Policy = Field(default_factory=Policy)
+    """How to plan the mix."""
     workloads: list[Workload] = Field(min_length=1, max_length=MAX_WORKLOADS)
+    """The jobs, at least one."""
 
     @model_validator(mode="after")
-    def _unique_names(self) -> WorkloadFile:
-        seen: dict[str, int] = {}
-        for i, w in enumerate(self.workloads):
-            if w.name in seen:
-                raise ValueError(
-                    f"workloads[{i}].name '{w.name}' repeats workloads[{seen[w.name]}].name; "
-                    "workload names must be unique"
-                )
-            seen[w.name] = i
+    def _unique_names(self, info: ValidationInfo) -> WorkloadFile:
+        # The loader checks names on the raw data (so they are reported with other problems).
+        checked = (info.context or {}).get("names_checked")
+        problems = [] if checked else duplicate_name_problems([w.name for w in self.workloads])
+        if problems:
+            raise ValueError("; ".join(problems))
+        total = sum(self.planned_replicas(w) for w in self.workloads)
+        if total > MAX_PLANNED_REPLICAS:
+            raise ValueError(
+                f"the mix plans {total:,} replicas in all (replicas x growth); plan-buy plans "
+                f"at most {MAX_PLANNED_REPLICAS:,}. To fix: lower replicas or policy.growth"
+            )
         return self
 
     def planned_replicas(self, w: Workload) -> int:
         """R19: replicas to plan for = ceil(replicas x growth)."""
-        import math
-
         return max(1, math.ceil(w.replicas * self.policy.growth - 1e-9))

@@ -1,0 +1,50 @@
+"""Shared fixtures: repository paths and the shipped inputs, loaded once per test session."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import pytest
+
+from solver.catalog import Catalog
+from solver.loading import load_catalog, load_workloads
+from solver.workload import WorkloadFile
+
+ROOT = Path(__file__).resolve().parent.parent
+TESTS = ROOT / "tests"
+BAD_INPUTS = TESTS / "bad_inputs"
+DATA = TESTS / "data"
+DEFAULT_CATALOG = ROOT / "catalogs" / "default.yaml"
+WORKLOADS = ROOT / "workloads"
+# The shared contract files live beside the repository in the development workspace only.
+SHARED_EXAMPLES = ROOT.parent / "shared" / "examples"
+
+
+@pytest.fixture(scope="session")
+def root() -> Path:
+    """The repository root."""
+    return ROOT
+
+
+@pytest.fixture(scope="session")
+def default_catalog() -> Catalog:
+    """catalogs/default.yaml, validated."""
+    return load_catalog(DEFAULT_CATALOG)
+
+
+@pytest.fixture(scope="session")
+def q3() -> WorkloadFile:
+    """workloads/q3.yaml (the customer's Q3 mix), validated and resolved."""
+    return load_workloads(WORKLOADS / "q3.yaml")
+
+
+@pytest.fixture
+def write_yaml(tmp_path: Path):
+    """Write text to a YAML file under tmp_path and return its path: ``write_yaml(text, name)``."""
+
+    def write(text: str, name: str = "input.yaml") -> Path:
+        path = tmp_path / name
+        path.write_text(text, encoding="utf-8")
+        return path
+
+    return write
