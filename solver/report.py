@@ -1,0 +1,362 @@
+"""What goes in each sheet of the finance workbook, as tidy pandas tables.
+
+Every function here is pure: a plan (and the workload file and catalog it came from) in,
+a ``DataFrame`` out, one per sheet or block. ``solver/workbook.py`` decides how the tables
+are written (formulas, formats, charts); this module decides what they hold, so it is
+tested without Excel. Money is in the catalog's currency, memory in GB (10^9 bytes).
+"""
+
+from __future__ import annotations
+
+import datetime as dt
+import hashlib
+from collections import defaultdict
+from dataclasses import asdict
+from pathlib import Path
+
+import pandas as pd
+
+from . import __version__
+from .catalog import Catalog
+from .estimate import estimate
+from .metrics import option_metrics, target_status
+from .plan import PlanOption, PlanResult
+from .workload import WorkloadFile
+
+KINDS = ("platform", "gpu", "memory", "storage")
+KIND_LABELS = {"platform": "Platforms", "gpu": "GPUs", "memory": "Memory", "storage": "Storage"}
+UNASSIGNED = "(idle, no team)"
+
+RULES = (
+    ("R1-R5", "VRAM per GPU = weights + gradients + optimizer state + FP32 master copy"),
+    ("R6", "Activations ~ batch x seq_len x hidden x layers x bytes x coefficient"),
+    ("R8", "Split a job over GPUs only when needed; parallel degree capped by policy"),
+    ("R9", "Gradient accumulation when the global batch does not fit (micro-batch x steps)"),
+    ("R10", "GPUs without NVLink are capped at the PCIe parallel degree"),
+    ("R11", "Host data RAM = in-memory data x expansion x loader factor + 20% system reserve"),
+    ("R12", "Host RAM ratios: 1.5x VRAM (1-GPU training), 0.8x (multi-GPU), 0.5x (inference)"),
+    ("R14", "Every memory channel populated evenly; host bandwidth per GPU reported"),
+    ("R15", "Headroom: VRAM and RAM planned only up to (1 - headroom) of installed"),
+    ("R16", "Heterogeneous pool: each job on the cheapest GPU that fits it"),
+    ("R17", "Shareable jobs share a GPU; pool cost charged back to teams by use"),
+    ("R18", "Utilisation targets: VRAM >= 85%, RAM 70-80%, compute >= 90%, bandwidth >= 60%"),
+    ("R19", "Growth: replicas planned = ceil(replicas x growth)"),
+    ("R20", "Saving measured against the seed's reference configuration"),
+)
+
+
+def sha256_of(path: Path) -> str:
+    """SHA-256 of a file's bytes, hex."""
+    h = hashlib.sha256()
+    with open(path, "rb") as f:
+        for chunk in iter(lambda: f.read(1 << 20), b""):
+            h.update(chunk)
+    return h.hexdigest()
+
+
+def summary_table(result: PlanResult, catalog: Catalog) -> pd.DataFrame:
+    """One row per ranked option: costs by kind, counts, R18 utilisation, R20 saving."""
+    ref = (result.baseline or {}).get("total_cost")
+    rows = []
+    for opt in result.options:
+        m = option_metrics(opt, catalog)
+        saving = ref - opt.total_cost if ref is not None else None
+        rows.append(
+            {
+                "option": f"Option {opt.rank}",
+                "rank": opt.rank,
+                "total_cost": opt.total_cost,
+                **{f"{k}_cost": m.cost_by_kind.get(k, 0.0) for k in KINDS},
+                "gpus": m.gpu_count,
+                "gpus_by_sku": ", ".join(f"{n} x {s}" for s, n in sorted(m.gpus_by_sku.items())),
+                "servers": m.servers,
+                "max_degree": m.max_degree,
+                "installed_vram_gb": m.installed_vram_gb,
+                "planned_vram_gb": m.planned_vram_gb,
+                "vram_util": m.vram_util,
+                "vram_vs_target": target_status("vram", m.vram_util),
+                "installed_ram_gb": m.installed_ram_gb,
+                "planned_ram_gb": m.planned_ram_gb,
+                "ram_util": m.ram_util,
+                "ram_vs_target": target_status("ram", m.ram_util),
+                "host_bw_gbps_per_gpu": m.host_bw_gbps_per_gpu,
+                "installed_storage_tb": m.installed_storage_tb,
+                "unserved": ", ".join(opt.unserved),
+                "saving_vs_reference": saving,
+                "saving_pct": saving / ref if saving is not None and ref else None,
+                "lower_bound": opt.lower_bound,
+            }
+        )
+    return pd.DataFrame(rows)
+
+
+def _describe(catalog: Catalog, sku: str) -> str:
+    try:
+        kind = catalog.kind_of(sku)
+    except KeyError:
+        return ""
+    item = {
+        "gpu": catalog.gpu,
+        "platform": catalog.platform,
+        "memory": catalog.dimm,
+        "storage": catalog.drive,
+    }[kind](sku)
+    return item.name or sku
+
+
+def bom_table(option: PlanOption, catalog: Catalog) -> pd.DataFrame:
+    """The option's bill of materials, one row per SKU, ordered by kind then SKU."""
+    order = {k: i for i, k in enumerate(KINDS)}
+    lines = sorted(option.lines, key=lambda ln: (order.get(ln.kind, len(KINDS)), ln.sku))
+    return pd.DataFrame(
+        [
+            {
+                "sku": ln.sku,
+                "description": _describe(catalog, ln.sku),
+                "kind": ln.kind,
+                "qty": ln.qty,
+                "unit_price": ln.unit_price,
+                "extended": ln.extended,
+            }
+            for ln in lines
+        ],
+        columns=["sku", "description", "kind", "qty", "unit_price", "extended"],
+    )
+
+
+def _team_of(wf: WorkloadFile) -> dict[str, str]:
+    return {w.name: w.team for w in wf.workloads}
+
+
+def placement_table(result: PlanResult, wf: WorkloadFile, catalog: Catalog) -> pd.DataFrame:
+    """Every replica of every option: server, GPUs, degree, batch, VRAM vs usable, host RAM."""
+    team = _team_of(wf)
+    kind = {w.name: w.kind for w in wf.workloads}
+    rows = []
+    for opt in result.options:
+        platform = {s.id: s.platform for s in opt.servers}
+        for p in opt.placements:
+            usable = catalog.gpu(p.gpu).vram_gb * (1 - wf.policy.headroom) if p.gpu else None
+            rows.append(
+                {
+                    "option": f"Option {opt.rank}",
+                    "workload": p.workload,
+                    "team": team.get(p.workload, ""),
+                    "kind": kind.get(p.workload, ""),
+                    "replica": p.replica,
+                    "server": p.server,
+                    "platform": platform.get(p.server, ""),
+                    "gpu": p.gpu or "(none, CPU)",
+                    "gpu_indices": ",".join(str(i) for i in p.gpu_indices),
+                    "degree": p.gpus,
+                    "micro_batch": p.micro_batch,
+                    "grad_accum_steps": p.grad_accum_steps,
+                    "vram_gb_per_gpu": p.vram_gb_per_gpu,
+                    "usable_vram_gb": usable,
+                    "vram_fill": p.vram_gb_per_gpu / usable if usable else None,
+                    "host_ram_gb": p.host_ram_gb,
+                }
+            )
+    return pd.DataFrame(rows)
+
+
+def memory_table(result: PlanResult, wf: WorkloadFile, catalog: Catalog) -> pd.DataFrame:
+    """The estimator's VRAM breakdown per workload for the GPU and degree it was placed on."""
+    by_name = {w.name: w for w in wf.workloads}
+    seen = set()
+    rows = []
+    for opt in result.options:
+        for p in opt.placements:
+            key = (opt.rank, p.workload, p.gpu, p.gpus)
+            w = by_name.get(p.workload)
+            if key in seen or w is None:
+                continue
+            seen.add(key)
+            gpu = catalog.gpu(p.gpu) if p.gpu else None
+            est = estimate(w, gpu, p.gpus if gpu else 0, wf.policy)
+            parts = {k: v for k, v in asdict(est.breakdown).items()}
+            rows.append(
+                {
+                    "option": f"Option {opt.rank}",
+                    "workload": w.name,
+                    "kind": w.kind,
+                    "gpu": p.gpu or "(none, CPU)",
+                    "degree": est.degree,
+                    "micro_batch": est.micro_batch,
+                    "grad_accum_steps": est.grad_accum_steps,
+                    **parts,
+                    "total_gb_per_gpu": est.vram_gb_per_gpu,
+                    "usable_vram_gb": est.usable_vram_gb,
+                    "fits": "yes" if est.fits else "no",
+                    "host_ram_gb": est.host_ram_gb,
+                }
+            )
+    return pd.DataFrame(rows)
+
+
+def _split(cost: float, weights: dict[str, float], out: dict[str, float]) -> bool:
+    """Add ``cost`` to ``out`` pro rata to ``weights``; False when all weights are zero."""
+    total = sum(weights.values())
+    if total <= 0:
+        return False
+    for team, w in weights.items():
+        out[team] += cost * w / total
+    return True
+
+
+def _gpu_units(opt: PlanOption, team: dict[str, str]) -> dict[str, dict[str, float]]:
+    """Per server, GPU-equivalents each team uses; sharers of one GPU split it by VRAM (R17)."""
+    per_gpu: dict[tuple[str, int], list] = defaultdict(list)
+    units: dict[str, dict[str, float]] = defaultdict(lambda: defaultdict(float))
+    for p in opt.placements:
+        t = team.get(p.workload, UNASSIGNED)
+        if p.gpus <= 0:
+            continue
+        if p.gpu_indices:
+            for i in p.gpu_indices:
+                per_gpu[(p.server, i)].append((t, p.vram_gb_per_gpu))
+        else:
+            units[p.server][t] += p.gpus
+    for (server, _), users in per_gpu.items():
+        vram = sum(v for _, v in users)
+        for t, v in users:
+            units[server][t] += v / vram if vram > 0 else 1 / len(users)
+    return units
+
+
+def team_costs(opt: PlanOption, wf: WorkloadFile, catalog: Catalog) -> pd.DataFrame:
+    """Charge one option's cost to teams by the GPUs, RAM and storage their jobs use (R17).
+
+    Per server, GPU and platform cost follow GPU-equivalents used (CPU-only platforms
+    follow host RAM), DIMM cost follows host RAM; storage cost follows each served
+    workload's dataset + checkpoints TB over the pool. Idle capacity on a server is
+    shared pro rata by the teams on it, so the team costs add up to the option's total.
+    """
+    team = _team_of(wf)
+    gpu_units = _gpu_units(opt, team)
+    ram: dict[str, dict[str, float]] = defaultdict(lambda: defaultdict(float))
+    for p in opt.placements:
+        ram[p.server][team.get(p.workload, UNASSIGNED)] += p.host_ram_gb
+    cost = {k: defaultdict(float) for k in KINDS}
+    for s in opt.servers:
+        g, r = gpu_units.get(s.id, {}), ram.get(s.id, {})
+        first, second = (g, r) if s.gpu_count else (r, g)
+        charges = {
+            "platform": catalog.price_of(s.platform),
+            "gpu": catalog.price_of(s.gpu) * s.gpu_count if s.gpu else 0.0,
+            "memory": catalog.price_of(s.memory) * s.dimm_count,
+        }
+        for k, amount in charges.items():
+            w1, w2 = (r, g) if k == "memory" else (first, second)
+            if amount and not (_split(amount, w1, cost[k]) or _split(amount, w2, cost[k])):
+                cost[k][UNASSIGNED] += amount
+    served = {p.workload for p in opt.placements}
+    tb = defaultdict(float)
+    for w in wf.workloads:
+        if w.name in served:
+            tb[w.team] += w.storage_tb
+    storage = sum(s.drive_count * catalog.price_of(s.storage) for s in opt.servers if s.storage)
+    spent = {t: sum(cost[k][t] for k in KINDS) for t in set().union(*cost.values())}
+    if storage and not (
+        _split(storage, tb, cost["storage"]) or _split(storage, spent, cost["storage"])
+    ):
+        cost["storage"][UNASSIGNED] += storage
+    gpus, ram_gb = defaultdict(float), defaultdict(float)
+    for server_units in gpu_units.values():
+        for t, u in server_units.items():
+            gpus[t] += u
+    for server_ram in ram.values():
+        for t, v in server_ram.items():
+            ram_gb[t] += v
+    teams = sorted(set().union(*cost.values(), gpus, ram_gb), key=lambda t: (t == UNASSIGNED, t))
+    kind_total = {k: sum(cost[k].values()) for k in KINDS}
+    rows = []
+    for t in teams:
+        row = {
+            "option": f"Option {opt.rank}",
+            "team": t,
+            "workloads": len({p.workload for p in opt.placements if team.get(p.workload) == t}),
+            "gpu_equivalents": gpus.get(t, 0.0),
+            "host_ram_gb": ram_gb.get(t, 0.0),
+            "storage_tb": tb.get(t, 0.0),
+        }
+        for k in KINDS:
+            row[f"{k}_share"] = cost[k].get(t, 0.0) / kind_total[k] if kind_total[k] else 0.0
+        for k in KINDS:
+            row[f"{k}_cost"] = cost[k].get(t, 0.0)
+        row["total_cost"] = sum(row[f"{k}_cost"] for k in KINDS)
+        rows.append(row)
+    return pd.DataFrame(rows)
+
+
+def teams_table(result: PlanResult, wf: WorkloadFile, catalog: Catalog) -> pd.DataFrame:
+    """``team_costs`` for every option, stacked (an ``option`` column tells them apart)."""
+    frames = [team_costs(opt, wf, catalog) for opt in result.options]
+    return pd.concat(frames, ignore_index=True) if frames else pd.DataFrame()
+
+
+def catalog_table(catalog: Catalog) -> pd.DataFrame:
+    """Every SKU of the catalog with its kind, description, key figures and unit price."""
+    rows = []
+    for g in catalog.gpus:
+        spec = (
+            f"{g.vram_gb:g} GB, {g.mem_bw_gbps:g} GB/s, {g.form_factor}, NVLink {g.nvlink_gbps:g}"
+        )
+        rows.append(("gpu", g.sku, g.name, spec, g.price))
+    for p in catalog.platforms:
+        spec = (
+            f"{p.gpu_slots} GPU slots, {p.memory_type} x {p.memory_channels} ch, "
+            f"{p.dimm_slots} DIMM slots, {p.drive_bays} bays"
+        )
+        rows.append(("platform", p.sku, p.name, spec, p.price))
+    for m in catalog.memory:
+        rows.append(("memory", m.sku, m.name, f"{m.size_gb:g} GB {m.type}-{m.speed_mts}", m.price))
+    for s in catalog.storage:
+        rows.append(("storage", s.sku, s.name, f"{s.size_tb:g} TB, {s.read_gbps:g} GB/s", s.price))
+    return pd.DataFrame(rows, columns=["kind", "sku", "description", "spec", "unit_price"])
+
+
+def run_table(
+    result: PlanResult, wf: WorkloadFile, catalog: Catalog, now: dt.datetime
+) -> pd.DataFrame:
+    """Facts of the run: tool version, time, workload file, currency, price date, solver."""
+    items = [
+        ("Tool", f"plan-buy {__version__}"),
+        ("Run at (UTC)", now.astimezone(dt.UTC).strftime("%Y-%m-%d %H:%M:%S")),
+        ("Workload file name", wf.name),
+        ("Currency", catalog.currency),
+        ("Prices as of", catalog.prices_as_of.isoformat()),
+        ("Price note", catalog.price_note or "catalog prices; replace with vendor quotes"),
+        ("Solver", result.solver or "(not recorded)"),
+        ("Solver status", result.status),
+        ("Relative gap of option 1", "" if result.gap is None else f"{result.gap:.4%}"),
+    ]
+    items += [("Note", n) for n in result.notes]
+    return pd.DataFrame(items, columns=["item", "value"])
+
+
+def policy_table(wf: WorkloadFile) -> pd.DataFrame:
+    """The planning policy, one row per field, with its documented meaning."""
+    fields = type(wf.policy).model_fields
+    rows = []
+    for name, value in wf.policy.model_dump().items():
+        desc = (fields[name].description or "") if name in fields else ""
+        rows.append((name, "(none)" if value is None else value, desc))
+    return pd.DataFrame(rows, columns=["field", "value", "meaning"])
+
+
+def rules_table() -> pd.DataFrame:
+    """The seed's R-rules this plan applies."""
+    return pd.DataFrame(RULES, columns=["rule", "what plan-buy does"])
+
+
+def sources_table(sources: dict[str, Path]) -> pd.DataFrame:
+    """Input files: label, file name, size and SHA-256 of the content the run read."""
+    rows = []
+    for label, path in sources.items():
+        path = Path(path)
+        if path.is_file():
+            rows.append((label, path.name, path.stat().st_size, sha256_of(path)))
+        else:
+            rows.append((label, path.name, None, "(file not found)"))
+    return pd.DataFrame(rows, columns=["input", "file", "bytes", "sha256"])

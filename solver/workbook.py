@@ -1,0 +1,714 @@
+"""The finance workbook: ranked options, bills of materials with live formulas, chargeback.
+
+``write_workbook`` lays the tables of ``solver/report.py`` out as an .xlsx file a finance
+analyst can open, audit and edit. Sheets: Summary, Option 1..K, Placement, Memory, Teams,
+Assumptions (run facts, input hashes, catalog prices, policy, R-rules) and, when given,
+Sweep.
+
+Why XlsxWriter (not openpyxl): every formula is stored *with its computed value*, so the
+file reads correctly where nothing recalculates (mail previewers, ``pandas.read_excel``),
+while Excel and LibreOffice still recalculate on open. openpyxl writes formulas without
+cached values, which such readers see as empty. This is the only module that imports the
+writer; styles and number formats live in ``_Formats``.
+
+Live formulas: extended = quantity × unit price; unit prices point at the one price cell
+of their SKU on the Assumptions sheet; subtotals are SUMIF by kind, totals SUM; Summary
+and Teams refer to the option sheets' totals. Text from the input is always written as a
+string (never a formula), with Excel's quote prefix when it starts like one.
+"""
+
+from __future__ import annotations
+
+import datetime as dt
+import math
+import os
+import secrets
+from pathlib import Path
+from typing import TYPE_CHECKING, Any
+
+import xlsxwriter
+from xlsxwriter.utility import quote_sheetname, xl_col_to_name, xl_rowcol_to_cell
+
+from . import __version__, report
+from .catalog import Catalog
+from .errors import InputError
+from .metrics import target_label
+from .plan import PlanResult
+from .workload import WorkloadFile
+
+if TYPE_CHECKING:
+    import pandas as pd
+
+HEADER_ROW = 3
+"""0-based row of every table header (rows 0-1 hold the title and a note)."""
+FORMULA_START = ("=", "+", "-", "@", "\t", "\r")
+CURRENCY_SYMBOLS = {"USD": "$", "EUR": "€", "GBP": "£", "JPY": "¥", "CNY": "¥"}
+
+
+def write_workbook(
+    path: Path,
+    result: PlanResult,
+    wf: WorkloadFile,
+    catalog: Catalog,
+    sources: dict[str, Path],
+    sweep: pd.DataFrame | None = None,
+) -> Path:
+    """Write the finance workbook atomically and return its path.
+
+    The file is written to a temp file in the same folder and renamed over ``path``; on
+    any failure the previous workbook stays intact and the temp file is removed.
+
+    Args:
+        path: where the .xlsx goes (its folder is created if missing).
+        result: the solver's ranked options.
+        wf: the workload file planned (names, teams, policy).
+        catalog: the priced catalog the plan used (currency, price date, unit prices).
+        sources: label -> input file, listed with SHA-256 on the Assumptions sheet.
+        sweep: optional scenario table for a Sweep sheet.
+
+    Raises:
+        InputError: the folder or file cannot be written.
+    """
+    path = Path(path)
+    folder = path.parent
+    fix = "To fix: pass --out with a folder you can write to, or fix its permissions."
+    try:
+        folder.mkdir(parents=True, exist_ok=True)
+        tmp = folder / f".{path.name}.{os.getpid()}.{secrets.token_hex(4)}.tmp"
+        os.close(os.open(tmp, os.O_CREAT | os.O_EXCL | os.O_WRONLY, 0o666))
+    except OSError as exc:
+        raise InputError(f"cannot write {path}: {exc.strerror or exc}. {fix}") from None
+    try:
+        _Book(tmp, result, wf, catalog, sources, sweep).write()
+        os.replace(tmp, path)
+    except OSError as exc:
+        tmp.unlink(missing_ok=True)
+        raise InputError(f"cannot write {path}: {exc.strerror or exc}. {fix}") from None
+    except BaseException:
+        tmp.unlink(missing_ok=True)
+        raise
+    return path
+
+
+def currency_format(currency: str) -> str:
+    """Excel number format for money: symbol, thousands separators, 2 decimals."""
+    code = "".join(ch for ch in currency if ch.isalnum())[:8] or "?"
+    sym = CURRENCY_SYMBOLS.get(code.upper())
+    if sym:
+        return f'"{sym}"#,##0.00;-"{sym}"#,##0.00'
+    return f'#,##0.00 "{code}";-#,##0.00 "{code}"'
+
+
+def _label(name: str) -> str:
+    return LABELS.get(name, name.replace("_", " ").capitalize())
+
+
+LABELS = {
+    "sku": "SKU",
+    "qty": "Quantity",
+    "gpu": "GPU",
+    "gpus": "GPUs",
+    "gpu_indices": "GPU indices",
+    "micro_batch": "Micro-batch",
+    "grad_accum_steps": "x Accum. steps",
+    "vram_gb_per_gpu": "VRAM per GPU (GB)",
+    "usable_vram_gb": "Usable VRAM per GPU (GB)",
+    "vram_fill": "VRAM fill",
+    "host_ram_gb": "Host RAM (GB)",
+    "total_gb_per_gpu": "Total per GPU (GB)",
+    "weights_gb": "Weights (GB)",
+    "gradients_gb": "Gradients (GB)",
+    "optimizer_gb": "Optimizer (GB)",
+    "master_weights_gb": "Master weights (GB)",
+    "activations_gb": "Activations (GB)",
+    "kv_cache_gb": "KV cache (GB)",
+    "overhead_gb": "Overhead (GB)",
+    "gpu_equivalents": "GPUs used",
+    "storage_tb": "Storage (TB)",
+    "total_cost": "Total cost",
+    "budget": "Budget",
+    "served_priority": "Served priority",
+    "sha256": "SHA-256",
+    "gpu_share": "GPU share",
+    "gpu_cost": "GPU cost",
+    "host_bw_gbps_per_gpu": "Host bandwidth per GPU (GB/s)",
+}
+
+
+class _Formats:
+    """Every cell style and number format of the workbook, in one place."""
+
+    def __init__(self, wb: xlsxwriter.Workbook, currency: str):
+        money = currency_format(currency)
+        add = wb.add_format
+        self.title = add({"bold": True, "font_size": 14})
+        self.note = add({"italic": True, "font_color": "#595959"})
+        self.header = add(
+            {"bold": True, "bg_color": "#DDEBF7", "bottom": 1, "text_wrap": True, "valign": "top"}
+        )
+        self.header_num = add(
+            {
+                "bold": True,
+                "bg_color": "#DDEBF7",
+                "bottom": 1,
+                "text_wrap": True,
+                "valign": "top",
+                "align": "right",
+            }
+        )
+        self.section = add({"bold": True, "font_size": 12})
+        self.text = add({"valign": "top"})
+        self.literal = add({"valign": "top", "quote_prefix": True})
+        self.bold = add({"bold": True})
+        self.right = add({"align": "right"})
+        self.below = add({"align": "right", "font_color": "#C00000"})
+        self.within = add({"align": "right", "font_color": "#375623"})
+        self.price_input = add(
+            {"num_format": money, "bg_color": "#FFF2CC", "font_color": "#0000FF"}
+        )
+        self.money_row_total = add({"num_format": money, "bold": True})
+        self.money = add({"num_format": money})
+        self.money_bold = add({"num_format": money, "bold": True, "top": 1})
+        self.money_total = add({"num_format": money, "bold": True, "top": 1, "bottom": 6})
+        self.int = add({"num_format": "#,##0"})
+        self.num = add({"num_format": "#,##0.0"})
+        self.num2 = add({"num_format": "#,##0.00"})
+        self.pct = add({"num_format": "0.0%"})
+        self.pct_bold = add({"num_format": "0.0%", "bold": True, "top": 1})
+        self.bold_top = add({"bold": True, "top": 1})
+
+    def for_column(self, name: str):
+        """Number format for a table column, by its name's unit suffix."""
+        if name.endswith(("_cost", "price", "extended", "budget", "saving_vs_reference")):
+            return self.money
+        if name.endswith(("_share", "_util", "_fill", "_pct")):
+            return self.pct
+        if name.endswith(("_gb", "_gbps", "_per_gpu", "_gb_per_gpu", "gpu_equivalents")):
+            return self.num
+        if name.endswith("_tb"):
+            return self.num2
+        return None
+
+
+class _Sheet:
+    """A worksheet that writes typed values, never turns text into formulas, tracks widths."""
+
+    def __init__(self, wb: xlsxwriter.Workbook, name: str, fmt: _Formats, title: str, note: str):
+        self.ws = wb.add_worksheet(name)
+        self.name = name
+        self.fmt = fmt
+        self.widths: dict[int, float] = {}
+        self.ws.write_string(0, 0, title, fmt.title)
+        self.ws.write_string(1, 0, note, fmt.note)
+
+    def ref(self, row: int, col: int) -> str:
+        """Absolute cross-sheet reference to one cell: 'Option 1'!$F$9."""
+        return f"{quote_sheetname(self.name)}!{xl_rowcol_to_cell(row, col, True, True)}"
+
+    def _width(self, col: int, n: float) -> None:
+        self.widths[col] = max(self.widths.get(col, 0), min(n, 60))
+
+    def put(self, row: int, col: int, value: Any, fmt=None) -> None:
+        """Write one value by its type; text is literal text whatever it starts with."""
+        ws = self.ws
+        if value is None or (isinstance(value, float) and math.isnan(value)):
+            ws.write_blank(row, col, None, fmt)
+        elif isinstance(value, bool):
+            ws.write_boolean(row, col, value, fmt)
+            self._width(col, 6)
+        elif isinstance(value, (int, float)):
+            ws.write_number(row, col, value, fmt)
+            self._width(col, len(f"{value:,.2f}") + 3)
+        else:
+            text = str(value)
+            if text.startswith(FORMULA_START):
+                fmt = self.fmt.literal
+            ws.write_string(row, col, text, fmt or self.fmt.text)
+            self._width(col, len(text) + 1)
+
+    def formula(self, row: int, col: int, formula: str, value: float, fmt=None) -> None:
+        """A live formula stored with its computed value (read without recalculation)."""
+        self.ws.write_formula(row, col, formula, fmt, value)
+        self._width(col, len(f"{value:,.2f}") + 4)
+
+    def header(self, row: int, labels: list[str], col: int = 0, numeric=()) -> None:
+        """A header row; labels of numeric columns (indices in ``numeric``) align right."""
+        for i, label in enumerate(labels):
+            fmt = self.fmt.header_num if i in numeric else self.fmt.header
+            self.ws.write_string(row, col + i, label, fmt)
+            self._width(col + i, min(len(label), 12) + 2)
+        if any(len(label) > 12 for label in labels):
+            self.ws.set_row(row, 30)
+
+    def section(self, row: int, text: str) -> None:
+        """A bold section title (not counted in column widths)."""
+        self.ws.write_string(row, 0, text, self.fmt.section)
+
+    def table(self, df: pd.DataFrame, row: int = HEADER_ROW, filter_: bool = True) -> int:
+        """Write a DataFrame under a header row; return the row after it."""
+        cols = list(df.columns)
+        self.header(row, [_label(c) for c in cols], numeric=_numeric_columns(df))
+        for r, rec in enumerate(df.itertuples(index=False), start=row + 1):
+            for c, (name, value) in enumerate(zip(cols, rec)):
+                self.put(r, c, _plain(value), self.fmt.for_column(name))
+        last = row + len(df)
+        if filter_ and len(df):
+            self.ws.autofilter(row, 0, last, len(cols) - 1)
+        return last + 1
+
+    def finish(self, header_row: int = HEADER_ROW, freeze_col: int = 0) -> None:
+        """Column widths, frozen header, landscape fit-to-width print setup."""
+        ws = self.ws
+        for col, width in self.widths.items():
+            ws.set_column(col, col, max(width, 8))
+        ws.freeze_panes(header_row + 1, freeze_col)
+        ws.set_landscape()
+        ws.fit_to_pages(1, 0)
+        ws.repeat_rows(header_row)
+        ws.set_header(f'&L&"Calibri,Bold"plan-buy&R{self.name.replace("&", "&&")}')
+        ws.set_footer("&LPrinted &D&RPage &P of &N")
+
+
+def _numeric_columns(df: pd.DataFrame) -> set[int]:
+    import pandas as pd
+
+    return {
+        i
+        for i, c in enumerate(df.columns)
+        if pd.api.types.is_numeric_dtype(df[c]) and not pd.api.types.is_bool_dtype(df[c])
+    }
+
+
+def _plain(value: Any) -> Any:
+    """numpy scalars and pandas NA to plain Python values."""
+    if value is None:
+        return None
+    if hasattr(value, "item") and not isinstance(value, str):
+        value = value.item()
+    try:
+        import pandas as pd
+
+        if pd.isna(value):
+            return None
+    except (TypeError, ValueError):
+        pass
+    return value
+
+
+class _Book:
+    """One workbook being written; methods write one sheet each."""
+
+    def __init__(
+        self,
+        path,
+        result: PlanResult,
+        wf: WorkloadFile,
+        catalog: Catalog,
+        sources: dict[str, Path],
+        sweep: pd.DataFrame | None,
+    ):
+        self.result, self.wf, self.catalog, self.sources, self.sweep = (
+            result,
+            wf,
+            catalog,
+            sources,
+            sweep,
+        )
+        self.now = dt.datetime.now(dt.UTC)
+        self.wb = xlsxwriter.Workbook(
+            str(path),
+            {
+                "in_memory": True,
+                "strings_to_formulas": False,
+                "strings_to_urls": False,
+                "strings_to_numbers": False,
+            },
+        )
+        self.fmt = _Formats(self.wb, catalog.currency)
+        self.price_cell: dict[str, str] = {}
+        self.totals: dict[int, dict[str, tuple[str, float]]] = {}
+        """rank -> 'platform'/'gpu'/'memory'/'storage'/'total' -> (cell ref, value)."""
+
+    def write(self) -> None:
+        cur, date = self.catalog.currency, self.catalog.prices_as_of.isoformat()
+        sheets = {
+            "Summary": self._sheet(
+                "Summary",
+                f"plan-buy: purchase options for {self.wf.name}",
+                f"Ranked cheapest first. Prices in {cur} as of {date}.",
+            )
+        }
+        for opt in self.result.options:
+            sheets[opt.rank] = self._sheet(
+                f"Option {opt.rank}",
+                f"Option {opt.rank}: bill of materials",
+                f"Unit prices ({cur}, as of {date}) come from the Assumptions sheet: edit them "
+                "there and every option updates.",
+            )
+        for name, note in (
+            ("Placement", "Which replica runs on which server and GPUs (GB = 10^9 bytes)."),
+            ("Memory", "The estimator's VRAM breakdown per GPU for the GPU and degree placed on."),
+            (
+                "Teams",
+                (
+                    "Chargeback (R17): each team's share of the GPUs, host RAM and storage its "
+                    "jobs use; idle capacity is shared by the teams on that server."
+                ),
+            ),
+            (
+                "Assumptions",
+                (
+                    "Inputs of this run. Edit a unit price in the Catalog table: every "
+                    "option, the Summary and Teams recalculate."
+                ),
+            ),
+        ):
+            sheets[name] = self._sheet(name, name, note)
+        if self.sweep is not None:
+            sheets["Sweep"] = self._sheet(
+                "Sweep", "Scenario sweep", f"Each row is one scenario; money in {cur}."
+            )
+        self._assumptions(sheets["Assumptions"])
+        for opt in self.result.options:
+            self._option(sheets[opt.rank], opt)
+        self._summary(sheets["Summary"])
+        self._placement(sheets["Placement"])
+        self._memory(sheets["Memory"])
+        self._teams(sheets["Teams"])
+        if self.sweep is not None:
+            self._sweep(sheets["Sweep"], self.sweep)
+        self.wb.set_properties(
+            {
+                "title": f"plan-buy purchase options: {self.wf.name}",
+                "subject": "GPU compute pool bill of materials",
+                "author": "plan-buy",
+                "company": "plan-buy",
+                "comments": f"plan-buy {__version__}; prices as of {date} ({cur})",
+                "created": self.now.replace(tzinfo=None),
+            }
+        )
+        self.wb.close()
+
+    def _sheet(self, name: str, title: str, note: str) -> _Sheet:
+        return _Sheet(self.wb, name, self.fmt, title, note)
+
+    # -- Assumptions --------------------------------------------------------------------
+    def _assumptions(self, sh: _Sheet) -> None:
+        cur, date = self.catalog.currency, self.catalog.prices_as_of.isoformat()
+        sh.section(HEADER_ROW - 1, "Run")
+        row = (
+            sh.table(report.run_table(self.result, self.wf, self.catalog, self.now), filter_=False)
+            + 1
+        )
+        sh.section(row, "Input files")
+        row = sh.table(report.sources_table(self.sources), row + 1, filter_=False) + 1
+        sh.section(row, f"Catalog: unit prices in {cur} as of {date} (edit the yellow cells)")
+        cat = report.catalog_table(self.catalog)
+        first = row + 1
+        row = sh.table(cat, first)
+        price_col = list(cat.columns).index("unit_price")
+        for i, (sku, price) in enumerate(zip(cat["sku"], cat["unit_price"])):
+            sh.put(first + 1 + i, price_col, float(price), self.fmt.price_input)
+            self.price_cell[sku] = sh.ref(first + 1 + i, price_col)
+        row += 1
+        sh.section(row, "Policy")
+        row = sh.table(report.policy_table(self.wf), row + 1, filter_=False) + 1
+        sh.section(row, "R-rules applied (from the seed guide)")
+        sh.table(report.rules_table(), row + 1, filter_=False)
+        sh.widths[0] = max(sh.widths.get(0, 0), 24)
+        sh.widths[price_col] = max(sh.widths.get(price_col, 0), 14)
+        sh.finish(header_row=1)
+
+    # -- Option 1..K --------------------------------------------------------------------
+    def _option(self, sh: _Sheet, opt) -> None:
+        f = self.fmt
+        bom = report.bom_table(opt, self.catalog)
+        cur = self.catalog.currency
+        cols = [
+            "SKU",
+            "Description",
+            "Kind",
+            "Quantity",
+            f"Unit price ({cur})",
+            f"Extended price ({cur})",
+        ]
+        sh.header(HEADER_ROW, cols, numeric={3, 4, 5})
+        first = HEADER_ROW + 1
+        last = first + len(bom) - 1
+        for r, ln in enumerate(bom.itertuples(index=False), start=first):
+            sh.put(r, 0, ln.sku)
+            sh.put(r, 1, ln.description)
+            sh.put(r, 2, ln.kind)
+            sh.put(r, 3, int(ln.qty), f.int)
+            price_ref = self.price_cell.get(ln.sku)
+            if price_ref and abs(self.catalog.price_of(ln.sku) - ln.unit_price) < 0.005:
+                sh.formula(r, 4, f"={price_ref}", float(ln.unit_price), f.money)
+            else:  # the solver priced this line differently from the catalog: keep its price
+                sh.put(r, 4, float(ln.unit_price), f.money)
+                sh.ws.write_comment(r, 4, "Price from the solver; not the Assumptions price.")
+            qty, price = xl_rowcol_to_cell(r, 3), xl_rowcol_to_cell(r, 4)
+            sh.formula(r, 5, f"={qty}*{price}", float(ln.extended), f.money)
+        if len(bom):
+            sh.ws.autofilter(HEADER_ROW, 0, last, len(cols) - 1)
+        kinds = (
+            f"{xl_rowcol_to_cell(first, 2, True, True)}:{xl_rowcol_to_cell(last, 2, True, True)}"
+        )
+        ext = f"{xl_rowcol_to_cell(first, 5, True, True)}:{xl_rowcol_to_cell(last, 5, True, True)}"
+        row = last + 2
+        cells: dict[str, tuple[str, float]] = {}
+        by_kind = opt.cost_by_kind()
+        for kind in report.KINDS:
+            sh.put(row, 0, f"Subtotal: {report.KIND_LABELS[kind]}", f.bold)
+            sh.put(row, 2, kind)
+            value = round(by_kind.get(kind, 0.0), 2)
+            if len(bom):
+                crit = xl_rowcol_to_cell(row, 2)
+                sh.formula(row, 5, f"=SUMIF({kinds},{crit},{ext})", value, f.money_row_total)
+            else:
+                sh.put(row, 5, value, f.money_row_total)
+            cells[kind] = (sh.ref(row, 5), value)
+            row += 1
+        total = round(sum(ln.extended for ln in opt.lines), 2)
+        sh.put(row, 0, "Grand total", f.bold_top)
+        for c in range(1, 5):
+            sh.ws.write_blank(row, c, None, f.bold_top)
+        if len(bom):
+            sh.formula(row, 5, f"=SUM({ext})", total, f.money_total)
+        else:
+            sh.put(row, 5, total, f.money_total)
+        cells["total"] = (sh.ref(row, 5), total)
+        self.totals[opt.rank] = cells
+        row += 3
+        sh.section(row - 1, "Servers in this option (what goes in each box)")
+        sh.header(row, ["Server", "Configuration"])
+        for r, s in enumerate(opt.servers, start=row + 1):
+            parts = [s.platform]
+            if s.gpu and s.gpu_count:
+                parts.append(f"{s.gpu_count} x {s.gpu}")
+            parts.append(f"{s.dimm_count} x {s.memory}")
+            if s.storage and s.drive_count:
+                parts.append(f"{s.drive_count} x {s.storage}")
+            sh.put(r, 0, s.id)
+            sh.put(r, 1, " + ".join(parts))
+        if opt.unserved:
+            r = row + len(opt.servers) + 2
+            sh.put(r, 0, "Not served:", f.bold)
+            sh.put(r, 1, ", ".join(opt.unserved))
+        sh.widths[1] = min(max(sh.widths.get(1, 30), 30), 80)
+        sh.finish()
+
+    # -- Summary ------------------------------------------------------------------------
+    def _summary(self, sh: _Sheet) -> None:
+        f = self.fmt
+        res = self.result
+        summ = report.summary_table(res, self.catalog)
+        opts = list(res.options)
+        gap = "" if res.gap is None else f", gap {res.gap:.2%}"
+        sh.ws.write_string(
+            2, 0, f"Solver: {res.status} ({res.solver or 'solver not recorded'}{gap}).", f.note
+        )
+        sh.header(
+            HEADER_ROW,
+            ["", "Target / reference"] + [f"Option {o.rank}" for o in opts],
+            numeric=set(range(2, 2 + len(opts))),
+        )
+        base = res.baseline
+        rows: list[tuple[str, str, str, Any]] = [
+            ("Total cost", "", "total", f.money_total),
+            *[(f"  {report.KIND_LABELS[k]}", "", k, f.money) for k in report.KINDS],
+            ("GPUs", "", "gpus", f.int),
+            ("GPUs by SKU", "", "gpus_by_sku", f.right),
+            ("Servers", "", "servers", f.int),
+            ("Largest parallel degree", "R8", "max_degree", f.int),
+            ("Planned VRAM utilisation", f"R18: {target_label('vram')}", "vram_util", f.pct),
+            ("  VRAM vs target", "", "vram_vs_target", None),
+            ("Planned host RAM utilisation", f"R18: {target_label('ram')}", "ram_util", f.pct),
+            ("  RAM vs target", "", "ram_vs_target", None),
+            ("Installed VRAM (GB)", "", "installed_vram_gb", f.num),
+            ("Installed host RAM (GB)", "", "installed_ram_gb", f.num),
+            (
+                "Host memory bandwidth per GPU (GB/s)",
+                "R14: min over servers",
+                "host_bw_gbps_per_gpu",
+                f.num,
+            ),
+            ("Installed storage (TB)", "", "installed_storage_tb", f.num2),
+            ("Unserved workloads", "", "unserved", f.right),
+        ]
+        if base is not None:
+            rows += [
+                (f"R20 reference: {base.get('name', '')}", "", "reference", f.money),
+                ("Saving vs R20 reference", "", "saving", f.money),
+                ("Saving vs R20 reference (%)", "", "saving_pct", f.pct),
+            ]
+        if any(o.lower_bound is not None for o in opts):
+            rows.append(("Solver lower bound", "", "lower_bound", f.money))
+        r = HEADER_ROW + 1
+        row_of: dict[str, int] = {}
+        for label, target, key, fmt in rows:
+            row_of[key] = r
+            sh.put(r, 0, label, f.bold if key == "total" else None)
+            if key == "reference":  # one input cell; every option's saving refers to it
+                sh.put(r, 1, float(base.get("total_cost", 0.0)), f.price_input)
+            else:
+                sh.put(r, 1, target)
+            for c, o in enumerate(opts, start=2):
+                rec = summ.iloc[c - 2]
+                if key in self.totals[o.rank]:
+                    cell, value = self.totals[o.rank][key]
+                    sh.formula(r, c, f"={cell}", value, fmt)
+                elif key == "reference":
+                    continue
+                elif key == "saving":
+                    ref = xl_rowcol_to_cell(row_of["reference"], 1, True, True)
+                    total = xl_rowcol_to_cell(row_of["total"], c)
+                    sh.formula(r, c, f"={ref}-{total}", _plain(rec["saving_vs_reference"]), fmt)
+                elif key == "saving_pct":
+                    ref = xl_rowcol_to_cell(row_of["reference"], 1, True, True)
+                    saving = xl_rowcol_to_cell(row_of["saving"], c)
+                    sh.formula(
+                        r,
+                        c,
+                        f"=IF({ref}=0,0,{saving}/{ref})",
+                        _plain(rec["saving_pct"]) or 0.0,
+                        fmt,
+                    )
+                elif key.endswith("_vs_target"):
+                    status = _plain(rec[key])
+                    sh.put(r, c, status, f.below if status in ("below", "above") else f.within)
+                else:
+                    sh.put(r, c, _plain(rec[key]), fmt)
+            r += 1
+        r += 1
+        for text in res.notes:
+            sh.ws.write_string(r, 0, text, f.note)
+            r += 1
+        self._cost_chart(sh, row_of, len(opts), r + 1)
+        sh.widths[0] = max(36, min(sh.widths.get(0, 0), 60))
+        sh.widths[1] = max(sh.widths.get(1, 10), 20)
+        for c in range(2, 2 + len(opts)):
+            sh.widths[c] = max(sh.widths.get(c, 0), 16)
+        sh.finish(freeze_col=1)
+        sh.ws.fit_to_pages(1, 1)  # the summary prints on one page, chart included
+
+    def _cost_chart(self, sh: _Sheet, kind_rows: dict[str, int], n: int, row: int) -> None:
+        if not n:
+            return
+        chart = self.wb.add_chart({"type": "column", "subtype": "stacked"})
+        colors = {
+            "platform": "#8FAADC",
+            "gpu": "#2F5597",
+            "memory": "#A9D18E",
+            "storage": "#F4B183",
+        }
+        for kind in report.KINDS:
+            kr = kind_rows[kind]
+            chart.add_series(
+                {
+                    "name": [sh.name, kr, 0],
+                    "categories": [sh.name, HEADER_ROW, 2, HEADER_ROW, 1 + n],
+                    "values": [sh.name, kr, 2, kr, 1 + n],
+                    "fill": {"color": colors[kind]},
+                }
+            )
+        chart.set_title({"name": f"Cost by kind per option ({self.catalog.currency})"})
+        chart.set_y_axis({"num_format": "#,##0", "major_gridlines": {"visible": True}})
+        chart.set_legend({"position": "bottom"})
+        chart.set_size({"width": 720, "height": 360})
+        sh.ws.insert_chart(row, 0, chart)
+
+    # -- Placement, Memory ----------------------------------------------------------------
+    def _placement(self, sh: _Sheet) -> None:
+        sh.table(report.placement_table(self.result, self.wf, self.catalog))
+        sh.finish(freeze_col=2)
+
+    def _memory(self, sh: _Sheet) -> None:
+        sh.table(report.memory_table(self.result, self.wf, self.catalog))
+        sh.finish(freeze_col=2)
+
+    # -- Teams ----------------------------------------------------------------------------
+    def _teams(self, sh: _Sheet) -> None:
+        f = self.fmt
+        df = report.teams_table(self.result, self.wf, self.catalog)
+        if df.empty:
+            sh.finish()
+            return
+        cols = list(df.columns)
+        c_of = {c: i for i, c in enumerate(cols)}
+        sh.header(HEADER_ROW, [_label(c) for c in cols])
+        first = HEADER_ROW + 1
+        last = first + len(df) - 1
+        for r, rec in enumerate(df.to_dict("records"), start=first):
+            rank = int(rec["option"].split()[-1])
+            for c, name in enumerate(cols):
+                value = _plain(rec[name])
+                kind = name.removesuffix("_cost")
+                if name.endswith("_cost") and kind in report.KINDS:
+                    share = xl_rowcol_to_cell(r, c_of[f"{kind}_share"])
+                    subtotal = self.totals[rank][kind][0]
+                    sh.formula(r, c, f"={share}*{subtotal}", value, f.money)
+                elif name == "total_cost":
+                    a = xl_rowcol_to_cell(r, c_of["platform_cost"])
+                    b = xl_rowcol_to_cell(r, c_of["storage_cost"])
+                    sh.formula(r, c, f"=SUM({a}:{b})", value, f.money_row_total)
+                else:
+                    sh.put(
+                        r, c, value, f.for_column(name) or (f.int if name == "workloads" else None)
+                    )
+        sh.ws.autofilter(HEADER_ROW, 0, last, len(cols) - 1)
+        row = last + 3
+        sh.put(
+            row - 1, 0, "Totals by option (check: team costs add up to the option total)", f.section
+        )
+        sums = ["platform_cost", "gpu_cost", "memory_cost", "storage_cost", "total_cost"]
+        sh.header(
+            row, ["Option"] + [_label(s) for s in sums] + ["Option sheet total", "Difference"]
+        )
+        opt_col = f"${xl_col_to_name(0)}${first + 1}:${xl_col_to_name(0)}${last + 1}"
+        for r, opt in enumerate(self.result.options, start=row + 1):
+            sh.put(r, 0, f"Option {opt.rank}")
+            for c, name in enumerate(sums, start=1):
+                col = xl_col_to_name(c_of[name])
+                rng = f"${col}${first + 1}:${col}${last + 1}"
+                value = float(df.loc[df["option"] == f"Option {opt.rank}", name].sum())
+                sh.formula(
+                    r,
+                    c,
+                    f"=SUMIF({opt_col},{xl_rowcol_to_cell(r, 0)},{rng})",
+                    value,
+                    f.money_bold if name == "total_cost" else f.money,
+                )
+            cell, total = self.totals[opt.rank]["total"]
+            sh.formula(r, len(sums) + 1, f"={cell}", total, f.money)
+            diff = f"={xl_rowcol_to_cell(r, len(sums))}-{xl_rowcol_to_cell(r, len(sums) + 1)}"
+            sh.formula(r, len(sums) + 2, diff, 0.0, f.money)
+        sh.finish(freeze_col=2)
+
+    # -- Sweep ----------------------------------------------------------------------------
+    def _sweep(self, sh: _Sheet, df: pd.DataFrame) -> None:
+        end = sh.table(df)
+        sh.finish()
+        needed = ("budget", "served_priority", "total_cost")
+        if df.empty or not all(c in df.columns for c in needed):
+            return
+        col = {c: list(df.columns).index(c) for c in needed}
+        first, last = HEADER_ROW + 1, HEADER_ROW + len(df)
+        chart = self.wb.add_chart({"type": "scatter", "subtype": "straight_with_markers"})
+        for name, y2 in (("served_priority", False), ("total_cost", True)):
+            chart.add_series(
+                {
+                    "name": [sh.name, HEADER_ROW, col[name]],
+                    "categories": [sh.name, first, col["budget"], last, col["budget"]],
+                    "values": [sh.name, first, col[name], last, col[name]],
+                    "y2_axis": y2,
+                    "marker": {"type": "circle" if not y2 else "square"},
+                }
+            )
+        cur = self.catalog.currency
+        chart.set_title({"name": "Budget vs served priority and cost"})
+        chart.set_x_axis({"name": f"Budget ({cur})", "num_format": "#,##0"})
+        chart.set_y_axis({"name": "Served priority"})
+        chart.set_y2_axis({"name": f"Total cost ({cur})", "num_format": "#,##0"})
+        chart.set_legend({"position": "bottom"})
+        chart.set_size({"width": 720, "height": 360})
+        sh.ws.insert_chart(end + 1, 0, chart)

@@ -1,0 +1,353 @@
+"""The finance workbook: sheets, live formulas, independent recalculation, safe writing.
+
+Cells and formulas are read back with openpyxl; computed values with pandas (which sees
+only the values stored with each formula); recalculation is done by pycel, a formula
+engine independent of the writer, on a copy stripped of every stored value, and (when
+installed) by LibreOffice headless.
+"""
+
+from __future__ import annotations
+
+import math
+import shutil
+import subprocess
+import zipfile
+from pathlib import Path
+
+import openpyxl
+import pandas as pd
+import pytest
+from test_report import CATALOG, EVIL_NAME, EVIL_TEAM, WORKLOADS, sample_plan
+
+from solver.errors import InputError
+from solver.workbook import currency_format, write_workbook
+
+SOURCES = {"workloads": WORKLOADS, "catalog": CATALOG}
+
+
+@pytest.fixture(scope="module")
+def plan():
+    return sample_plan()
+
+
+@pytest.fixture(scope="module")
+def book(plan, tmp_path_factory) -> Path:
+    result, wf, catalog = plan
+    sweep = pd.DataFrame(
+        {
+            "scenario": ["lean", "mid", "full"],
+            "budget": [1e5, 2e5, 4e5],
+            "served_priority": [10.0, 30.0, 46.0],
+            "total_cost": [95_000.0, 190_000.0, 348_180.0],
+        }
+    )
+    out = tmp_path_factory.mktemp("out") / "q3.xlsx"
+    return write_workbook(out, result, wf, catalog, SOURCES, sweep)
+
+
+def _row_of(ws, label: str, col: int = 1) -> int:
+    for row in ws.iter_rows(min_col=col, max_col=col):
+        if row[0].value == label:
+            return row[0].row
+    raise AssertionError(f"{label!r} not found on {ws.title}")
+
+
+def _price_cell(ws_assumptions, sku: str) -> str:
+    """Address of the unit price of ``sku`` in the Assumptions catalog table."""
+    header = _row_of(ws_assumptions, "Kind")
+    cols = [c.value for c in ws_assumptions[header]]
+    r = next(c.row for c in ws_assumptions["B"] if c.value == sku and c.row > header)
+    return ws_assumptions.cell(r, cols.index("Unit price") + 1).coordinate
+
+
+def test_sheets_and_properties(book, plan):
+    wb = openpyxl.load_workbook(book)
+    assert wb.sheetnames == [
+        "Summary",
+        "Option 1",
+        "Option 2",
+        "Placement",
+        "Memory",
+        "Teams",
+        "Assumptions",
+        "Sweep",
+    ]
+    assert wb.properties.creator == "plan-buy"
+    assert "q3" in wb.properties.title
+    for ws in wb.worksheets:
+        assert ws.page_setup.orientation == "landscape"
+        assert ws.page_setup.fitToWidth in (None, 1)  # 1 is the default xlsx omits
+        assert ws.sheet_properties.pageSetUpPr.fitToPage
+        assert ws.freeze_panes is not None
+    assert wb["Option 1"].freeze_panes == "A5"
+    assert wb["Option 1"].auto_filter.ref.startswith("A4:F")
+    assert wb["Placement"].auto_filter.ref and wb["Teams"].auto_filter.ref
+    assert not list(book.parent.glob(".*tmp"))
+
+
+def test_option_sheet_formulas(book, plan):
+    _result, _, _catalog = plan
+    wb = openpyxl.load_workbook(book)
+    ws, a = wb["Option 1"], wb["Assumptions"]
+    h100 = next(c.row for c in ws["A"] if c.value == "h100-sxm")
+    assert (
+        ws[f"E{h100}"].value
+        == f"=Assumptions!${_price_cell(a, 'h100-sxm')[0]}$" + (_price_cell(a, "h100-sxm")[1:])
+    )
+    assert ws[f"F{h100}"].value == f"=D{h100}*E{h100}"
+    gpu = _row_of(ws, "Subtotal: GPUs")
+    assert ws[f"F{gpu}"].value.startswith("=SUMIF(")
+    total = _row_of(ws, "Grand total")
+    assert ws[f"F{total}"].value.startswith("=SUM(")
+    assert ws[f"F{total}"].font.b
+    assert "#,##0.00" in ws[f"F{total}"].number_format
+    assert ws[f"A{h100}"].value == "h100-sxm" and ws[f"D{h100}"].value == 8
+
+
+def test_values_readable_without_recalculation(book, plan):
+    """pandas sees the stored value of every formula: totals, subtotals, unit prices."""
+    result, _, catalog = plan
+    for opt in result.options:
+        df = pd.read_excel(book, sheet_name=f"Option {opt.rank}", header=3)
+        total = df.loc[df["SKU"] == "Grand total", f"Extended price ({catalog.currency})"]
+        assert total.item() == pytest.approx(opt.total_cost, abs=0.005)
+        lines = df.dropna(subset=["Kind", "Quantity"])
+        assert not lines["Unit price (USD)"].isna().any()
+    summary = pd.read_excel(book, sheet_name="Summary", header=3, index_col=0)
+    assert summary.loc["Total cost", "Option 2"] == pytest.approx(result.options[1].total_cost)
+    teams = pd.read_excel(book, sheet_name="Teams", header=3)
+    teams = teams.iloc[: teams["Option"].isna().idxmax()]  # the table, not the check below
+    assert len(teams) and not teams["Total cost"].isna().any()
+    for opt in result.options:
+        part = teams[teams["Option"] == f"Option {opt.rank}"]
+        assert part["Total cost"].sum() == pytest.approx(opt.total_cost, abs=0.01)
+
+
+def _strip_values(src: Path, dst: Path, edit: dict[str, float] | None = None) -> None:
+    """Copy a workbook keeping only formulas and constants (openpyxl drops stored values)."""
+    wb = openpyxl.load_workbook(src)
+    for addr, value in (edit or {}).items():
+        sheet, cell = addr.split("!")
+        wb[sheet][cell] = value
+    wb.save(dst)
+
+
+def _grand_totals(evaluate, wb) -> dict[int, float]:
+    out = {}
+    for name in wb.sheetnames:
+        if name.startswith("Option "):
+            r = _row_of(wb[name], "Grand total")
+            out[int(name.split()[1])] = evaluate(f"'{name}'!F{r}")
+    return out
+
+
+def test_independent_recalculation_matches_solver_and_follows_prices(book, plan, tmp_path):
+    """pycel recomputes every formula: totals equal the solver's to the cent, and one edited
+    unit price on the Assumptions sheet moves every option that buys that SKU."""
+    pycel = pytest.importorskip("pycel")
+    result, _, catalog = plan
+    bare = tmp_path / "bare.xlsx"
+    _strip_values(book, bare)
+    wb = openpyxl.load_workbook(bare)
+    assert openpyxl.load_workbook(bare, data_only=True)["Option 1"]["F5"].value is None
+    xl = pycel.ExcelCompiler(filename=str(bare))
+    totals = _grand_totals(xl.evaluate, wb)
+    for opt in result.options:
+        assert round(totals[opt.rank], 2) == round(opt.total_cost, 2)
+        assert round(xl.evaluate(f"Summary!{'CD'[opt.rank - 1]}5"), 2) == round(opt.total_cost, 2)
+    # The drive is bought by both options; the H100 by option 1 only.
+    drive = _price_cell(wb["Assumptions"], "nvme-u2-7.68t")
+    h100 = _price_cell(wb["Assumptions"], "h100-sxm")
+    qty = {
+        o.rank: sum(ln.qty for ln in o.lines if ln.sku == "nvme-u2-7.68t") for o in result.options
+    }
+    assert all(qty.values())
+    xl.set_value(f"Assumptions!{drive}", catalog.price_of("nvme-u2-7.68t") + 100)
+    moved = _grand_totals(xl.evaluate, wb)
+    for rank, before in totals.items():
+        assert moved[rank] == pytest.approx(before + 100 * qty[rank])
+    xl.set_value(f"Assumptions!{h100}", catalog.price_of("h100-sxm") + 1000)
+    again = _grand_totals(xl.evaluate, wb)
+    assert again[1] == pytest.approx(moved[1] + 8000)
+    assert again[2] == pytest.approx(moved[2])
+    assert xl.evaluate("Summary!C5") == pytest.approx(again[1])
+
+
+def test_team_totals_recalculate_to_option_totals(book, plan, tmp_path):
+    pycel = pytest.importorskip("pycel")
+    result, _, _ = plan
+    bare = tmp_path / "bare.xlsx"
+    _strip_values(book, bare)
+    ws = openpyxl.load_workbook(bare)["Teams"]
+    xl = pycel.ExcelCompiler(filename=str(bare))
+    head = _row_of(ws, "Option", 1)
+    header = [c.value for c in ws[head]]
+    start = (
+        next(r for r in range(head + 1, ws.max_row + 1) if ws.cell(r, 1).value is None) + 2
+    )  # the "Totals by option" header
+    for i, opt in enumerate(result.options, start=start + 1):
+        assert ws.cell(i, 1).value == f"Option {opt.rank}"
+        col = openpyxl.utils.get_column_letter(6)
+        assert round(xl.evaluate(f"Teams!{col}{i}"), 2) == round(opt.total_cost, 2)
+        diff = openpyxl.utils.get_column_letter(8)
+        assert abs(xl.evaluate(f"Teams!{diff}{i}")) < 0.005
+    assert "Team" in header
+
+
+@pytest.mark.skipif(shutil.which("soffice") is None, reason="LibreOffice not installed")
+def test_libreoffice_recalculates_an_edited_price(book, plan, tmp_path):
+    """LibreOffice headless recomputes a copy whose drive price was raised by 100."""
+    result, _, catalog = plan
+    a = openpyxl.load_workbook(book)["Assumptions"]
+    drive = _price_cell(a, "nvme-u2-7.68t")
+    edited = tmp_path / "edited.xlsx"
+    _strip_values(book, edited, {f"Assumptions!{drive}": catalog.price_of("nvme-u2-7.68t") + 100})
+    out = tmp_path / "lo"
+    subprocess.run(
+        [
+            "soffice",
+            "--headless",
+            f"-env:UserInstallation=file://{tmp_path}/profile",
+            "--convert-to",
+            "xlsx",
+            "--outdir",
+            str(out),
+            str(edited),
+        ],
+        check=True,
+        capture_output=True,
+        timeout=180,
+    )
+    wb = openpyxl.load_workbook(out / "edited.xlsx", data_only=True)
+    for opt in result.options:
+        ws = wb[f"Option {opt.rank}"]
+        total = ws[f"F{_row_of(ws, 'Grand total')}"].value
+        qty = sum(ln.qty for ln in opt.lines if ln.sku == "nvme-u2-7.68t")
+        assert round(total, 2) == round(opt.total_cost + 100 * qty, 2)
+
+
+def test_input_text_is_never_a_formula(book):
+    """Spreadsheet formula injection: names from the input are stored as literal text."""
+    wb = openpyxl.load_workbook(book)
+    found = 0
+    for ws in wb.worksheets:
+        for row in ws.iter_rows():
+            for c in row:
+                if c.value in (EVIL_NAME, EVIL_TEAM):
+                    assert c.data_type == "s", (ws.title, c.coordinate)
+                    assert c.quotePrefix
+                    found += 1
+                if c.data_type == "f":
+                    assert "HYPERLINK" not in str(c.value) and "cmd" not in str(c.value)
+    assert found >= 6
+    with zipfile.ZipFile(book) as z:
+        for name in z.namelist():
+            if name.startswith("xl/worksheets/"):
+                assert "HYPERLINK" not in z.read(name).decode()
+    placement = pd.read_excel(book, sheet_name="Placement", header=3)
+    assert EVIL_NAME in set(placement["Workload"])
+    assert EVIL_TEAM in set(placement["Team"])
+
+
+def test_assumptions_sheet_lists_inputs_and_prices(book, plan):
+    _result, _wf, catalog = plan
+    ws = openpyxl.load_workbook(book)["Assumptions"]
+    values = [c.value for row in ws.iter_rows() for c in row if c.value is not None]
+    import hashlib
+
+    assert hashlib.sha256(WORKLOADS.read_bytes()).hexdigest() in values
+    assert hashlib.sha256(CATALOG.read_bytes()).hexdigest() in values
+    assert "2026-10-01" in values and "USD" in values
+    assert "headroom" in values and "R18" in values
+    assert any(str(v).startswith("plan-buy ") for v in values)
+    assert ws[_price_cell(ws, "h100-sxm")].value == catalog.price_of("h100-sxm")
+
+
+def test_summary_shows_baseline_status_and_chart(book, plan, tmp_path):
+    result, wf, catalog = plan
+    df = pd.read_excel(book, sheet_name="Summary", header=3, index_col=0)
+    assert df.loc["Saving vs R20 reference", "Option 1"] == pytest.approx(20000.0)
+    assert df.loc["  VRAM vs target", "Option 1"] in ("below", "within")
+    assert df.loc["Unserved workloads", "Option 2"] == "code-lora-8b"
+    with zipfile.ZipFile(book) as z:
+        charts = [n for n in z.namelist() if n.startswith("xl/charts/chart")]
+    assert len(charts) == 2  # cost by kind, sweep
+    bare = result.__class__(
+        status="feasible", currency="USD", options=result.options, solver="cbc", gap=0.02
+    )
+    out = write_workbook(tmp_path / "nob.xlsx", bare, wf, catalog, SOURCES)
+    df = pd.read_excel(out, sheet_name="Summary", header=3, index_col=0)
+    assert not any("R20" in str(i) for i in df.index)
+    assert "Sweep" not in openpyxl.load_workbook(out).sheetnames
+    note = pd.read_excel(out, sheet_name="Summary", header=None).iloc[2, 0]
+    assert "feasible" in note and "2.00%" in note
+
+
+def test_sweep_without_chart_columns_has_no_chart(plan, tmp_path):
+    result, wf, catalog = plan
+    sweep = pd.DataFrame({"growth": [1.0, 1.5], "total_cost": [1.0, float("nan")]})
+    out = write_workbook(tmp_path / "s.xlsx", result, wf, catalog, SOURCES, sweep)
+    with zipfile.ZipFile(out) as z:
+        assert len([n for n in z.namelist() if n.startswith("xl/charts/chart")]) == 1
+    df = pd.read_excel(out, sheet_name="Sweep", header=3)
+    assert list(df.columns) == ["Growth", "Total cost"] and math.isnan(df.iloc[1, 1])
+
+
+def test_write_is_atomic_on_failure(plan, tmp_path, monkeypatch):
+    result, wf, catalog = plan
+    out = tmp_path / "q3.xlsx"
+    out.write_bytes(b"previous workbook")
+    import solver.workbook as wbmod
+
+    def boom(self):
+        raise RuntimeError("interrupted")
+
+    monkeypatch.setattr(wbmod._Book, "write", boom)
+    with pytest.raises(RuntimeError):
+        write_workbook(out, result, wf, catalog, SOURCES)
+    assert out.read_bytes() == b"previous workbook"
+    assert sorted(p.name for p in tmp_path.iterdir()) == ["q3.xlsx"]
+
+
+def test_failed_rename_keeps_previous_and_is_an_input_error(plan, tmp_path, monkeypatch):
+    result, wf, catalog = plan
+    out = tmp_path / "q3.xlsx"
+    out.write_bytes(b"previous workbook")
+
+    def no_rename(src, dst):
+        raise PermissionError(13, "Permission denied")
+
+    monkeypatch.setattr("solver.workbook.os.replace", no_rename)
+    with pytest.raises(InputError):
+        write_workbook(out, result, wf, catalog, SOURCES)
+    assert out.read_bytes() == b"previous workbook"
+    assert sorted(p.name for p in tmp_path.iterdir()) == ["q3.xlsx"]
+
+
+def test_unwritable_folder_is_a_clear_input_error(plan, tmp_path):
+    result, wf, catalog = plan
+    blocker = tmp_path / "not-a-folder"
+    blocker.write_text("x")
+    with pytest.raises(InputError) as err:
+        write_workbook(blocker / "q3.xlsx", result, wf, catalog, SOURCES)
+    msg = str(err.value)
+    assert msg.startswith(f"cannot write {blocker / 'q3.xlsx'}") and "To fix:" in msg
+    assert err.value.exit_code == 2
+
+
+def test_creates_missing_out_folder_and_overwrites(plan, tmp_path):
+    result, wf, catalog = plan
+    out = tmp_path / "out" / "q3.xlsx"
+    write_workbook(out, result, wf, catalog, SOURCES)
+    first = out.stat().st_size
+    write_workbook(out, result, wf, catalog, SOURCES)
+    assert out.stat().st_size == pytest.approx(first, rel=0.05)
+    assert sorted(p.name for p in out.parent.iterdir()) == ["q3.xlsx"]
+
+
+@pytest.mark.parametrize(
+    "currency, expected",
+    [("USD", '"$"#,##0.00'), ("EUR", '"€"#,##0.00'), ('CH"F', '#,##0.00 "CHF"')],
+)
+def test_currency_format(currency, expected):
+    assert currency_format(currency).startswith(expected)
