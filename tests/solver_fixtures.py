@@ -1,0 +1,75 @@
+"""Tiny hand-made catalogs and a table-driven estimator, so solver tests know their optimum.
+
+The real estimator's figures move as the memory model improves; the solver's tests must
+not. ``fake_estimates`` replaces ``estimate`` in the solver and the checker with a table:
+per-GPU need = need_gb / degree, host RAM = ram_gb x degree (R12-like: more GPUs, more RAM).
+"""
+
+from __future__ import annotations
+
+import datetime as dt
+
+from solver.catalog import Catalog
+from solver.estimate import Estimate, MemoryBreakdown
+from solver.workload import WorkloadFile
+
+NEEDS: dict[str, tuple[float, float]] = {}
+"""workload name -> (VRAM need at degree 1, GB; host RAM per GPU used, GB)."""
+
+
+def fake_estimate(w, gpu, degree, policy):
+    need, ram = NEEDS[w.name]
+    if w.kind == "preprocess" or gpu is None:
+        return Estimate(w.name, None, 0, True, 0.0, 0.0, ram, None, None, MemoryBreakdown())
+    per_gpu = need / degree
+    usable = gpu.vram_gb * (1 - policy.headroom)
+    return Estimate(w.name, gpu.sku, degree, per_gpu <= usable + 1e-9, per_gpu, usable,
+                    ram * degree, 1, 1, MemoryBreakdown(weights_gb=per_gpu))
+
+
+def install(monkeypatch, needs: dict[str, tuple[float, float]]) -> None:
+    """Use the table estimator in candidates and checker for this test."""
+    NEEDS.clear()
+    NEEDS.update(needs)
+    monkeypatch.setattr("solver.candidates.estimate", fake_estimate)
+    monkeypatch.setattr("solver.check.estimate", fake_estimate)
+
+
+def catalog(gpus=None, platforms=None, memory=None, storage=None) -> Catalog:
+    """A small catalog; every argument replaces that list."""
+    return Catalog.model_validate({
+        "currency": "USD",
+        "prices_as_of": dt.date(2026, 10, 1),
+        "gpus": gpus or [
+            {"sku": "small", "vram_gb": 24, "mem_bw_gbps": 1000, "bf16_tflops": 100,
+             "power_w": 300, "form_factor": "pcie", "nvlink_gbps": 0, "price": 1000},
+            {"sku": "big", "vram_gb": 80, "mem_bw_gbps": 2000, "bf16_tflops": 300,
+             "power_w": 400, "form_factor": "pcie", "nvlink_gbps": 600, "price": 10000},
+        ],
+        "platforms": platforms or [
+            {"sku": "box2", "gpu_slots": 2, "form_factors": ["pcie"], "dimm_slots": 4,
+             "memory_type": "ddr4", "memory_channels": 2, "drive_bays": 2, "price": 2000},
+            {"sku": "cpu", "gpu_slots": 0, "dimm_slots": 4, "memory_type": "ddr4",
+             "memory_channels": 4, "drive_bays": 4, "price": 500},
+        ],
+        "memory": memory or [
+            {"sku": "d32", "type": "ddr4", "speed_mts": 3200, "size_gb": 32, "price": 100},
+            {"sku": "d64", "type": "ddr4", "speed_mts": 3200, "size_gb": 64, "price": 300},
+        ],
+        "storage": storage or [
+            {"sku": "ssd4", "size_tb": 4, "price": 400},
+        ],
+    })
+
+
+def workloads(*jobs: dict, **policy) -> WorkloadFile:
+    """A workload file of inference-shaped jobs (the fake estimator ignores the model)."""
+    model = {"params_b": 1, "hidden": 1024, "layers": 2, "heads": 8, "vocab": 1000}
+    items = []
+    for job in jobs:
+        item = {"kind": "inference", "model": model, "context": 16, "batch": 1}
+        item.update(job)
+        if item["kind"] == "preprocess":
+            item.pop("model"), item.pop("context"), item.pop("batch")
+        items.append(item)
+    return WorkloadFile.model_validate({"name": "t", "policy": policy, "workloads": items})
