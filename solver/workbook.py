@@ -161,6 +161,8 @@ class _Formats:
         self.literal = add({"valign": "top", "quote_prefix": True})
         self.bold = add({"bold": True})
         self.right = add({"align": "right"})
+        self.center = add({"align": "center"})
+        self.wrap_right = add({"align": "right", "text_wrap": True, "valign": "top"})
         self.below = add({"align": "right", "font_color": "#C00000"})
         self.within = add({"align": "right", "font_color": "#375623"})
         self.price_input = add(
@@ -187,6 +189,8 @@ class _Formats:
             return self.num
         if name.endswith("_tb"):
             return self.num2
+        if name in ("fits", "replica", "degree"):
+            return self.center
         return None
 
 
@@ -517,7 +521,7 @@ class _Book:
             ("Total cost", "", "total", f.money_total),
             *[(f"  {report.KIND_LABELS[k]}", "", k, f.money) for k in report.KINDS],
             ("GPUs", "", "gpus", f.int),
-            ("GPUs by SKU", "", "gpus_by_sku", f.right),
+            ("GPUs by SKU", "", "gpus_by_sku", f.wrap_right),
             ("Servers", "", "servers", f.int),
             ("Largest parallel degree", "R8", "max_degree", f.int),
             ("Planned VRAM utilisation", f"R18: {target_label('vram')}", "vram_util", f.pct),
@@ -533,8 +537,10 @@ class _Book:
                 f.num,
             ),
             ("Installed storage (TB)", "", "installed_storage_tb", f.num2),
-            ("Unserved workloads", "", "unserved", f.right),
+            ("Unserved workloads", "", "unserved", f.wrap_right),
         ]
+        if base is None:
+            rows.append(("R20 reference configuration", "none applies to this mix", "", None))
         if base is not None:
             rows += [
                 (f"R20 reference: {base.get('name', '')}", "", "reference", f.money),
@@ -573,6 +579,14 @@ class _Book:
                         _plain(rec["saving_pct"]) or 0.0,
                         fmt,
                     )
+                elif key in ("gpus_by_sku", "unserved"):  # one item a line, in a narrow column
+                    text = str(_plain(rec[key]) or "")
+                    sh.ws.write_string(r, c, text.replace(", ", "\n"), fmt)
+                    lines = max(str(_plain(v) or "").count(", ") + 1 for v in summ[key])
+                    if lines > 1:
+                        sh.ws.set_row(r, 15 * lines)
+                elif not key:
+                    continue
                 elif key.endswith("_vs_target"):
                     status = _plain(rec[key])
                     sh.put(r, c, status, f.below if status in ("below", "above") else f.within)
@@ -587,7 +601,7 @@ class _Book:
         sh.widths[0] = max(36, min(sh.widths.get(0, 0), 60))
         sh.widths[1] = max(sh.widths.get(1, 10), 20)
         for c in range(2, 2 + len(opts)):
-            sh.widths[c] = max(sh.widths.get(c, 0), 16)
+            sh.widths[c] = min(max(sh.widths.get(c, 0), 16), 26)
         sh.finish(freeze_col=1)
         sh.ws.fit_to_pages(1, 1)  # the summary prints on one page, chart included
 
@@ -657,9 +671,7 @@ class _Book:
                     )
         sh.ws.autofilter(HEADER_ROW, 0, last, len(cols) - 1)
         row = last + 3
-        sh.put(
-            row - 1, 0, "Totals by option (check: team costs add up to the option total)", f.section
-        )
+        sh.section(row - 1, "Totals by option (check: team costs add up to the option total)")
         sums = ["platform_cost", "gpu_cost", "memory_cost", "storage_cost", "total_cost"]
         sh.header(
             row, ["Option"] + [_label(s) for s in sums] + ["Option sheet total", "Difference"]

@@ -277,7 +277,8 @@ def test_summary_shows_baseline_status_and_chart(book, plan, tmp_path):
     )
     out = write_workbook(tmp_path / "nob.xlsx", bare, wf, catalog, SOURCES)
     df = pd.read_excel(out, sheet_name="Summary", header=3, index_col=0)
-    assert not any("R20" in str(i) for i in df.index)
+    assert not any("Saving" in str(i) for i in df.index)
+    assert df.loc["R20 reference configuration", "Target / reference"] == "none applies to this mix"
     assert "Sweep" not in openpyxl.load_workbook(out).sheetnames
     note = pd.read_excel(out, sheet_name="Summary", header=None).iloc[2, 0]
     assert "feasible" in note and "2.00%" in note
@@ -351,3 +352,28 @@ def test_creates_missing_out_folder_and_overwrites(plan, tmp_path):
 )
 def test_currency_format(currency, expected):
     assert currency_format(currency).startswith(expected)
+
+
+def test_end_to_end_plan_workbook_recalculates_to_the_solver_total(tmp_path):
+    """The real pipeline on the Q3 mix: the written workbook recalculates (pycel, no stored
+    values) to each option's solver total to the cent."""
+    pycel = pytest.importorskip("pycel")
+    from solver.loading import load_catalog, load_workloads
+    from solver.pipeline import plan
+
+    wf, catalog = load_workloads(WORKLOADS), load_catalog(CATALOG)
+    result = plan(wf, catalog, top=2)
+    out = write_workbook(tmp_path / "out" / f"{wf.name}.xlsx", result, wf, catalog, SOURCES)
+    bare = tmp_path / "bare.xlsx"
+    _strip_values(out, bare)
+    wb = openpyxl.load_workbook(bare)
+    assert wb.sheetnames[: 1 + len(result.options)] == ["Summary"] + [
+        f"Option {o.rank}" for o in result.options
+    ]
+    totals = _grand_totals(pycel.ExcelCompiler(filename=str(bare)).evaluate, wb)
+    for opt in result.options:
+        assert round(totals[opt.rank], 2) == round(opt.total_cost, 2)
+    placed = pd.read_excel(out, sheet_name="Placement", header=3)
+    assert len(placed) == sum(len(o.placements) for o in result.options)
+    memory = pd.read_excel(out, sheet_name="Memory", header=3)
+    assert set(memory["Fits"]) == {"yes"}  # every placement fits its GPU
