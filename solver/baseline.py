@@ -66,14 +66,17 @@ def scenario_of(wf: WorkloadFile) -> str | None:
     return "small" if biggest < 20 else "medium" if biggest < 100 else "large"
 
 
-def _server_type(ref: Reference, cand: Candidates, catalog: Catalog):
-    """The cheapest evenly populated memory of at least the reference RAM on its platform."""
-    fits = [t for t in cand.types
-            if t.platform.sku == ref.platform and t.gpu is not None and t.gpu.sku == ref.gpu
-            and t.ram_gb >= ref.ram_gb]
-    if not fits:
-        return None
-    return min(fits, key=lambda t: (t.dimm_count * catalog.dimm(t.memory_sku).price, t.ram_gb))
+def _reference_types(ref: Reference, cand: Candidates) -> tuple[list, list]:
+    """Reference servers (its platform and GPU, at least its RAM) and CPU-only nodes.
+
+    The seed's configurations size GPU servers; a preprocessing job too big for them runs on
+    CPU-only nodes, as the seed's heterogeneous pool (R16) would.
+    """
+    gpu_types = [t for t in cand.types
+                 if t.platform.sku == ref.platform and t.gpu is not None and t.gpu.sku == ref.gpu
+                 and t.ram_gb >= ref.ram_gb]
+    cpu_types = [t for t in cand.types if t.platform.gpu_slots == 0]
+    return gpu_types, cpu_types
 
 
 def _drives(tb: float, catalog: Catalog, bays: int) -> tuple[str, int] | None:
@@ -96,41 +99,45 @@ def baseline_cost(wf: WorkloadFile, catalog: Catalog, cand: Candidates, solver: 
     best = None
     for ref in SCENARIOS[scenario]:
         try:
-            t = _server_type(ref, cand, catalog)
             platform = catalog.platform(ref.platform)
-            catalog.gpu(ref.gpu)
-        except StopIteration:
-            continue
-        if t is None:
-            continue
+            gpu = catalog.gpu(ref.gpu)
+        except KeyError:
+            continue  # a custom catalog without the reference SKUs
+        gpu_types, cpu_types = _reference_types(ref, cand)
+        allowed = gpu_types + cpu_types
         runnable = all(
-            any(type_accepts(t, o, wf.policy) for o in cand.options[w.name]) for w in wf.workloads
+            any(type_accepts(t, o, wf.policy) for o in cand.options[w.name] for t in allowed)
+            for w in wf.workloads
         )
-        if not runnable:
+        drives = _drives(ref.storage_tb, catalog, platform.drive_bays)
+        if not gpu_types or not runnable or drives is None:
             continue
         m = build(served, catalog, cand, None)
-        require_reference(m, t.key, ref.gpus)
+        require_reference(m, {t.key for t in allowed})
         out = solve(m, solver, time_limit)
         if out.status not in ("optimal", "feasible"):
             continue
-        servers = out.n[t.key]
-        drives = _drives(ref.storage_tb, catalog, platform.drive_bays)
-        need_tb = sum(w.storage_tb for w in wf.workloads)
-        if drives is None:
-            continue
+        servers = sum(out.n[t.key] for t in gpu_types)
+        cost = sum(
+            out.n[t.key] * (t.platform.price + t.dimm_count * catalog.dimm(t.memory_sku).price)
+            for t in allowed
+        ) + servers * ref.gpus * gpu.price
         sku, per_server = drives
         size = catalog.drive(sku).size_tb
+        need_tb = sum(w.storage_tb for w in wf.workloads)
         total_drives = max(per_server * servers, math.ceil(need_tb / size - 1e-9))
-        if total_drives > servers * platform.drive_bays:
+        bays = servers * platform.drive_bays + sum(
+            out.n[t.key] * t.platform.drive_bays for t in cpu_types)
+        if total_drives > bays:
             continue
-        unit = platform.price + t.dimm_count * catalog.dimm(t.memory_sku).price
-        cost = servers * (unit + ref.gpus * catalog.gpu(ref.gpu).price)
         cost += total_drives * catalog.drive(sku).price
+        cpu_nodes = sum(out.n[t.key] for t in cpu_types)
+        label = f"R20 {scenario}: {ref.label}" + (f" + {cpu_nodes} CPU node(s)" if cpu_nodes else "")
         if best is None or cost < best["total_cost"]:
             best = {
                 "scenario": scenario,
-                "name": f"R20 {scenario}: {ref.label}",
-                "servers": servers,
+                "name": label,
+                "servers": servers + cpu_nodes,
                 "gpus": servers * ref.gpus,
                 "gpu": ref.gpu,
                 "total_cost": round(cost, 2),

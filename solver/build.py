@@ -301,9 +301,8 @@ def add_packing_cuts(m: Model, key: str, headroom: float) -> int:
     return added
 
 
-def require_reference(m: Model, type_key: str, gpus_per_server: int) -> None:
-    """Only the reference server type, with every one of its GPU slots filled (R20)."""
+def require_reference(m: Model, type_keys: set[str]) -> None:
+    """Only the reference server types may be bought (R20); the caller prices them."""
     for key, v in m.n.items():
-        if key != type_key:
+        if key not in type_keys:
             m.prob += v == 0
-    m.prob += m.gpus(type_key) == gpus_per_server * m.n[type_key]

@@ -23,22 +23,27 @@ def _pct(value: float | None, status: str | None) -> str:
 def render_plan_summary(result: PlanResult, catalog: Catalog, name: str,
                         workbook: Path | None = None) -> str:
     """A short report: status, one row per option, the R20 comparison, unserved work."""
-    gap = f", gap {result.gap:.2%}" if result.gap else ""
+    gap = f", gap {result.gap:.3%}" if result.gap else ""
     lines = [
         f"{name}: {len(result.options)} option(s), {result.status} ({result.solver}{gap}); "
         f"prices as of {catalog.prices_as_of} ({catalog.price_note or 'catalog prices'})",
         "",
     ]
-    header = (f"{'#':>2}  {'total cost':>14}  {'GPUs':<34} {'servers':>7} {'max deg':>7}  "
+    mixes = {
+        o.rank: ", ".join(f"{n}x {sku}" for sku, n in sorted(o.gpus_by_sku().items())) or "none"
+        for o in result.options
+    }
+    width = max([34, *map(len, mixes.values())])
+    header = (f"{'#':>2}  {'total cost':>14}  {'GPUs':<{width}} {'servers':>7} {'max deg':>7}  "
               f"{'VRAM use ' + target_label('vram'):>17}  {'RAM use ' + target_label('ram'):>17}  "
               f"{'host GB/s/GPU':>13}")
     lines += [header, "-" * len(header)]
     for o in result.options:
         m = option_metrics(o, catalog)
-        gpus = ", ".join(f"{n}x {sku}" for sku, n in sorted(m.gpus_by_sku.items())) or "none"
+        gpus = mixes[o.rank]
         bw = f"{m.host_bw_gbps_per_gpu:.0f}" if m.host_bw_gbps_per_gpu else "-"
         lines.append(
-            f"{o.rank:>2}  {money(o.total_cost, result.currency):>14}  {gpus:<34} "
+            f"{o.rank:>2}  {money(o.total_cost, result.currency):>14}  {gpus:<{width}} "
             f"{m.servers:>7} {m.max_degree:>7}  {_pct(m.vram_util, m.vram_status):>17}  "
             f"{_pct(m.ram_util, m.ram_status):>17}  {bw:>13}"
         )

@@ -1,0 +1,37 @@
+"""Every shipped workload file plans to proven optimality and beats the seed's reference."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import pytest
+
+from solver.check import check_plan
+from solver.loading import load_catalog, load_workloads
+from solver.pipeline import plan
+
+ROOT = Path(__file__).resolve().parents[1]
+FILES = [ROOT / "workloads" / f"{n}.yaml" for n in ("q3", "small", "medium", "large")]
+FILES.append(ROOT.parent / "shared" / "examples" / "customer-q3.yaml")
+
+
+@pytest.fixture(scope="module")
+def catalog():
+    return load_catalog(ROOT / "catalogs" / "default.yaml")
+
+
+@pytest.mark.parametrize("path", FILES, ids=lambda p: p.stem)
+def test_plans_optimal_and_beats_reference(path, catalog):
+    wf = load_workloads(path)
+    result = plan(wf, catalog, top=1)
+    assert result.status == "optimal"  # no repair: the expansion met the program's bound
+    option = result.options[0]
+    assert check_plan(option, wf, catalog) == []
+    if result.baseline is not None:
+        assert option.total_cost <= result.baseline["total_cost"] + 0.01
+
+
+def test_small_and_large_have_a_reference(catalog):
+    for name in ("small", "large"):
+        wf = load_workloads(ROOT / "workloads" / f"{name}.yaml")
+        assert plan(wf, catalog, top=1).baseline is not None
