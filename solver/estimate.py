@@ -1,25 +1,111 @@
-"""Memory estimator (PLACEHOLDER VERSION — being replaced by the full model of docs/memory-model.md).
+"""Memory estimator: per-GPU VRAM and per-replica host RAM of one workload (R1-R15).
 
-Interface contract (kept by the full version):
-    estimate(workload, gpu, degree, policy) -> Estimate
-    data_ram_gb(workload) -> float
+Every formula, constant and source is written out in ``docs/memory-model.md``; the
+docstrings below name the formula and the R-rule. Units: GB = 10^9 bytes (SPEC).
+
+Parallel degree ``d`` is one replica spread over ``d`` GPUs as **tensor parallelism with
+sequence parallelism** (Megatron-LM; Korthikanti et al. 2022, Table 2): every model state
+(weights, gradients, optimizer state, master copy) is split ``d`` ways, and so are the
+activations, the logits (vocabulary-parallel loss) and the KV cache (by heads). Only the
+per-process overhead (CUDA context) is not split. All ``d`` GPUs work on the same
+micro-batch, so one replica is one data-parallel copy and reaches ``global_batch`` by
+gradient accumulation alone: ``accum = ceil(global_batch / micro_batch)`` (R9); when the
+global batch is not a multiple, the last micro-batch of a step is the remainder.
+
+Pure functions, no I/O; results are frozen dataclasses.
 """
 
 from __future__ import annotations
 
 import math
-from dataclasses import asdict, dataclass
+from dataclasses import asdict, dataclass, replace
 
 from .catalog import GpuSku
-from .workload import Policy, Workload
+from .workload import ModelArch, Policy, Workload
 
 GB = 1e9
+"""Bytes per GB: the SPEC's (and the seed's) decimal convention, 13B x 2 bytes = 26 GB."""
+
+# --- Bytes per value (R1) ------------------------------------------------------------------
 BYTES = {"fp32": 4.0, "fp16": 2.0, "bf16": 2.0, "fp8": 1.0, "int8": 1.0, "int4": 0.5}
+"""R1: bytes of one parameter in each dtype (SPEC R1)."""
+MIXED_PRECISIONS = ("fp16", "bf16")
+"""Training in these dtypes is mixed precision: 16-bit compute, FP32 update (R4)."""
+FP32_BYTES = 4.0
+"""R4: an FP32 master copy is 4 bytes per trained parameter."""
+
+# --- Optimizer state (R3) ------------------------------------------------------------------
+OPTIMIZER_BYTES = {"adam": 8.0, "adamw": 8.0, "sgd": 4.0, "adamw8bit": 2.0}
+"""R3: state bytes per trained parameter: Adam/AdamW momentum + variance in FP32 (8);
+SGD momentum (4); bitsandbytes 8-bit Adam, two 1-byte states (2). Matches ZeRO's K = 12 for
+mixed-precision Adam once the 4-byte master copy is counted apart (Rajbhandari et al. 2020)."""
+
+# --- Quantised weights ---------------------------------------------------------------------
+NF4_BITS = 4.0 + 0.127
+"""QLoRA NF4 with double quantisation: 4 bits + 0.127 bits of constants per parameter
+(8-bit absmax per 64 values + FP32 second-level absmax per 256 blocks; Dettmers et al. 2023)."""
+INT4_BITS = 4.0 + (16 + 4) / 128
+"""GPTQ/AWQ-style int4 serving: 4 bits + an FP16 scale and a packed 4-bit zero point per
+group of 128 weights (AutoGPTQ/AutoAWQ default group size 128)."""
+INT8_ROW_SCALE_BYTES = 4.0
+"""bitsandbytes LLM.int8(): one FP32 absmax scale per output row of each int8 matrix
+(Dettmers et al. 2022); outlier columns are computed in FP16 on the fly."""
+QUANT_BITS = {"int4": INT4_BITS, "int8": 8.0, "fp8": 8.0}
+"""Bits per quantised linear-layer weight when serving in these precisions."""
+EMBEDDING_BYTES_QUANTISED = 2.0
+"""Embeddings, LM head and norms stay 16-bit in quantised models: bitsandbytes/transformers
+skip ``lm_head`` and only replace ``nn.Linear`` layers; vLLM FP8 leaves them in BF16."""
+
+# --- LoRA (Hu et al. 2021) -----------------------------------------------------------------
+LORA_TARGETS = ("q", "v")
+"""Matrices that get an adapter by default: query and value projections, the original LoRA
+paper's choice and the default of PEFT (``target_modules`` for LLaMA) and LitGPT configs.
+QLoRA's recipe adapts all linear layers: pass ``LORA_ALL_LINEAR`` to ``lora_params``."""
+LORA_ALL_LINEAR = ("q", "k", "v", "o", "gate", "up", "down")
+"""Every linear layer of a transformer block (QLoRA paper, Sec. 4)."""
+LORA_PARAM_BYTES = 4.0
+"""Adapters are trained in FP32 (PEFT ``autocast_adapter_dtype=True`` default), so they need
+no separate master copy; their gradients are FP32 too."""
+
+# --- Activations (Korthikanti et al. 2022, re-derived; docs/memory-model.md) ---------------
+MASK_BYTES = 1.0
+"""A dropout mask stores one byte per element (Korthikanti et al. 2022, Sec. 4.1)."""
+NORM_INPUT_BYTES_MIXED = 4.0
+"""LayerNorm under torch.autocast and RMSNorm in HF/LitGPT run in FP32 and save an FP32
+input (PyTorch autocast op list: layer_norm -> float32; LlamaRMSNorm upcasts)."""
+SOFTMAX_BYTES_MIXED = 4.0
+"""Eager attention under torch.autocast computes softmax in FP32 (autocast op list) and
+saves its FP32 output; Megatron's fused kernel would keep 2 bytes (Korthikanti's 5as/h)."""
+LORA_DROPOUT_SAVES = True
+"""PEFT and LitGPT apply dropout (p = 0.05-0.1; QLoRA paper 0.1/0.05) to each adapter's
+input: autograd keeps its 16-bit output and a 1-byte mask per adapted matrix."""
+SEED_ACTIVATION_COEFFICIENT = 17.0
+"""R6 (the seed): activations = b x s x h x L x dtype bytes x coefficient, coefficient 12-20
+by architecture; 17 is the midpoint, close to Korthikanti's 34 bytes / 2 bytes."""
+
+# --- Inference runtime ---------------------------------------------------------------------
+PREFILL_CHUNK_TOKENS = 8192
+"""Tokens processed in one prefill forward pass at most (vLLM chunked prefill default
+``max_num_batched_tokens`` 8192 on recent releases); sizes the transient buffers."""
+INFER_ACT_VALUES_PER_TOKEN_H = 4.0
+"""Transient values per token in one layer's forward at inference, in units of hidden
+(residual, norm output, attention output, MLP input) plus 2 x intermediate for the MLP."""
+
+# --- Runtime overhead ----------------------------------------------------------------------
+CUDA_CONTEXT_GB = 1.408
+"""CUDA context + PyTorch kernels per process: 1,343 MiB measured by NVML on a V100 in the
+Hugging Face 'Model training anatomy' docs (ranges 0.3-1.3+ GB by GPU and library)."""
+ALLOCATOR_CACHE_FRACTION = 0.25
+"""PyTorch's caching allocator keeps freed activation blocks reserved: reserved exceeds
+max_allocated by ~10-30% of the transient (activation) memory; 0.25 fits the HF BERT
+NVML measurements (docs/memory-model.md, accuracy table)."""
+FIT_EPS_GB = 1e-9
+"""Float tolerance for the fit test."""
 
 
 @dataclass(frozen=True)
 class MemoryBreakdown:
-    """Per-GPU VRAM by component, GB."""
+    """Per-GPU VRAM by component, GB (10^9 bytes)."""
 
     weights_gb: float = 0.0
     gradients_gb: float = 0.0
@@ -31,6 +117,7 @@ class MemoryBreakdown:
 
     @property
     def total_gb(self) -> float:
+        """Sum of every component, GB."""
         return sum(asdict(self).values())
 
     def to_json(self) -> dict:
@@ -39,7 +126,13 @@ class MemoryBreakdown:
 
 @dataclass(frozen=True)
 class Estimate:
-    """What one replica of a workload needs on one GPU SKU at one parallel degree."""
+    """What one replica of a workload needs on one GPU SKU at one parallel degree.
+
+    ``vram_gb_per_gpu`` is what a planner must reserve on each GPU: every tensor plus the
+    CUDA context and the allocator's cache (comparable to nvidia-smi "used").
+    ``allocated_gb`` is the same minus the CUDA context (comparable to
+    ``torch.cuda.max_memory_allocated`` up to the allocator cache).
+    """
 
     workload: str
     gpu: str | None
@@ -52,8 +145,27 @@ class Estimate:
     grad_accum_steps: int | None
     breakdown: MemoryBreakdown
     note: str = ""
+    cuda_context_gb: float = 0.0
+    """Part of ``breakdown.overhead_gb`` that is the CUDA context (not in max_allocated)."""
+    data_ram_gb: float = 0.0
+    """R11 part of the host-RAM need, GB."""
+    ratio_ram_gb: float = 0.0
+    """R12 part of the host-RAM need, GB."""
+    gpu_vram_gb: float = 0.0
+    """VRAM of one card of this SKU, GB (0 without a GPU)."""
+
+    @property
+    def allocated_gb(self) -> float:
+        """Per-GPU need without the CUDA context, GB (what max_memory_allocated sees)."""
+        return self.vram_gb_per_gpu - self.cuda_context_gb
+
+    @property
+    def vram_utilisation(self) -> float:
+        """Fraction of each card this replica uses (0 without a GPU); R7/R18 waste check."""
+        return self.vram_gb_per_gpu / self.gpu_vram_gb if self.gpu_vram_gb else 0.0
 
     def to_json(self) -> dict:
+        """Exactly the SPEC's estimate row."""
         return {
             "workload": self.workload,
             "gpu": self.gpu,
@@ -67,52 +179,305 @@ class Estimate:
         }
 
 
+# --- Host RAM (R11, R12) -------------------------------------------------------------------
+LOADER_PREFETCH_SHARE = 1 / 16
+"""Extra share of the expanded in-memory data each DataLoader worker holds: a forked worker
+shares the parent's pages copy-on-write, but its prefetch queue (PyTorch ``prefetch_factor``
+2 batches) and the pages its Python objects' refcounts dirty are private; 1/16 per worker is
+our planning figure (documented in docs/memory-model.md)."""
+MAX_LOADER_FACTOR = 2.0
+"""Cap on the concurrent-loading factor: at worst the workers together duplicate the data
+set once (every copy-on-write page dirtied); more workers stream, they do not copy again."""
+SYSTEM_RESERVE = 0.20
+"""R11: keep at least 20% of host RAM for the OS and system services."""
+
+
+def loader_factor(workers: int) -> float:
+    """R11 concurrent-loading factor: 1 + workers / 16, capped at 2 (dimensionless)."""
+    return min(MAX_LOADER_FACTOR, 1.0 + LOADER_PREFETCH_SHARE * workers)
+
+
 def data_ram_gb(w: Workload) -> float:
+    """R11 data RAM, GB = in_memory_gb x expansion x loader_factor(workers) x (1 + 20%)."""
     d = w.data
-    return d.in_memory_gb * d.expansion * (1 + 0.05 * d.workers) * 1.2
+    return d.in_memory_gb * d.expansion * loader_factor(d.workers) * (1.0 + SYSTEM_RESERVE)
 
 
-def _train(w: Workload, d: int, mb: int) -> MemoryBreakdown:
+def ram_ratio(w: Workload, degree: int, policy: Policy) -> float:
+    """R12 RAM-to-VRAM ratio for this workload kind and degree."""
+    if w.kind == "inference":
+        return policy.ram_ratio_inference
+    if degree > 1:
+        return policy.ram_ratio_multi_gpu_train
+    return policy.ram_ratio_single_gpu_train
+
+
+# --- Parameters ----------------------------------------------------------------------------
+def embedding_params(a: ModelArch) -> float:
+    """Token embedding + LM head parameters: vocab x hidden x (1 if tied else 2)."""
+    return a.vocab * a.hidden * (1 if a.tied_embeddings else 2)
+
+
+def lora_params(a: ModelArch, rank: int, targets: tuple[str, ...] = LORA_TARGETS) -> float:
+    """Adapter parameters: rank x (d_in + d_out) per adapted matrix per layer (Hu et al.).
+
+    MLP adapters count once per expert of a mixture-of-experts model.
+    """
+    h, f = a.hidden, a.d_ff
+    q_out, kv_out = a.heads * a.d_head, a.n_kv_heads * a.d_head
+    shape = {
+        "q": (h, q_out), "k": (h, kv_out), "v": (h, kv_out), "o": (q_out, h),
+        "gate": (h, f), "up": (h, f), "down": (f, h),
+    }
+    per_layer = 0.0
+    for t in targets:
+        if t == "gate" and a.mlp_kind != "swiglu":
+            continue
+        d_in, d_out = shape[t]
+        per_layer += rank * (d_in + d_out) * (a.experts if t in ("gate", "up", "down") else 1)
+    return per_layer * a.layers
+
+
+def quantised_weights_bytes(a: ModelArch, bits: float, extra_per_row: float = 0.0) -> float:
+    """Quantised linear layers at ``bits`` per weight + 16-bit embeddings and LM head."""
+    p = a.params_b * 1e9
+    emb = min(embedding_params(a), p)
+    linear = p - emb
+    rows = linear / a.hidden  # output rows of the linear layers (most have d_in = hidden)
+    return linear * bits / 8 + rows * extra_per_row + emb * EMBEDDING_BYTES_QUANTISED
+
+
+# --- Activations ---------------------------------------------------------------------------
+def uses_flash_attention(a: ModelArch) -> bool:
+    """Modern decoder (SwiGLU or grouped-query attention): memory-efficient attention, no
+    dropout; GPT-2/BERT-era models (GELU, full multi-head): eager attention with dropout."""
+    return a.mlp_kind == "swiglu" or a.n_kv_heads < a.heads
+
+
+def layer_activation_bytes(w: Workload, mb: int, seq: int) -> float:
+    """Bytes one transformer layer saves for backward, for ``mb`` sequences of ``seq`` tokens.
+
+    Korthikanti et al. (2022) tensor-by-tensor accounting, re-derived for the architecture:
+    saved values per token (units of values, times dtype bytes) =
+      norms        2h at the norm's saved dtype (FP32 under autocast / RMSNorm upcast)
+      attention    Q h + K,V 2h*kv/a + attention output h            (always saved)
+      linear in    qkv-input h + mlp-input h + down/fc2-input f       (trainable or bnb-4bit)
+      MLP inner    SwiGLU: gate, up, silu out = 3f; GELU: GELU input f (always saved)
+      dropout      2h masks of 1 byte (GPT/BERT-era models only)
+      eager attn   a*s*(softmax bytes + 1 mask + e) per token (no flash attention)
+    With MoE, MLP terms count ``active_experts`` times.
+    """
+    a = w.arch
+    e = BYTES[w.precision]
+    h, f, heads = a.hidden, a.d_ff, a.heads
+    kv_frac = a.n_kv_heads / heads
+    mixed = w.precision in MIXED_PRECISIONS
+    flash = uses_flash_attention(a)
+    norm_b = NORM_INPUT_BYTES_MIXED if mixed else e
+    k_exp = a.n_active_experts
+    # Frozen nn.Linear layers (LoRA) do not save their input; bitsandbytes' 4-bit matmul
+    # (QLoRA) and every trainable layer (train) do.
+    saves_linear_inputs = w.kind in ("train", "qlora")
+    targets = LORA_TARGETS
+    per_tok = 2 * h * norm_b
+    per_tok += (h + 2 * h * kv_frac + h) * e
+    if saves_linear_inputs:
+        per_tok += (2 * h + f * k_exp) * e
+    elif w.kind == "lora":
+        # Adapters save their own inputs: attention input, MLP input, down-projection input.
+        if set(targets) & {"q", "k", "v"}:
+            per_tok += h * e
+        if set(targets) & {"gate", "up"}:
+            per_tok += h * e
+        if "down" in targets:
+            per_tok += f * k_exp * e
+    if w.kind in ("lora", "qlora") and LORA_DROPOUT_SAVES:
+        per_tok += sum(f * k_exp if t == "down" else h for t in targets) * (e + MASK_BYTES)
+    per_tok += (3 * f if a.mlp_kind == "swiglu" else f) * k_exp * e
+    if not flash:
+        per_tok += 2 * h * MASK_BYTES
+        soft_b = SOFTMAX_BYTES_MIXED if mixed else e
+        per_tok += heads * seq * (soft_b + MASK_BYTES + e)
+    return per_tok * seq * mb
+
+
+def activations_bytes(w: Workload, mb: int, degree: int) -> float:
+    """Activation memory per GPU, bytes: all layers (or checkpoints + one layer) + logits.
+
+    Without recomputation: L x layer bytes. With full recomputation (activation
+    checkpointing): L x s x b x h x e (layer inputs, Korthikanti's 2sbh) + one layer's
+    full set while it is recomputed. Logits: s x b x vocab x e (kept once in the compute
+    dtype; the loss upcasts chunk by chunk). All divided by the
+    tensor(+sequence)-parallel degree (Korthikanti Table 2).
+    """
+    a = w.arch
+    seq = w.seq_len
+    e = BYTES[w.precision]
+    layer = layer_activation_bytes(w, mb, seq)
+    if w.activation_checkpointing:
+        body = a.layers * seq * mb * a.hidden * e + layer
+    else:
+        body = a.layers * layer
+    logits = seq * mb * a.vocab * e
+    return (body + logits) / degree
+
+
+def activations_korthikanti(s: int, b: int, h: int, a: int, layers: int, t: int = 1,
+                            recompute: str = "none") -> float:
+    """Korthikanti et al. (2022) Table 2 as published, bytes (16-bit, GPT GELU MLP).
+
+    recompute: "none" s*b*h*(34 + 5*a*s/h) per layer (t = 1) or with tensor + sequence
+    parallel s*b*h*(34/t + 5*a*s/(h*t)); "selective" 34*s*b*h/t; "full" 2*s*b*h.
+    """
+    sbh = s * b * h
+    if recompute == "full":
+        per = 2 * sbh
+    elif recompute == "selective":
+        per = 34 * sbh / t
+    else:
+        per = sbh * (34 / t + 5 * a * s / (h * t))
+    return per * layers
+
+
+def activations_seed(b: int, s: int, h: int, layers: int, dtype_bytes: float,
+                     coefficient: float = SEED_ACTIVATION_COEFFICIENT) -> float:
+    """R6 (the seed's form), bytes: b x s x h x L x dtype bytes x coefficient (12-20)."""
+    return b * s * h * layers * dtype_bytes * coefficient
+
+
+# --- Component breakdowns ------------------------------------------------------------------
+def _with_overhead(bd: MemoryBreakdown, transient_gb: float) -> MemoryBreakdown:
+    """Add CUDA context + allocator cache (a fraction of the transient memory)."""
+    return replace(bd, overhead_gb=CUDA_CONTEXT_GB + ALLOCATOR_CACHE_FRACTION * transient_gb)
+
+
+def training_breakdown(w: Workload, degree: int, mb: int) -> MemoryBreakdown:
+    """R1-R6 per GPU for train/lora/qlora at micro-batch ``mb``, GB.
+
+    train: weights P*e, gradients P*e (R2), optimizer P*k (R3), master P*4 if mixed (R4).
+    lora:  frozen base P*e; adapters P_A*4 with FP32 gradients and optimizer state.
+    qlora: frozen base NF4 (4.127 bits) + 16-bit embeddings; adapters as lora.
+    Every model state is divided by ``degree``.
+    """
     a = w.arch
     p = a.params_b * 1e9
-    wb = BYTES[w.precision]
-    opt = {"adamw": 8, "adam": 8, "sgd": 4, "adamw8bit": 2}[w.optimizer]
-    act = mb * w.seq_len * a.hidden * a.layers * 2 * (2 if w.activation_checkpointing else 17)
-    return MemoryBreakdown(
-        weights_gb=p * wb / GB / d,
-        gradients_gb=p * wb / GB / d,
-        optimizer_gb=p * opt / GB / d,
-        master_weights_gb=(p * 4 / GB / d) if w.uses_master_weights and wb < 4 else 0.0,
-        activations_gb=act / GB / d,
-        overhead_gb=1.0,
-    )
-
-
-def estimate(w: Workload, gpu: GpuSku | None, degree: int, policy: Policy) -> Estimate:
-    if w.kind == "preprocess" or gpu is None:
-        return Estimate(w.name, None, 0, True, 0.0, 0.0, data_ram_gb(w), None, None,
-                        MemoryBreakdown())
-    usable = gpu.vram_gb * (1 - policy.headroom)
-    a = w.arch
-    mb_used, accum = None, None
-    if w.kind == "inference":
-        kv = 2 * a.layers * a.n_kv_heads * a.d_head * w.context * w.batch * 2
-        bd = MemoryBreakdown(weights_gb=a.params_b * BYTES[w.precision] / degree,
-                             kv_cache_gb=kv / GB / degree, overhead_gb=1.0)
-        ratio = policy.ram_ratio_inference
+    e = BYTES[w.precision]
+    k = OPTIMIZER_BYTES[w.optimizer]
+    if w.kind == "train":
+        weights, grads, opt = p * e, p * e, p * k
+        master = p * FP32_BYTES if (w.uses_master_weights and e < FP32_BYTES) else 0.0
     else:
-        per_dp = max(1, w.global_batch)
+        pa = lora_params(a, w.lora_rank or 0)
+        base = quantised_weights_bytes(a, NF4_BITS) if w.kind == "qlora" else p * e
+        weights = base + pa * LORA_PARAM_BYTES
+        grads, opt, master = pa * LORA_PARAM_BYTES, pa * k, 0.0
+    act = activations_bytes(w, mb, degree) / GB
+    bd = MemoryBreakdown(
+        weights_gb=weights / GB / degree,
+        gradients_gb=grads / GB / degree,
+        optimizer_gb=opt / GB / degree,
+        master_weights_gb=master / GB / degree,
+        activations_gb=act,
+    )
+    return _with_overhead(bd, act)
+
+
+def kv_cache_bytes(a: ModelArch, tokens: int, batch: int, dtype_bytes: float,
+                   degree: int = 1) -> float:
+    """KV cache per GPU, bytes = 2 x L x kv_heads x head_dim x tokens x batch x bytes.
+
+    Tensor parallelism splits KV heads over ``degree`` GPUs; with fewer KV heads than GPUs
+    each GPU keeps one head (vLLM replicates them), so per GPU ceil(kv_heads / d) heads.
+    """
+    heads_per_gpu = math.ceil(a.n_kv_heads / degree)
+    return 2 * a.layers * heads_per_gpu * a.d_head * tokens * batch * dtype_bytes
+
+
+def inference_weights_bytes(a: ModelArch, precision: str) -> float:
+    """Serving weights, bytes: P x dtype bytes; quantised precisions keep embeddings 16-bit."""
+    p = a.params_b * 1e9
+    if precision in ("fp32", "fp16", "bf16"):
+        return p * BYTES[precision]
+    extra = INT8_ROW_SCALE_BYTES if precision == "int8" else 0.0
+    return quantised_weights_bytes(a, QUANT_BITS[precision], extra)
+
+
+def inference_breakdown(w: Workload, degree: int) -> MemoryBreakdown:
+    """Inference per GPU: weights + KV cache + transient prefill buffers + overhead, GB."""
+    a = w.arch
+    act_b = FP32_BYTES if w.precision == "fp32" else BYTES["bf16"]  # compute dtype
+    weights = inference_weights_bytes(a, w.precision)
+    kv = kv_cache_bytes(a, w.context, w.batch, act_b, degree)
+    chunk = min(w.context * w.batch, PREFILL_CHUNK_TOKENS)
+    per_tok = (INFER_ACT_VALUES_PER_TOKEN_H * a.hidden + 2 * a.d_ff * a.n_active_experts) * act_b
+    act = (chunk * per_tok + w.batch * a.vocab * FP32_BYTES) / degree
+    bd = MemoryBreakdown(weights_gb=weights / GB / degree, kv_cache_gb=kv / GB,
+                         activations_gb=act / GB)
+    return _with_overhead(bd, act / GB)
+
+
+# --- Micro-batch (R9) ----------------------------------------------------------------------
+def auto_micro_batch(w: Workload, degree: int, usable_gb: float) -> int:
+    """R9: largest micro-batch in [1, global_batch] whose need fits under ``usable_gb``.
+
+    The need is affine in the micro-batch (every activation term is linear in b), so the
+    answer is closed form; one check each side guards float rounding. Returns 1 when even
+    a micro-batch of 1 does not fit (the caller reports fits=False).
+    """
+    top = w.global_batch
+    n1 = training_breakdown(w, degree, 1).total_gb
+    if n1 > usable_gb + FIT_EPS_GB:
+        return 1
+    slope = training_breakdown(w, degree, 2).total_gb - n1
+    mb = top if slope <= 0 else min(top, 1 + int((usable_gb - n1) / slope))
+    while mb > 1 and training_breakdown(w, degree, mb).total_gb > usable_gb + FIT_EPS_GB:
+        mb -= 1
+    while mb < top and training_breakdown(w, degree, mb + 1).total_gb <= usable_gb + FIT_EPS_GB:
+        mb += 1
+    return mb
+
+
+# --- The estimate --------------------------------------------------------------------------
+def estimate(w: Workload, gpu: GpuSku | None, degree: int, policy: Policy) -> Estimate:
+    """One replica of ``w`` on ``degree`` GPUs of ``gpu``: per-GPU VRAM, host RAM, fit.
+
+    fits = vram_gb_per_gpu <= (1 - headroom) x gpu.vram_gb (R15). Host RAM = max(R11 data
+    RAM, R12 ratio x VRAM basis); the basis is the cards the replica occupies
+    (degree x vram_gb), or for shareable jobs their own need x degree (R17).
+    ``preprocess`` (or no GPU) needs host RAM only: degree 0, VRAM 0, fits.
+    """
+    data = data_ram_gb(w)
+    if w.kind == "preprocess" or gpu is None:
+        return Estimate(w.name, None, 0, True, 0.0, 0.0, data, None, None, MemoryBreakdown(),
+                        note="host RAM only (R11)", data_ram_gb=data)
+    if degree < 1:
+        raise ValueError(f"parallel degree must be >= 1 for a GPU workload, got {degree}")
+    usable = gpu.vram_gb * (1.0 - policy.headroom)
+    mb = accum = None
+    note = ""
+    if w.kind == "inference":
+        bd = inference_breakdown(w, degree)
+    else:
         if w.micro_batch == "auto":
-            mb = per_dp
-            while mb > 1 and _train(w, degree, mb).total_gb > usable:
-                mb //= 2
+            mb = auto_micro_batch(w, degree, usable)
         else:
             mb = w.micro_batch
-        bd = _train(w, degree, mb)
-        mb_used, accum = mb, math.ceil(w.global_batch / mb)
-        ratio = policy.ram_ratio_single_gpu_train if degree == 1 else policy.ram_ratio_multi_gpu_train
+        bd = training_breakdown(w, degree, mb)
+        accum = math.ceil(w.global_batch / mb)
+        if mb * accum != w.global_batch:
+            # Not divisible: the last micro-batch of each step carries the remainder, so the
+            # global batch stays exact; memory is sized by the full micro-batch.
+            last = w.global_batch - mb * (accum - 1)
+            note = f"{w.global_batch} = {accum - 1} x {mb} + last micro-batch {last}"
     need = bd.total_gb
-    vram_basis = need if w.shareable else gpu.vram_gb * degree
-    host = max(data_ram_gb(w), ratio * vram_basis)
-    return Estimate(w.name, gpu.sku, degree, need <= usable + 1e-9, need, usable, host, mb_used,
-                    accum, bd)
+    fits = need <= usable + FIT_EPS_GB
+    if not fits:
+        note = (note + "; " if note else "") + "does not fit even at this micro-batch"
+    basis = need * degree if w.shareable else gpu.vram_gb * degree
+    ratio_ram = ram_ratio(w, degree, policy) * basis
+    return Estimate(
+        workload=w.name, gpu=gpu.sku, degree=degree, fits=fits, vram_gb_per_gpu=need,
+        usable_vram_gb=usable, host_ram_gb=max(data, ratio_ram), micro_batch=mb,
+        grad_accum_steps=accum, breakdown=bd, note=note, cuda_context_gb=CUDA_CONTEXT_GB,
+        data_ram_gb=data, ratio_ram_gb=ratio_ram, gpu_vram_gb=gpu.vram_gb,
+    )

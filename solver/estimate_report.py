@@ -1,0 +1,140 @@
+"""``plan-buy estimate``: estimator rows for every workload x GPU x degree, and their table.
+
+Two pure steps (STYLE habit 6): ``estimate_rows`` decides what to show, as Estimate objects
+(``Estimate.to_json`` is the SPEC's row); ``render_estimate_table`` turns them into text.
+"""
+
+from __future__ import annotations
+
+import difflib
+
+from .catalog import Catalog, GpuSku
+from .errors import InputError
+from .estimate import Estimate, estimate
+from .workload import Policy, WorkloadFile
+
+ESTIMATE_DEGREES = (1, 2, 4, 8)
+"""Parallel degrees the estimate command shows (SPEC: d in {1, 2, 4, 8})."""
+WASTE_FRACTION = 0.30
+"""R7/R18: a job that fits but uses under 30% of the card leaves it mostly idle."""
+
+
+def degrees_for(gpu: GpuSku, policy: Policy) -> tuple[int, ...]:
+    """Degrees allowed on this GPU: <= max_parallel_degree (R8); above
+    max_pcie_parallel_degree only inside an NVLink domain that large (R10)."""
+    return tuple(
+        d for d in ESTIMATE_DEGREES
+        if d <= policy.max_parallel_degree
+        and (d <= policy.max_pcie_parallel_degree or gpu.nvlink_gpus >= d)
+    )
+
+
+def _select_gpus(catalog: Catalog, gpu_skus: tuple[str, ...]) -> list[GpuSku]:
+    """The catalog's GPUs, or only those named; InputError (exit 2) for an unknown SKU."""
+    if not gpu_skus:
+        return list(catalog.gpus)
+    known = [g.sku for g in catalog.gpus]
+    problems = []
+    for sku in gpu_skus:
+        if sku not in known:
+            close = difflib.get_close_matches(sku, known, n=3, cutoff=0.5)
+            hint = f" did you mean {', '.join(repr(c) for c in close)}?" if close else ""
+            problems.append(
+                f"--gpu '{sku}' is not a GPU of the catalog.{hint} "
+                f"To fix: use one of {', '.join(known)}."
+            )
+    if problems:
+        raise InputError("unknown GPU SKU", problems)
+    wanted = set(gpu_skus)
+    return [g for g in catalog.gpus if g.sku in wanted]
+
+
+def estimate_rows(wf: WorkloadFile, catalog: Catalog, gpu_skus: tuple[str, ...] = ()
+                  ) -> list[Estimate]:
+    """Every workload x GPU (all, or ``gpu_skus``) x allowed degree; one degree-0 row for
+    each preprocess workload. Raises InputError for an unknown GPU SKU."""
+    gpus = _select_gpus(catalog, tuple(gpu_skus))
+    rows: list[Estimate] = []
+    for w in wf.workloads:
+        if w.kind == "preprocess":
+            rows.append(estimate(w, None, 0, wf.policy))
+            continue
+        for g in gpus:
+            rows.extend(estimate(w, g, d, wf.policy) for d in degrees_for(g, wf.policy))
+    return rows
+
+
+def is_waste(e: Estimate) -> bool:
+    """R7: the job fits but uses under 30% of each card it occupies."""
+    return e.gpu is not None and e.fits and e.vram_utilisation < WASTE_FRACTION
+
+
+_COLUMNS = (
+    # header, width, cell
+    ("GPU", 14, lambda e: e.gpu or "(CPU only)"),
+    ("d", 2, lambda e: str(e.degree)),
+    ("fits", 4, lambda e: "yes" if e.fits else "NO"),
+    ("VRAM/GPU", 8, lambda e: f"{e.vram_gb_per_gpu:.1f}"),
+    ("usable", 6, lambda e: f"{e.usable_vram_gb:.1f}"),
+    ("weights", 7, lambda e: f"{e.breakdown.weights_gb:.1f}"),
+    ("grads", 6, lambda e: f"{e.breakdown.gradients_gb:.1f}"),
+    ("optim", 6, lambda e: f"{e.breakdown.optimizer_gb:.1f}"),
+    ("master", 6, lambda e: f"{e.breakdown.master_weights_gb:.1f}"),
+    ("activ", 6, lambda e: f"{e.breakdown.activations_gb:.1f}"),
+    ("kv", 6, lambda e: f"{e.breakdown.kv_cache_gb:.1f}"),
+    ("ovhd", 5, lambda e: f"{e.breakdown.overhead_gb:.1f}"),
+    ("mb x acc", 9, lambda e: "-" if e.micro_batch is None
+     else f"{e.micro_batch} x {e.grad_accum_steps}"),
+    ("host RAM", 8, lambda e: f"{e.host_ram_gb:.1f}"),
+)
+
+
+def _line(cells: list[str]) -> str:
+    out = []
+    for (_, width, _), cell in zip(_COLUMNS, cells, strict=True):
+        out.append(cell.ljust(width) if width == 14 else cell.rjust(width))
+    return "  ".join(out)
+
+
+def _flag(e: Estimate) -> str:
+    if is_waste(e):
+        return f"R7 waste: uses {e.vram_utilisation:.0%} of the card"
+    return ""
+
+
+def _title(w) -> str:
+    if w.kind == "preprocess":
+        return f"{w.name}  (preprocess, host RAM only)"
+    arch = w.arch
+    what = [w.kind, arch.name, w.precision]
+    if w.kind == "inference":
+        what.append(f"context {w.context} x batch {w.batch}")
+    else:
+        what.append(f"seq {w.seq_len}, global batch {w.global_batch}")
+        if w.activation_checkpointing:
+            what.append("checkpointing")
+    return f"{w.name}  ({', '.join(what)})"
+
+
+def render_estimate_table(wf: WorkloadFile, catalog: Catalog, rows: list[Estimate]) -> str:
+    """Per workload, a fixed-width table of its rows; GB everywhere (10^9 bytes)."""
+    by_workload: dict[str, list[Estimate]] = {}
+    for r in rows:
+        by_workload.setdefault(r.workload, []).append(r)
+    header = _line([h for h, _, _ in _COLUMNS]) + "  flag"
+    parts = [
+        (f"Memory estimate for {wf.name} (GB = 10^9 bytes; usable = (1 - headroom "
+         f"{wf.policy.headroom:.0%}) x card VRAM; see docs/memory-model.md)"),
+    ]
+    for w in wf.workloads:
+        mine = by_workload.get(w.name)
+        if not mine:
+            continue
+        parts += ["", _title(w), header, "-" * len(header)]
+        for e in mine:
+            line = _line([cell(e) for _, _, cell in _COLUMNS])
+            flag = _flag(e)
+            parts.append(f"{line}  {flag}".rstrip())
+        if not any(e.fits for e in mine):
+            parts.append("  -> fits no GPU and degree shown here")
+    return "\n".join(parts)

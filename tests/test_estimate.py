@@ -1,0 +1,340 @@
+"""solver.estimate: hand-computed cases (R1-R12) and invariants (hypothesis)."""
+
+from __future__ import annotations
+
+import itertools
+import time
+
+import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
+
+from solver import estimate as E
+from solver.catalog import GpuSku
+from solver.presets import preset
+from solver.workload import DataSpec, ModelArch, Policy, Workload
+
+H100 = GpuSku(sku="h100-sxm", vram_gb=80, mem_bw_gbps=3350, bf16_tflops=989, power_w=700,
+              form_factor="sxm", nvlink_gbps=900, price=28000)
+POLICY = Policy()
+KIB = 1024
+
+
+def train(model, **kw) -> Workload:
+    base = {"name": "t", "kind": "train", "model": model, "precision": "bf16",
+            "optimizer": "adamw", "seq_len": 2048, "global_batch": 8, "micro_batch": 1}
+    return Workload(**{**base, **kw})
+
+
+def infer(model, **kw) -> Workload:
+    base = {"name": "i", "kind": "inference", "model": model, "precision": "bf16",
+            "context": 4096, "batch": 1}
+    return Workload(**{**base, **kw})
+
+
+def states(bd: E.MemoryBreakdown) -> float:
+    return bd.weights_gb + bd.gradients_gb + bd.optimizer_gb + bd.master_weights_gb
+
+
+SEED_13B = ModelArch(params_b=13, hidden=5120, layers=40, heads=40, vocab=32000)
+
+
+# --- Model states (R1-R5) ----------------------------------------------------------------
+def test_r5_13b_fp16_adam_no_master_is_156_gb():
+    w = train(SEED_13B, precision="fp16", optimizer="adam", master_weights=False)
+    bd = E.estimate(w, H100, 1, POLICY).breakdown
+    assert (bd.weights_gb, bd.gradients_gb, bd.optimizer_gb) == pytest.approx((26, 26, 104))
+    assert bd.master_weights_gb == 0
+    assert states(bd) == pytest.approx(156.0)
+
+
+def test_zero_7_5b_mixed_adam_is_16_bytes_per_param():
+    arch = ModelArch(params_b=7.5, hidden=4096, layers=36, heads=32, vocab=50257)
+    bd = E.estimate(train(arch, precision="fp16", optimizer="adam"), H100, 1, POLICY).breakdown
+    assert bd.master_weights_gb == pytest.approx(30.0)  # R4: FP32 master copy by default
+    assert states(bd) == pytest.approx(120.0)
+
+
+@pytest.mark.parametrize(("optimizer", "bytes_per_param"),
+                         [("adamw", 8), ("adam", 8), ("sgd", 4), ("adamw8bit", 2)])
+def test_r3_optimizer_bytes(optimizer, bytes_per_param):
+    bd = E.estimate(train(SEED_13B, optimizer=optimizer), H100, 1, POLICY).breakdown
+    assert bd.optimizer_gb == pytest.approx(13 * bytes_per_param)
+
+
+def test_fp32_training_has_no_master_copy():
+    bd = E.estimate(train(SEED_13B, precision="fp32"), H100, 1, POLICY).breakdown
+    assert bd.weights_gb == pytest.approx(52) and bd.master_weights_gb == 0
+
+
+def test_degree_shards_model_states_and_activations():
+    w = train(SEED_13B)
+    one = E.estimate(w, H100, 1, POLICY).breakdown
+    four = E.estimate(w, H100, 4, POLICY).breakdown
+    assert states(four) == pytest.approx(states(one) / 4)
+    assert four.activations_gb == pytest.approx(one.activations_gb / 4)
+
+
+def test_moe_weights_count_every_expert():
+    mixtral = preset("mixtral-8x7b")
+    bd = E.estimate(infer(mixtral), H100, 2, POLICY).breakdown
+    assert bd.weights_gb == pytest.approx(mixtral.params_b * 2 / 2)
+
+
+# --- LoRA / QLoRA ------------------------------------------------------------------------
+def test_lora_params_q_v_llama2_7b():
+    # r x (d_in + d_out) for q and v, 32 layers: 8 x 8192 x 2 x 32
+    assert E.lora_params(preset("llama-2-7b"), 8) == 8 * 8192 * 2 * 32
+
+
+def test_lora_params_all_linear_counts_mlp():
+    a = preset("llama-2-7b")
+    per_layer = 16 * (4 * 8192 + 3 * (4096 + 11008))
+    assert E.lora_params(a, 16, E.LORA_ALL_LINEAR) == per_layer * 32
+
+
+def test_lora_trains_only_adapters():
+    a = preset("llama-2-7b")
+    w = train(a, kind="lora", lora_rank=16)
+    bd = E.estimate(w, H100, 1, POLICY).breakdown
+    pa = E.lora_params(a, 16)
+    assert bd.weights_gb == pytest.approx((a.params_b * 1e9 * 2 + pa * 4) / 1e9)
+    assert bd.gradients_gb == pytest.approx(pa * 4 / 1e9)
+    assert bd.optimizer_gb == pytest.approx(pa * 8 / 1e9)
+    assert bd.master_weights_gb == 0
+
+
+def test_qlora_base_is_nf4_plus_16bit_embeddings():
+    a = preset("llama-2-7b")
+    emb = 2 * 32000 * 4096
+    want = (a.params_b * 1e9 - emb) * 4.127 / 8 + emb * 2
+    assert E.quantised_weights_bytes(a, E.NF4_BITS) == pytest.approx(want)
+
+
+# --- Inference ---------------------------------------------------------------------------
+@pytest.mark.parametrize(("model", "kib_per_token"), [
+    ("llama-2-7b", 512), ("llama-2-13b", 800), ("llama-2-70b", 320), ("llama-3.1-8b", 128),
+    ("mistral-7b", 128), ("mixtral-8x7b", 128), ("qwen2.5-7b", 56), ("qwen2.5-72b", 320),
+])
+def test_kv_cache_per_token_matches_reference(model, kib_per_token):
+    assert E.kv_cache_bytes(preset(model), 1, 1, 2) == kib_per_token * KIB
+
+
+def test_kv_cache_opt_13b_800kb_per_token():
+    assert E.kv_cache_bytes(SEED_13B, 2048, 1, 2) == pytest.approx(1.678e9, rel=1e-3)
+
+
+def test_kv_cache_splits_heads_but_replicates_when_fewer_than_gpus():
+    a = preset("llama-3.1-70b")  # 8 KV heads
+    full = E.kv_cache_bytes(a, 1000, 1, 2, degree=1)
+    assert E.kv_cache_bytes(a, 1000, 1, 2, degree=8) == full / 8
+    assert E.kv_cache_bytes(a, 1000, 1, 2, degree=16) == full / 8  # 1 head per GPU at least
+
+
+def test_int8_and_int4_weights_smaller_than_bf16():
+    a = preset("llama-3.1-8b")
+    bf16 = E.inference_weights_bytes(a, "bf16")
+    int8 = E.inference_weights_bytes(a, "int8")
+    int4 = E.inference_weights_bytes(a, "int4")
+    assert int4 < int8 < bf16
+    assert int8 > a.params_b * 1e9  # embeddings stay 16-bit, plus row scales
+
+
+def test_r7_7b_inference_leaves_an_80gb_card_mostly_idle():
+    e = E.estimate(infer(preset("llama-2-7b"), context=2048), H100, 1, POLICY)
+    assert e.breakdown.weights_gb == pytest.approx(13.48, abs=0.01)
+    assert e.fits and e.vram_utilisation < 0.30
+
+
+# --- Activations -------------------------------------------------------------------------
+def test_korthikanti_table_2():
+    s, b, h, a, layers = 2048, 1, 12288, 96, 1
+    sbh = s * b * h
+    assert E.activations_korthikanti(s, b, h, a, layers) == sbh * (34 + 5 * a * s / h)
+    assert E.activations_korthikanti(s, b, h, a, layers, recompute="full") == 2 * sbh
+    assert E.activations_korthikanti(s, b, h, a, layers, t=8, recompute="selective") == (
+        34 * sbh / 8)
+
+
+def test_seed_r6_form():
+    assert E.activations_seed(1, 2048, 4096, 32, 2, 17) == 2048 * 4096 * 32 * 2 * 17
+
+
+def test_eager_gpt_layer_matches_korthikanti_in_16_bit_except_fp32_parts():
+    # GPT-style (GELU, full MHA) in fp32: Korthikanti's tensors at 4 bytes, masks 1 byte:
+    # s*b*h*(16*4 + 2) + a*s^2*b*(4 + 1 + 4).
+    arch = ModelArch(params_b=0.35, hidden=1024, layers=24, heads=16, vocab=30522)
+    w = train(arch, precision="fp32", seq_len=512)
+    s, b, h, a = 512, 4, 1024, 16
+    assert E.layer_activation_bytes(w, b, s) == s * b * h * 66 + a * s * s * b * 9
+
+
+def test_checkpointing_cuts_activations():
+    a = preset("llama-2-13b")
+    full = E.estimate(train(a), H100, 1, POLICY).breakdown.activations_gb
+    ckpt = E.estimate(train(a, activation_checkpointing=True), H100, 1, POLICY)
+    assert ckpt.breakdown.activations_gb < full / 4
+
+
+# --- Micro-batch and accumulation (R9) ---------------------------------------------------
+def test_fixed_micro_batch_is_respected():
+    e = E.estimate(train(preset("llama-2-7b"), global_batch=32, micro_batch=8), H100, 1,
+                   POLICY)
+    assert (e.micro_batch, e.grad_accum_steps) == (8, 4)
+
+
+def test_auto_micro_batch_is_largest_that_fits():
+    w = train(preset("gpt2-xl"), seq_len=1024, global_batch=256, micro_batch="auto")
+    e = E.estimate(w, H100, 1, POLICY)
+    assert e.fits and 1 < e.micro_batch < 256
+    over = E.training_breakdown(w, 1, e.micro_batch + 1).total_gb
+    assert over > e.usable_vram_gb
+    assert e.grad_accum_steps == -(-256 // e.micro_batch)
+
+
+def test_auto_micro_batch_non_divisible_global_batch_keeps_it_exact():
+    w = train(preset("gpt2-xl"), seq_len=512, global_batch=1000, micro_batch="auto")
+    e = E.estimate(w, H100, 1, POLICY)
+    last = 1000 - e.micro_batch * (e.grad_accum_steps - 1)
+    assert 0 < last <= e.micro_batch
+    if last != e.micro_batch:
+        assert f"last micro-batch {last}" in e.note
+
+
+def test_auto_micro_batch_capped_by_global_batch():
+    e = E.estimate(train(preset("gpt2"), global_batch=4, micro_batch="auto"), H100, 1, POLICY)
+    assert (e.micro_batch, e.grad_accum_steps) == (4, 1)
+
+
+def test_too_big_reports_micro_batch_1_and_no_fit():
+    e = E.estimate(train(preset("llama-2-70b"), micro_batch="auto"), H100, 1, POLICY)
+    assert (e.fits, e.micro_batch) == (False, 1)
+
+
+def test_fits_is_the_headroom_line():
+    e = E.estimate(train(preset("llama-2-7b")), H100, 1, POLICY)
+    assert e.usable_vram_gb == pytest.approx(64.0)
+    assert e.fits == (e.vram_gb_per_gpu <= 64.0)
+
+
+# --- Host RAM (R11, R12) and preprocess --------------------------------------------------
+def test_data_ram_formula():
+    w = Workload(name="p", kind="preprocess",
+                 data=DataSpec(in_memory_gb=100, expansion=2.0, workers=8))
+    assert E.data_ram_gb(w) == pytest.approx(100 * 2.0 * 1.5 * 1.2)
+    big = w.model_copy(update={"data": DataSpec(in_memory_gb=200, expansion=2.5, workers=16)})
+    assert E.data_ram_gb(big) == pytest.approx(200 * 2.5 * 2.0 * 1.2)  # factor capped at 2
+
+
+def test_preprocess_needs_host_ram_only():
+    w = Workload(name="p", kind="preprocess", data=DataSpec(in_memory_gb=10))
+    e = E.estimate(w, H100, 4, POLICY)
+    assert (e.gpu, e.degree, e.vram_gb_per_gpu, e.fits) == (None, 0, 0.0, True)
+    assert e.host_ram_gb == pytest.approx(E.data_ram_gb(w))
+    assert e.to_json()["breakdown"] == E.MemoryBreakdown().to_json()
+
+
+@pytest.mark.parametrize(("kind", "degree", "ratio"),
+                         [("train", 1, 1.5), ("train", 2, 0.8), ("inference", 1, 0.5)])
+def test_r12_ratio_of_occupied_cards(kind, degree, ratio):
+    a = preset("gpt2")
+    w = train(a) if kind == "train" else infer(a)
+    e = E.estimate(w, H100, degree, POLICY)
+    assert e.host_ram_gb == pytest.approx(ratio * 80 * degree)
+
+
+def test_shareable_basis_is_own_need():
+    w = infer(preset("gpt2"), shareable=True)
+    e = E.estimate(w, H100, 1, POLICY)
+    assert e.host_ram_gb == pytest.approx(max(E.data_ram_gb(w), 0.5 * e.vram_gb_per_gpu))
+
+
+def test_host_ram_is_larger_of_data_and_ratio():
+    w = train(preset("gpt2"), data=DataSpec(in_memory_gb=500, expansion=2, workers=0))
+    e = E.estimate(w, H100, 1, POLICY)
+    assert e.host_ram_gb == pytest.approx(500 * 2 * 1.2)
+
+
+def test_to_json_is_the_spec_row():
+    row = E.estimate(train(preset("gpt2")), H100, 1, POLICY).to_json()
+    assert set(row) == {"workload", "gpu", "degree", "fits", "vram_gb_per_gpu", "host_ram_gb",
+                        "micro_batch", "grad_accum_steps", "breakdown"}
+    assert set(row["breakdown"]) == {"weights_gb", "gradients_gb", "optimizer_gb",
+                                     "master_weights_gb", "activations_gb", "kv_cache_gb",
+                                     "overhead_gb"}
+
+
+def test_allocated_excludes_cuda_context():
+    e = E.estimate(infer(preset("gpt2")), H100, 1, POLICY)
+    assert e.allocated_gb == pytest.approx(e.vram_gb_per_gpu - E.CUDA_CONTEXT_GB)
+
+
+def test_one_call_well_under_a_millisecond():
+    w = train(preset("llama-3.1-70b"), global_batch=512, micro_batch="auto")
+    n = 200
+    t = time.perf_counter()
+    for i in range(n):
+        E.estimate(w, H100, (1, 2, 4, 8)[i % 4], POLICY)
+    assert (time.perf_counter() - t) / n < 1e-3
+
+
+# --- Invariants --------------------------------------------------------------------------
+MODELS = st.sampled_from(["gpt2", "llama-2-7b", "llama-3.1-8b", "mixtral-8x7b", "qwen2.5-7b"])
+KINDS = st.sampled_from(["train", "lora", "qlora"])
+
+
+def _training(model, kind, seq, mb, ckpt):
+    return train(preset(model), kind=kind, seq_len=seq, global_batch=64, micro_batch=mb,
+                 activation_checkpointing=ckpt, lora_rank=8 if kind != "train" else None)
+
+
+@settings(max_examples=60, deadline=None)
+@given(MODELS, KINDS, st.integers(1, 8192), st.integers(1, 31), st.booleans())
+def test_memory_grows_with_batch_and_seq_len(model, kind, seq, mb, ckpt):
+    w = _training(model, kind, seq, mb, ckpt)
+    base = E.estimate(w, H100, 1, POLICY).vram_gb_per_gpu
+    more_b = E.estimate(w.model_copy(update={"micro_batch": mb + 1}), H100, 1, POLICY)
+    more_s = E.estimate(w.model_copy(update={"seq_len": seq + 1}), H100, 1, POLICY)
+    assert more_b.vram_gb_per_gpu > base
+    assert more_s.vram_gb_per_gpu > base
+
+
+@settings(max_examples=60, deadline=None)
+@given(MODELS, st.sampled_from(["bf16", "fp8", "int8", "int4"]), st.integers(1, 32768),
+       st.integers(1, 64))
+def test_memory_grows_with_context_and_batch(model, precision, context, batch):
+    w = infer(preset(model), precision=precision, context=context, batch=batch)
+    base = E.estimate(w, H100, 1, POLICY).vram_gb_per_gpu
+    assert E.estimate(w.model_copy(update={"context": context + 1}), H100, 1,
+                      POLICY).vram_gb_per_gpu > base
+    assert E.estimate(w.model_copy(update={"batch": batch + 1}), H100, 1,
+                      POLICY).vram_gb_per_gpu > base
+
+
+@settings(max_examples=60, deadline=None)
+@given(MODELS, st.sampled_from(["train", "lora", "qlora", "inference"]),
+       st.integers(1, 8192), st.integers(1, 16), st.booleans())
+def test_per_gpu_need_never_grows_with_degree(model, kind, seq, mb, ckpt):
+    if kind == "inference":
+        w = infer(preset(model), context=seq, batch=mb)
+    else:
+        w = _training(model, kind, seq, mb, ckpt)
+    needs = [E.estimate(w, H100, d, POLICY).vram_gb_per_gpu for d in (1, 2, 4, 8, 16)]
+    assert all(b <= a + 1e-9 for a, b in itertools.pairwise(needs))
+    assert needs[-1] < needs[0]
+
+
+@settings(max_examples=40, deadline=None)
+@given(MODELS, KINDS, st.integers(128, 8192), st.integers(1, 1024), st.booleans(),
+       st.sampled_from([1, 2, 4, 8]), st.sampled_from([24.0, 48.0, 80.0, 141.0]))
+def test_auto_micro_batch_is_maximal(model, kind, seq, gb, ckpt, degree, vram):
+    gpu = H100.model_copy(update={"vram_gb": vram})
+    w = _training(model, kind, seq, "auto", ckpt).model_copy(update={"global_batch": gb})
+    e = E.estimate(w, gpu, degree, POLICY)
+    assert 1 <= e.micro_batch <= gb
+    assert e.micro_batch * e.grad_accum_steps >= gb
+    assert e.micro_batch * (e.grad_accum_steps - 1) < gb
+    if e.fits and e.micro_batch < gb:
+        assert E.training_breakdown(w, degree, e.micro_batch + 1).total_gb > e.usable_vram_gb
+    if not e.fits:
+        assert e.micro_batch == 1

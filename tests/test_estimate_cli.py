@@ -1,0 +1,87 @@
+"""``plan-buy estimate``: exit codes, the readable table, and the --json contract."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+import pytest
+from click.testing import CliRunner
+
+from cli import main
+from solver.estimate_report import degrees_for, estimate_rows, is_waste
+from solver.loading import load_catalog, load_workloads
+
+REPO = Path(__file__).parents[1]
+Q3 = Path(__file__).parents[2] / "shared" / "examples" / "customer-q3.yaml"
+CATALOG = REPO / "catalogs" / "default.yaml"
+ROW_KEYS = {"workload", "gpu", "degree", "fits", "vram_gb_per_gpu", "host_ram_gb",
+            "micro_batch", "grad_accum_steps", "breakdown"}
+BREAKDOWN_KEYS = {"weights_gb", "gradients_gb", "optimizer_gb", "master_weights_gb",
+                  "activations_gb", "kv_cache_gb", "overhead_gb"}
+
+
+def run(*args):
+    return CliRunner().invoke(main, ["estimate", *map(str, args)])
+
+
+def test_table_for_customer_q3():
+    res = run(Q3)
+    assert res.exit_code == 0, res.output
+    wf = load_workloads(Q3)
+    for w in wf.workloads:
+        assert w.name in res.output
+    assert "VRAM/GPU" in res.output and "host RAM" in res.output
+    assert "R7 waste" in res.output  # e.g. the embeddings job on an 80 GB card
+
+
+def test_json_is_exactly_the_rows_document():
+    res = CliRunner().invoke(main, ["estimate", str(Q3), "--json"])
+    assert res.exit_code == 0, res.output
+    doc = json.loads(res.stdout)
+    assert set(doc) == {"rows"}
+    assert doc["rows"]
+    for row in doc["rows"]:
+        assert set(row) == ROW_KEYS
+        assert set(row["breakdown"]) == BREAKDOWN_KEYS
+    pre = [r for r in doc["rows"] if r["workload"] == "tokenize-and-dedup"]
+    assert len(pre) == 1 and pre[0]["degree"] == 0 and pre[0]["gpu"] is None
+
+
+def test_gpu_filter():
+    res = CliRunner().invoke(main, ["estimate", str(Q3), "--gpu", "h100-sxm", "--json"])
+    assert res.exit_code == 0, res.output
+    gpus = {r["gpu"] for r in json.loads(res.stdout)["rows"]}
+    assert gpus == {"h100-sxm", None}
+
+
+def test_unknown_gpu_is_exit_2_with_suggestion():
+    res = run(Q3, "--gpu", "h100-sxn")
+    assert res.exit_code == 2
+    assert "did you mean 'h100-sxm'" in res.output
+    assert "Traceback" not in res.output
+
+
+def test_rows_cover_every_workload_gpu_and_allowed_degree():
+    wf, cat = load_workloads(Q3), load_catalog(CATALOG)
+    rows = estimate_rows(wf, cat, ())
+    gpu_work = [w for w in wf.workloads if w.kind != "preprocess"]
+    want = sum(len(degrees_for(g, wf.policy)) for g in cat.gpus) * len(gpu_work)
+    assert len(rows) == want + 1
+    by_gpu = {(r.gpu, r.degree) for r in rows if r.gpu}
+    assert ("rtx-4090", 2) in by_gpu and ("rtx-4090", 4) not in by_gpu  # PCIe cap 2 (R10)
+    assert ("h100-pcie", 4) not in by_gpu and ("h100-sxm", 8) in by_gpu
+
+
+@pytest.mark.parametrize(("cap", "want"), [(1, (1,)), (4, (1, 2, 4)), (8, (1, 2, 4, 8))])
+def test_degrees_respect_policy_cap(cap, want):
+    wf, cat = load_workloads(Q3), load_catalog(CATALOG)
+    policy = wf.policy.model_copy(update={"max_parallel_degree": cap})
+    assert degrees_for(cat.gpu("h100-sxm"), policy) == want
+
+
+def test_waste_flag_only_on_fitting_rows_under_30_percent():
+    wf, cat = load_workloads(Q3), load_catalog(CATALOG)
+    for r in estimate_rows(wf, cat, ("h200-sxm",)):
+        assert is_waste(r) == (r.fits and r.gpu is not None
+                               and r.vram_gb_per_gpu < 0.3 * 141)

@@ -1,0 +1,64 @@
+"""Accuracy against published measurements (shared/validation/memory_cases.yaml).
+
+Goal (issue): every measured case within +-15%, median |error| <= 7%; formula cases exact
+(+-1%; the QLoRA 4-bit base figure +-10%). The comparison basis per metric is in
+bench/accuracy.py (nvml_used: total; max_allocated: total minus the CUDA context).
+"""
+
+from __future__ import annotations
+
+import importlib.util
+import sys
+from pathlib import Path
+
+import pytest
+
+SHARED = Path(__file__).parents[2] / "shared"
+CASES = SHARED / "validation" / "memory_cases.yaml"
+BENCH = Path(__file__).parents[1] / "bench" / "accuracy.py"
+
+
+def _bench():
+    spec = importlib.util.spec_from_file_location("plan_buy_bench_accuracy", BENCH)
+    mod = importlib.util.module_from_spec(spec)
+    sys.modules[spec.name] = mod  # dataclasses look their module up while building
+    spec.loader.exec_module(mod)
+    return mod
+
+
+accuracy = _bench()
+CASE_LIST = accuracy.load_cases(CASES) if CASES.is_file() else []
+pytestmark = pytest.mark.skipif(not CASE_LIST, reason=f"{CASES} not found")
+
+
+@pytest.mark.parametrize("case", CASE_LIST, ids=[c["id"] for c in CASE_LIST])
+def test_case_within_tolerance(case):
+    r = accuracy.evaluate(case)
+    assert abs(r.error) <= r.tolerance, (
+        f"{r.id}: estimate {r.estimate_gb:.3f} GB vs measured {r.measured_gb:.3f} GB "
+        f"({r.error:+.1%}, tolerance {r.tolerance:.0%}, basis {r.basis})"
+    )
+
+
+def test_median_error_of_measured_cases():
+    results = accuracy.evaluate_all(CASES)
+    assert accuracy.median_abs_error(results) <= accuracy.MEDIAN_TOLERANCE
+
+
+def test_every_case_is_evaluated_and_measured_cases_exist():
+    results = accuracy.evaluate_all(CASES)
+    assert len(results) == len(CASE_LIST)
+    assert sum(r.metric != "formula" for r in results) >= 5
+
+
+def test_context_adjusted_case_is_documented():
+    doc = (Path(__file__).parents[1] / "docs" / "memory-model.md").read_text(encoding="utf-8")
+    for case_id in accuracy.CONTEXT_INCLUDED:
+        assert case_id in doc
+
+
+def test_bench_table_lists_every_case_and_the_median():
+    text = accuracy.render(accuracy.evaluate_all(CASES))
+    for c in CASE_LIST:
+        assert c["id"] in text
+    assert "median |error|" in text
