@@ -120,5 +120,81 @@ def plan(workloads: Path, catalog: Path, top: int, budget: float | None, out_dir
         click.echo(render_plan_summary(result, cat, wf.name, book))
 
 
+@main.command()
+@click.argument("workloads", type=click.Path(path_type=Path, dir_okay=False))
+@catalog_option
+@click.option("--budget", default=None, metavar="START:STOP:STEPS|B1,B2,...",
+              help="Budgets (catalog currency; 500k, 1.5M allowed). Default: the file's "
+                   "policy.budget, else none (each scenario is the cheapest full plan).")
+@click.option("--growth", default=None, metavar="VALUES",
+              help="policy.growth values (demand multiplier, R19), e.g. 1,1.25,1.5.")
+@click.option("--headroom", default=None, metavar="VALUES",
+              help="policy.headroom values in [0, 1) (R15), e.g. 0.1,0.2,0.3.")
+@click.option("--price", "prices", multiple=True, metavar="SKU_OR_KIND=MULT[,MULT...]",
+              help="Scale unit prices of a SKU or a kind (gpu, platform, memory, storage); "
+                   "repeatable; each is one axis.")
+@click.option("--jobs", type=click.IntRange(min=1), default=None,
+              help="Worker processes [default: all CPUs].")
+@click.option("--out", "out_dir", type=click.Path(path_type=Path, file_okay=False),
+              default=Path("out"), show_default=True, help="Folder for the CSV and workbook.")
+@click.option("--solver", type=click.Choice(["highs", "cbc"]), default=None,
+              help="MIP solver [default: highs when installed, else cbc].")
+@click.option("--time-limit", type=click.FloatRange(min=1), default=None,
+              help="Seconds per solve in each scenario; a scenario that runs out says so.")
+@click.option("--gap", type=click.FloatRange(0, 1), default=1e-4, show_default=True,
+              help="Relative MIP gap counted as optimal.")
+@click.option("--no-workbook", is_flag=True, help="Write the CSV only.")
+@json_option
+def sweep(workloads: Path, catalog: Path, budget: str | None, growth: str | None,
+          headroom: str | None, prices: tuple[str, ...], jobs: int | None, out_dir: Path,
+          solver: str | None, time_limit: float | None, gap: float, no_workbook: bool,
+          as_json: bool) -> None:
+    """What each budget / growth / headroom / price scenario buys, and the knee.
+
+    The scenarios are the cartesian product of the axes. Writes out/<name>-sweep.csv and
+    out/<name>-sweep.xlsx; Ctrl-C stops and keeps the finished scenarios (exit 130).
+    """
+    from solver.loading import load_catalog, load_workloads
+    from solver.solve import default_solver
+    from solver.sweep import build_sweep, run_sweep
+    from solver.sweep_report import render_sweep, sweep_document, write_sweep_files
+
+    try:
+        wf = load_workloads(workloads)
+        cat = load_catalog(catalog)
+        grid = build_sweep(wf, cat, budget, growth, headroom, prices)
+        solver = solver or default_solver()
+        bar = (click.progressbar(length=len(grid.scenarios), label="scenarios", file=sys.stderr)
+               if sys.stderr.isatty() else None)
+        seen = [0]
+
+        def progress(done: int, total: int) -> None:
+            if bar is not None:
+                bar.update(done - seen[0])
+            seen[0] = done
+
+        try:
+            run = run_sweep(grid, jobs=jobs, solver=solver, time_limit=time_limit, gap=gap,
+                            with_base=not no_workbook, on_progress=progress)
+        finally:
+            if bar is not None:
+                bar.render_finish()
+        files, skipped = write_sweep_files(run, grid, out_dir,
+                                           {"workloads": workloads, "catalog": catalog},
+                                           workbook=not no_workbook)
+    except PlanBuyError as exc:
+        _fail(exc)
+    if as_json:
+        click.echo(json.dumps(sweep_document(run, grid, files), indent=2))
+    else:
+        click.echo(render_sweep(run, wf.name, cat.currency, grid.price_targets, files,
+                                [skipped] if skipped else []))
+    if run.interrupted:
+        click.echo("plan-buy: interrupted; the finished scenarios are written", err=True)
+        sys.exit(130)
+    if run.rows and all(r.total_cost is None for r in run.rows):
+        sys.exit(min(r.exit_code or 1 for r in run.rows))
+
+
 if __name__ == "__main__":
     main()

@@ -1,0 +1,591 @@
+"""Scenario sweeps: what each budget, demand growth, headroom and price change buys.
+
+A sweep is data (STYLE habit 7). ``build_sweep`` parses the axes and turns the cartesian
+product into scenarios, each a validated copy of the input (policy overrides through
+``with_policy``, price multipliers through a re-validated catalog). ``run_sweep`` solves
+them in worker processes and returns one row per scenario; ``sweep_frame`` lays the rows
+out as one table (CSV, workbook) and ``ScenarioRow.to_json`` as JSON.
+
+The knee of a group (scenarios that differ only in budget) is its cheapest full plan: the
+smallest budget that serves every workload, found exactly by solving without a budget.
+Budgets at or above the knee buy that same plan, so they are not solved again.
+
+Money is in the catalog's currency; priority is Σ priority × ⌈replicas × growth⌉.
+"""
+
+from __future__ import annotations
+
+import difflib
+import itertools
+import math
+import os
+import re
+import signal
+import time
+from collections.abc import Callable, Sequence
+from concurrent.futures import FIRST_COMPLETED, Future, ProcessPoolExecutor, wait
+from dataclasses import dataclass, field, replace
+
+from pydantic import ValidationError
+
+from .catalog import Catalog
+from .errors import InputError, PlanBuyError
+from .pipeline import plan
+from .plan import PlanResult
+from .scenario import with_policy
+from .solve import DEFAULT_GAP
+from .workload import WorkloadFile
+
+MAX_SCENARIOS = 5000
+"""More scenarios than this is a typo in a range, not a question a planner asks."""
+PRICE_KINDS = {
+    "gpu": "gpus",
+    "gpus": "gpus",
+    "platform": "platforms",
+    "platforms": "platforms",
+    "memory": "memory",
+    "storage": "storage",
+}
+"""--price targets that name a whole kind -> the catalog field holding it."""
+_SUFFIX = {"k": 1e3, "m": 1e6, "g": 1e9}
+_RANGE = re.compile(r"^([^:]+):([^:]+):([^:]+)$")
+
+Prices = tuple[tuple[str, float], ...]
+"""(SKU or kind, multiplier) pairs, one per --price axis, in the order given."""
+
+
+# -- Axes -------------------------------------------------------------------------------
+def _number(text: str, option: str) -> float:
+    t = text.strip().replace("_", "")
+    scale = _SUFFIX.get(t[-1:].lower(), 1.0) if t else 1.0
+    try:
+        value = float(t[:-1] if scale != 1.0 else t) * scale
+    except ValueError:
+        raise InputError(
+            f"{option}: '{text}' is not a number. To fix: write e.g. 500000, 500k or 1.5M"
+        ) from None
+    if not math.isfinite(value):
+        raise InputError(f"{option}: '{text}' is not a finite number")
+    return value
+
+
+def parse_values(
+    text: str, option: str, minimum: float = 0.0, strict: bool = False, below: float | None = None
+) -> tuple[float, ...]:
+    """Values of one axis: ``start:stop:steps`` (steps values, both ends included) or a list.
+
+    Args:
+        text: ``250000:2000000:8`` or ``1,1.25,1.5`` (k / M / G suffixes allowed).
+        option: the option's name, for messages.
+        minimum: smallest allowed value; ``strict`` makes it exclusive.
+        below: values must be under this (exclusive), if given.
+
+    Returns:
+        The values in the order given (a range ascends), duplicates removed.
+
+    Raises:
+        InputError: not a number, a bad range, or a value out of bounds.
+    """
+    m = _RANGE.match(text.strip())
+    if m:
+        start, stop = _number(m[1], option), _number(m[2], option)
+        steps = _number(m[3], option)
+        if steps != int(steps) or steps < 1:
+            raise InputError(
+                f"{option}: steps in '{text}' must be a whole number >= 1 "
+                "(start:stop:steps, e.g. 250000:2000000:8)"
+            )
+        if stop < start:
+            raise InputError(
+                f"{option}: range '{text}' runs backwards (stop {stop:g} < start "
+                f"{start:g}). To fix: write start:stop:steps with start <= stop"
+            )
+        steps = int(steps)
+        if steps > MAX_SCENARIOS:
+            raise InputError(f"{option}: {steps:,} steps; at most {MAX_SCENARIOS:,}")
+        if steps == 1 and stop != start:
+            raise InputError(
+                f"{option}: range '{text}' has one step but two ends. To fix: "
+                "use at least 2 steps, or a single value"
+            )
+        values = [start + (stop - start) * i / max(steps - 1, 1) for i in range(steps)]
+    else:
+        parts = [p for p in text.split(",")]
+        if not parts or any(not p.strip() for p in parts):
+            raise InputError(
+                f"{option}: '{text}' has an empty value. To fix: write a comma "
+                "list (1,1.25,1.5) or a range start:stop:steps"
+            )
+        values = [_number(p, option) for p in parts]
+    for v in values:
+        sign = ">" if strict else ">="
+        if v < 0 <= minimum:
+            raise InputError(f"{option}: {v:g} is negative. To fix: use values {sign} {minimum:g}")
+        if v < minimum or (strict and v <= minimum):
+            raise InputError(
+                f"{option}: {v:g} is out of range. To fix: use values {sign} {minimum:g}"
+            )
+        if below is not None and v >= below:
+            raise InputError(f"{option}: {v:g} is out of range. To fix: use values < {below:g}")
+    return tuple(dict.fromkeys(round(v, 10) for v in values))
+
+
+def parse_prices(
+    specs: Sequence[str], catalog: Catalog
+) -> tuple[tuple[str, tuple[float, ...]], ...]:
+    """``--price TARGET=MULT[,MULT…]`` options -> (target, multipliers) axes.
+
+    TARGET is a SKU of the catalog or a kind (gpu, platform, memory, storage); each
+    multiplier scales that unit price (0.8 = 20 % cheaper). A SKU also covered by a kind
+    axis gets both multipliers (their product).
+
+    Raises:
+        InputError: no '=', an unknown target (with the closest names), a repeated target,
+            or a negative multiplier.
+    """
+    skus = [
+        i.sku for kind in ("gpus", "platforms", "memory", "storage") for i in getattr(catalog, kind)
+    ]
+    axes: dict[str, tuple[float, ...]] = {}
+    for spec in specs:
+        target, eq, mults = spec.partition("=")
+        target = target.strip()
+        if not eq or not target or not mults.strip():
+            raise InputError(
+                f"--price: '{spec}' is not TARGET=MULT[,MULT...]. To fix: write "
+                "e.g. --price h100-sxm=0.8,1.0 or --price memory=1.5"
+            )
+        if target not in skus and target not in PRICE_KINDS:
+            close = difflib.get_close_matches(
+                target, skus + ["gpu", "platform", "memory", "storage"], n=3, cutoff=0.5
+            )
+            hint = f"did you mean {', '.join(repr(c) for c in close)}? " if close else ""
+            raise InputError(
+                f"--price: '{target}' is not a SKU of the catalog nor a kind. "
+                f"To fix: {hint}Kinds are gpu, platform, memory, storage; SKUs "
+                "are listed in the catalog file"
+            )
+        key = target if target in skus else PRICE_KINDS[target].rstrip("s")
+        if key in axes:
+            raise InputError(
+                f"--price: '{target}' is given twice. To fix: list all its "
+                "multipliers in one option (h100-sxm=0.8,1.0)"
+            )
+        axes[key] = parse_values(mults, f"--price {target}")
+    return tuple(axes.items())
+
+
+def priced_catalog(catalog: Catalog, prices: Prices) -> Catalog:
+    """A validated copy of ``catalog`` with unit prices scaled (the same object at 1.0).
+
+    Raises:
+        InputError: a scaled price breaks the catalog's rules.
+    """
+    if all(mult == 1.0 for _, mult in prices):
+        return catalog
+    update = {}
+    try:
+        for kind, field_name in (
+            ("gpu", "gpus"),
+            ("platform", "platforms"),
+            ("memory", "memory"),
+            ("storage", "storage"),
+        ):
+            items = []
+            for item in getattr(catalog, field_name):
+                factor = math.prod(m for t, m in prices if t in (item.sku, kind))
+                data = item.model_dump()
+                data["price"] = round(item.price * factor, 4)
+                items.append(type(item).model_validate(data))
+            update[field_name] = items
+        return Catalog.model_validate({**dict(catalog), **update}, context={"skus_checked": True})
+    except ValidationError as exc:
+        problems = [f"{'.'.join(map(str, e['loc']))}: {e['msg']}" for e in exc.errors()]
+        raise InputError("a --price multiplier gives an invalid catalog", problems) from None
+
+
+# -- Scenarios --------------------------------------------------------------------------
+@dataclass(frozen=True)
+class Scenario:
+    """One point of the grid; ``budget`` None means the cheapest plan that serves all."""
+
+    id: int
+    budget: float | None
+    growth: float
+    headroom: float
+    prices: Prices = ()
+
+    @property
+    def group(self) -> tuple:
+        """Everything but the budget: scenarios of one group share their knee."""
+        return (self.growth, self.headroom, self.prices)
+
+
+@dataclass
+class Sweep:
+    """A validated grid: scenarios, and the inputs of each group (budget cleared)."""
+
+    wf: WorkloadFile
+    catalog: Catalog
+    scenarios: tuple[Scenario, ...]
+    groups: dict[tuple, tuple[WorkloadFile, Catalog]]
+    price_targets: tuple[str, ...] = ()
+
+    def inputs(self, s: Scenario) -> tuple[WorkloadFile, Catalog]:
+        """The scenario's validated workload file and catalog."""
+        wf, cat = self.groups[s.group]
+        return (wf if s.budget is None else with_policy(wf, budget=s.budget)), cat
+
+
+def _group_file(wf: WorkloadFile, growth: float, headroom: float) -> WorkloadFile:
+    """A validated copy with that growth and headroom and no budget (the full plan)."""
+    try:
+        copy = with_policy(wf, growth=growth, headroom=headroom)
+    except InputError as exc:
+        raise InputError(
+            f"--growth {growth:g} / --headroom {headroom:g}: invalid policy", exc.problems
+        ) from None
+    policy = copy.policy.model_copy(update={"budget": None})
+    try:  # the file-level rules (planned replicas cap) depend on growth
+        return WorkloadFile.model_validate({**dict(copy), "policy": policy})
+    except ValidationError as exc:
+        problems = [e["msg"] for e in exc.errors()]
+        raise InputError(f"--growth {growth:g} gives an invalid workload file", problems) from None
+
+
+def build_sweep(
+    wf: WorkloadFile,
+    catalog: Catalog,
+    budget: str | None = None,
+    growth: str | None = None,
+    headroom: str | None = None,
+    prices: Sequence[str] = (),
+) -> Sweep:
+    """Parse the axes and validate every scenario before anything is solved.
+
+    An axis not given takes the file's value (its policy's budget, if any, or none).
+
+    Raises:
+        InputError: a bad axis, an unknown SKU, too many scenarios, or an invalid copy.
+    """
+    p = wf.policy
+    budgets = parse_values(budget, "--budget", 0.0, strict=True) if budget else (p.budget,)
+    budgets = tuple(sorted(budgets, key=lambda b: -1 if b is None else b))
+    growths = parse_values(growth, "--growth", 0.0, strict=True) if growth else (p.growth,)
+    headrooms = parse_values(headroom, "--headroom", 0.0, below=1.0) if headroom else (p.headroom,)
+    price_axes = parse_prices(prices, catalog)
+    total = len(budgets) * len(growths) * len(headrooms) * math.prod(len(m) for _, m in price_axes)
+    if total > MAX_SCENARIOS:
+        raise InputError(
+            f"the sweep has {total:,} scenarios; at most {MAX_SCENARIOS:,}. "
+            "To fix: use fewer steps or values"
+        )
+    targets = tuple(t for t, _ in price_axes)
+    scenarios, groups = [], {}
+    price_grid = list(itertools.product(*(m for _, m in price_axes)))
+    for g, h, mults in itertools.product(growths, headrooms, price_grid):
+        pr = tuple(zip(targets, mults))
+        groups[(g, h, pr)] = (_group_file(wf, g, h), priced_catalog(catalog, pr))
+        for b in budgets:
+            scenarios.append(Scenario(len(scenarios) + 1, b, g, h, pr))
+    return Sweep(wf, catalog, tuple(scenarios), groups, targets)
+
+
+# -- Running ----------------------------------------------------------------------------
+@dataclass(frozen=True)
+class Solved:
+    """What one solve in a worker returned: a plan, or the error that stopped it."""
+
+    result: PlanResult | None
+    error: str | None = None
+    exit_code: int | None = None
+    seconds: float = 0.0
+
+
+def solve_one(
+    wf: WorkloadFile, catalog: Catalog, solver: str | None, time_limit: float | None, gap: float
+) -> Solved:
+    """Plan one scenario (rank 1 only, no R20 baseline); never raises for a failed plan."""
+    start = time.perf_counter()
+    try:
+        result = plan(
+            wf, catalog, top=1, solver=solver, time_limit=time_limit, gap=gap, with_baseline=False
+        )
+        return Solved(result, seconds=time.perf_counter() - start)
+    except PlanBuyError as exc:
+        return Solved(None, str(exc), exc.exit_code, time.perf_counter() - start)
+    except Exception as exc:  # noqa: BLE001 - a bug in one scenario must not sink the others
+        return Solved(
+            None, f"internal error: {type(exc).__name__}: {exc}", 1, time.perf_counter() - start
+        )
+
+
+def _ignore_sigint() -> None:
+    # Ctrl-C reaches the whole process group; only the parent decides what it means.
+    signal.signal(signal.SIGINT, signal.SIG_IGN)
+
+
+class _Inline:
+    """The executor interface for --jobs 1: runs each task at submit, in this process."""
+
+    def submit(self, fn, *args) -> Future:
+        f: Future = Future()
+        f.set_result(fn(*args))
+        return f
+
+    def shutdown(self, wait: bool = True, cancel_futures: bool = False) -> None:
+        pass
+
+
+def _stop(ex) -> None:
+    """Cancel queued scenarios and stop running ones now (their solves cannot be cut short)."""
+    if isinstance(ex, ProcessPoolExecutor):
+        for proc in list((getattr(ex, "_processes", None) or {}).values()):
+            proc.terminate()
+    ex.shutdown(wait=False, cancel_futures=True)
+
+
+@dataclass(frozen=True)
+class ScenarioRow:
+    """One scenario and what it buys (money in the catalog's currency)."""
+
+    scenario: Scenario
+    status: str
+    """optimal | feasible (time limit, best found) | infeasible | failed | timeout."""
+    total_cost: float | None
+    served_priority: float | None
+    total_priority: float
+    served: tuple[str, ...]
+    unserved: tuple[str, ...]
+    gpus: dict[str, int]
+    knee_budget: float | None
+    """Cost of the group's cheapest full plan: the smallest budget that serves all."""
+    marginal_priority_per_dollar: float | None = None
+    """(served priority − previous budget's) ÷ (budget − previous budget); from 0 first."""
+    seconds: float = 0.0
+    reused_knee: bool = False
+    """The budget is at or above the knee, so the full plan is the answer (not re-solved)."""
+    error: str | None = None
+    exit_code: int | None = None
+    """The CLI exit code of the error (3 infeasible, 4 solver), None with a plan."""
+
+    def to_json(self) -> dict:
+        s = self.scenario
+        return {
+            "scenario": s.id,
+            "budget": s.budget,
+            "growth": s.growth,
+            "headroom": s.headroom,
+            "prices": dict(s.prices),
+            "status": self.status,
+            "total_cost": None if self.total_cost is None else round(self.total_cost, 2),
+            "served_priority": self.served_priority,
+            "total_priority": self.total_priority,
+            "served": list(self.served),
+            "unserved": list(self.unserved),
+            "gpus": self.gpus,
+            "knee_budget": self.knee_budget,
+            "marginal_priority_per_dollar": self.marginal_priority_per_dollar,
+            "reused_knee": self.reused_knee,
+            "seconds": round(self.seconds, 3),
+            "error": self.error,
+        }
+
+
+@dataclass
+class SweepRun:
+    """A finished (or interrupted) sweep: rows in grid order, the base plan, the facts."""
+
+    rows: list[ScenarioRow]
+    base: Solved | None
+    interrupted: bool
+    not_run: int
+    seconds: float
+    jobs: int
+    solves: int
+    knees: dict[tuple, ScenarioRow] = field(default_factory=dict)
+    """group -> the row of its full plan (budget None), for the knee report."""
+
+
+def _status(solved: Solved, time_limit: float | None) -> str:
+    if solved.result is not None:
+        return solved.result.status
+    if solved.exit_code == 3:
+        return "infeasible"
+    if time_limit is not None and solved.exit_code == 4 and solved.seconds >= time_limit * 0.9:
+        return "timeout"
+    return "failed"
+
+
+def _row(
+    s: Scenario, wf: WorkloadFile, solved: Solved, time_limit: float | None, reused: bool = False
+) -> ScenarioRow:
+    weight = {w.name: w.priority * wf.planned_replicas(w) for w in wf.workloads}
+    total = float(sum(weight.values()))
+    if solved.result is None or not solved.result.options:
+        return ScenarioRow(
+            s,
+            _status(solved, time_limit),
+            None,
+            None,
+            total,
+            (),
+            (),
+            {},
+            None,
+            seconds=solved.seconds,
+            error=solved.error,
+            exit_code=solved.exit_code,
+        )
+    best = solved.result.options[0]
+    served = tuple(n for n in weight if n not in best.unserved)
+    return ScenarioRow(
+        s,
+        _status(solved, time_limit),
+        best.total_cost,
+        float(sum(weight[n] for n in served)),
+        total,
+        served,
+        tuple(best.unserved),
+        best.gpus_by_sku(),
+        None,
+        seconds=0.0 if reused else solved.seconds,
+        reused_knee=reused,
+    )
+
+
+def default_jobs() -> int:
+    """Worker processes by default: the CPUs this process may use."""
+    try:
+        return max(1, len(os.sched_getaffinity(0)))
+    except AttributeError:
+        return os.cpu_count() or 1
+
+
+def run_sweep(
+    sweep: Sweep,
+    jobs: int | None = None,
+    solver: str | None = None,
+    time_limit: float | None = None,
+    gap: float = DEFAULT_GAP,
+    with_base: bool = False,
+    on_progress: Callable[[int, int], None] | None = None,
+) -> SweepRun:
+    """Solve every scenario; a failed one is reported in its row, Ctrl-C keeps what finished.
+
+    Each group's full plan is solved first (its cost is the knee); then only the budgets
+    below the knee are solved, as budgeted plans (most priority, then least cost).
+
+    Args:
+        sweep: the validated grid.
+        jobs: worker processes (default: all CPUs); 1 solves in this process.
+        solver, time_limit, gap: as for ``plan`` (time limit in seconds per solve).
+        with_base: also plan the unswept input (for the workbook), reusing a grid scenario
+            when one is the same.
+        on_progress: called with (scenarios done, scenarios in all) after each result.
+    """
+    start = time.perf_counter()
+    by_group: dict[tuple, list[Scenario]] = {}
+    for s in sweep.scenarios:
+        by_group.setdefault(s.group, []).append(s)
+    p = sweep.wf.policy
+    base_group = (p.growth, p.headroom, tuple((t, 1.0) for t in sweep.price_targets))
+    base_needed = with_base and not (p.budget is None and base_group in by_group)
+    tasks = len(by_group) + base_needed
+    jobs = max(1, min(jobs or default_jobs(), tasks + sum(len(v) for v in by_group.values())))
+    ex = ProcessPoolExecutor(jobs, initializer=_ignore_sigint) if jobs > 1 else _Inline()
+    rows: dict[int, ScenarioRow] = {}
+    fulls: dict[tuple, Solved] = {}
+    base: Solved | None = None
+    pending: dict[Future, tuple] = {}
+    solves = 0
+    interrupted = False
+
+    def submit(tag: tuple, wf: WorkloadFile, cat: Catalog) -> None:
+        pending[ex.submit(solve_one, wf, cat, solver, time_limit, gap)] = tag
+
+    def result_of(f: Future) -> Solved:
+        try:
+            return f.result()
+        except BaseException as exc:  # noqa: BLE001 - a worker died (memory) or the pool broke
+            return Solved(None, f"worker failed: {type(exc).__name__}: {exc}", 1)
+
+    try:
+        if base_needed:
+            submit(("base",), *_base_inputs(sweep))
+        for group in by_group:
+            submit(("full", group), *sweep.groups[group])
+        while pending:
+            done, _ = wait(list(pending), return_when=FIRST_COMPLETED)
+            for f in done:
+                tag = pending.pop(f)
+                solved = result_of(f)
+                solves += 1
+                if tag[0] == "base":
+                    base = solved
+                elif tag[0] == "full":
+                    group = tag[1]
+                    fulls[group] = solved
+                    if with_base and group == base_group and p.budget is None:
+                        base = solved
+                    knee = solved.result.options[0].total_cost if solved.result else None
+                    for s in by_group[group]:
+                        wf, cat = sweep.inputs(s)
+                        if s.budget is None or (knee is not None and s.budget >= knee - 1e-6):
+                            rows[s.id] = _row(
+                                s, wf, solved, time_limit, reused=s.budget is not None
+                            )
+                        else:
+                            submit(("budget", s), wf, cat)
+                else:
+                    s = tag[1]
+                    rows[s.id] = _row(s, sweep.inputs(s)[0], solved, time_limit)
+                if on_progress:
+                    on_progress(len(rows), len(sweep.scenarios))
+    except KeyboardInterrupt:
+        interrupted = True
+        _stop(ex)
+    else:
+        ex.shutdown(wait=True)
+    return _finish(sweep, rows, fulls, base, interrupted, start, jobs, solves, time_limit)
+
+
+def _base_inputs(sweep: Sweep) -> tuple[WorkloadFile, Catalog]:
+    return sweep.wf, sweep.catalog
+
+
+def _finish(sweep, rows, fulls, base, interrupted, start, jobs, solves, time_limit) -> SweepRun:
+    """Attach each group's knee and each budget's marginal priority per extra dollar."""
+    knees = {}
+    for group, solved in fulls.items():
+        s0 = Scenario(0, None, *group)
+        knees[group] = _row(s0, sweep.groups[group][0], solved, time_limit)
+    ordered = []
+    previous: dict[tuple, tuple[float, float]] = {}
+    for s in sweep.scenarios:  # grid order: budgets ascend within a group
+        if s.id not in rows:
+            continue
+        row = rows[s.id]
+        knee = knees.get(s.group)
+        marginal = None
+        if s.budget is not None and row.served_priority is not None:
+            b0, p0 = previous.get(s.group, (0.0, 0.0))
+            marginal = (row.served_priority - p0) / (s.budget - b0) if s.budget > b0 else None
+            previous[s.group] = (s.budget, row.served_priority)
+        ordered.append(
+            replace(
+                row,
+                knee_budget=knee.total_cost if knee else None,
+                marginal_priority_per_dollar=marginal,
+            )
+        )
+    return SweepRun(
+        ordered,
+        base,
+        interrupted,
+        len(sweep.scenarios) - len(ordered),
+        time.perf_counter() - start,
+        jobs,
+        solves,
+        knees,
+    )
