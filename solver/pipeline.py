@@ -121,7 +121,9 @@ def plan(
 
     if budget is not None:
         set_priority_objective(m)
-        first = solve(m, solver, time_limit, gap)
+        # Packing cuts found here keep the priority level one that real servers can reach
+        # within the budget; otherwise the cost phase could be left with no plan.
+        first, _ = _solve_and_expand(m, cand, wf, catalog, solver, time_limit, gap)
         if first.status in ("infeasible", "no_solution"):
             raise SolverError(f"the {solver} solver found no plan within the budget "
                               f"({first.status}); try --time-limit")

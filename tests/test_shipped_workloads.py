@@ -35,3 +35,16 @@ def test_small_and_large_have_a_reference(catalog):
     for name in ("small", "large"):
         wf = load_workloads(ROOT / "workloads" / f"{name}.yaml")
         assert plan(wf, catalog, top=1).baseline is not None
+
+
+def test_budget_with_packing_cuts_still_finds_a_plan(catalog):
+    """Regression: cuts added after the priority phase once left the cost phase infeasible."""
+    from solver.scenario import with_policy
+
+    wf = with_policy(load_workloads(ROOT / "workloads" / "q3.yaml"), growth=2.0,
+                     budget=274137.9310344828)
+    result = plan(wf, catalog, top=1, with_baseline=False)
+    option = result.options[0]
+    assert option.total_cost <= 274137.94
+    assert option.unserved
+    assert check_plan(option, wf, catalog) == []
