@@ -1,0 +1,1 @@
+"""Benchmarks for plan-buy: seeded instance generator, runner, exact cross-check."""

@@ -1,0 +1,333 @@
+"""Exhaustive enumeration of tiny instances: an optimum found without the integer program.
+
+Independent of ``solver/candidates.py``, ``build.py`` and ``expand.py``: it reads only the
+SPEC's plan rules, the catalog and the estimator (which the SPEC names as the source of
+every per-GPU VRAM and host-RAM need), and searches every plan:
+
+- every way to split the planned replicas into groups, one group per server (replicas of
+  one workload are interchangeable, so a group is a vector of counts per workload);
+- for every group, every option of every replica: GPU SKU and parallel degree (every power
+  of two within the caps whose need fits, not only the smallest), or no GPU for preprocess;
+- for every group, every platform that takes the group's one GPU SKU (any platform for a
+  CPU-only group), every DIMM SKU of its memory type and every DIMM count that populates
+  all channels (R14); GPUs = Σ exclusive degrees + the fewest shared GPUs that hold the
+  shareable degree-1 replicas under the headroom line (exact bin packing, R15, R17);
+  host RAM of the group ≤ (1 − headroom) × installed RAM (R11, R12, R15);
+- storage: ⌈need / drive size⌉ drives of the catalog's one drive SKU, in the bays of the
+  plan's servers, with extra servers that carry only drives when the bays run out.
+
+The cheapest such plan is the exact optimum. ``crosscheck`` draws seeded tiny instances and
+compares that optimum with ``pipeline.plan(...).options[0].total_cost``.
+
+Limits (stated, not hidden): shareable replicas share GPUs only at degree 1 (two shareable
+replicas of degree ≥ 2 on the same GPUs would each need more than half a card in any
+instance drawn here); one drive SKU per catalog.
+"""
+
+from __future__ import annotations
+
+import itertools
+import math
+import random
+import time
+from functools import cache
+
+from solver.catalog import Catalog
+from solver.estimate import estimate
+from solver.workload import WorkloadFile
+
+EPS = 1e-9
+
+
+def _degrees_for(gpu, policy) -> list[int]:
+    """Powers of two within the caps (R8, R10); the server's slots are checked later."""
+    out, d = [], 1
+    while d <= policy.max_parallel_degree:
+        if d <= gpu.nvlink_gpus or d <= policy.max_pcie_parallel_degree:
+            out.append(d)
+        d *= 2
+    return out
+
+
+def _min_bins(sizes: tuple[float, ...], cap: float) -> int:
+    """Fewest bins of capacity ``cap`` for ``sizes`` (exact; a handful of items)."""
+    if not sizes:
+        return 0
+    items = sorted(sizes, reverse=True)
+    best = len(items)
+
+    def place(i: int, loads: list[float]) -> None:
+        nonlocal best
+        if len(loads) >= best:
+            return
+        if i == len(items):
+            best = len(loads)
+            return
+        seen = set()
+        for j in range(len(loads)):
+            if loads[j] + items[i] <= cap + 1e-6 and loads[j] not in seen:
+                seen.add(loads[j])
+                loads[j] += items[i]
+                place(i + 1, loads)
+                loads[j] -= items[i]
+        loads.append(items[i])
+        place(i + 1, loads)
+        loads.pop()
+
+    place(0, [])
+    return best
+
+
+def optimum(wf: WorkloadFile, catalog: Catalog) -> float | None:
+    """Cost of the cheapest valid plan, or None when no plan exists (no budget)."""
+    policy = wf.policy
+    line = 1 - policy.headroom
+    works = list(wf.workloads)
+    need = [max(1, math.ceil(w.replicas * policy.growth - 1e-9)) for w in works]
+
+    # Every way one replica of each workload can run: (gpu sku | None, degree, vram, ram, shared?)
+    ways: list[list[tuple]] = []
+    for w in works:
+        opts = []
+        if w.kind == "preprocess":
+            e = estimate(w, None, 0, policy)
+            opts.append((None, 0, 0.0, e.host_ram_gb, False))
+        else:
+            for g in catalog.gpus:
+                if not any(p.takes(g) for p in catalog.platforms):
+                    continue
+                for d in _degrees_for(g, policy):
+                    e = estimate(w, g, d, policy)
+                    if e.fits:
+                        opts.append(
+                            (g.sku, d, e.vram_gb_per_gpu, e.host_ram_gb, w.shareable and d == 1)
+                        )
+        ways.append(opts)
+
+    # Cheapest way to give one server of platform p at least ``ram`` GB usable RAM (R14).
+    def dimm_cost(p, ram: float) -> float | None:
+        best = None
+        for m in catalog.memory:
+            if m.type != p.memory_type:
+                continue
+            for n in range(p.memory_channels, p.dimm_slots + 1, p.memory_channels):
+                if n * m.size_gb * line + 1e-6 >= ram:
+                    c = n * m.price
+                    best = c if best is None or c < best else best
+                    break
+        return best
+
+    @cache
+    def one_server(counts: tuple[int, ...]) -> dict[int, float]:
+        """Cheapest single server holding exactly ``counts`` replicas: bays -> cost."""
+        per_workload = []
+        for wi, c in enumerate(counts):
+            per_workload.append(list(itertools.combinations_with_replacement(ways[wi], c)))
+        best: dict[int, float] = {}
+        for choice in itertools.product(*per_workload):
+            picked = [o for group in choice for o in group]
+            gpus = {o[0] for o in picked if o[0] is not None}
+            if len(gpus) > 1:
+                continue  # one GPU SKU per server
+            gsku = next(iter(gpus), None)
+            exclusive = sum(o[1] for o in picked if o[0] is not None and not o[4])
+            ram = sum(o[3] for o in picked)
+            if gsku is None:
+                k = 0
+                platforms = catalog.platforms
+            else:
+                g = catalog.gpu(gsku)
+                shared = tuple(o[2] for o in picked if o[4])
+                k = exclusive + _min_bins(shared, g.vram_gb * line)
+                platforms = [p for p in catalog.platforms if p.takes(g)]
+                price_g = g.price
+            for p in platforms:
+                if k > p.gpu_slots:
+                    continue
+                if any(o[1] > p.gpu_slots for o in picked):
+                    continue
+                dc = dimm_cost(p, ram)
+                if dc is None:
+                    continue
+                cost = p.price + dc + (k * price_g if k else 0)
+                if cost < best.get(p.drive_bays, math.inf):
+                    best[p.drive_bays] = cost
+        return best
+
+    total_tb = sum(w.storage_tb for w in works)
+    drive = min(catalog.storage, key=lambda s: s.price)  # one drive SKU in tiny catalogs
+    drives = math.ceil(total_tb / drive.size_tb - 1e-9) if total_tb > 0 else 0
+
+    full = tuple(need)
+
+    @cache
+    def partition(counts: tuple[int, ...]) -> dict[int, float]:
+        """Cheapest set of servers holding exactly ``counts``: min(bays, drives) -> cost."""
+        if not any(counts):
+            return {0: 0.0}
+        out: dict[int, float] = {}
+        # The group holding the first non-zero workload's first replica (each split once).
+        first = next(i for i, c in enumerate(counts) if c)
+        ranges = [range(c + 1) if i != first else range(1, c + 1) for i, c in enumerate(counts)]
+        for sub in itertools.product(*ranges):
+            rest = tuple(c - s for c, s in zip(counts, sub))
+            head = one_server(sub)
+            if not head:
+                continue
+            tail = partition(rest)
+            for b1, c1 in head.items():
+                for b2, c2 in tail.items():
+                    b = min(drives, b1 + b2)
+                    if c1 + c2 < out.get(b, math.inf):
+                        out[b] = c1 + c2
+        return out
+
+    plans = partition(full)
+    if not plans:
+        return None
+    # Servers that carry only drives (no replicas) when the plan's bays are too few.
+    empty = one_server(tuple(0 for _ in works))
+    best_by_bays = dict(plans)
+    for _ in range(drives):
+        grown = dict(best_by_bays)
+        for b1, c1 in best_by_bays.items():
+            for b2, c2 in empty.items():
+                b = min(drives, b1 + b2)
+                if c1 + c2 < grown.get(b, math.inf):
+                    grown[b] = c1 + c2
+        best_by_bays = grown
+    feasible = [c for b, c in best_by_bays.items() if b >= drives]
+    if not feasible:
+        return None
+    return min(feasible) + drives * drive.price
+
+
+# --- seeded tiny instances ----------------------------------------------------------------
+
+TINY_MODELS = {
+    "inference": ["gpt2-xl", "llama-2-7b", "mistral-7b", "llama-3.1-8b", "llama-2-13b"],
+    "lora": ["llama-2-7b", "llama-3.1-8b", "llama-2-13b"],
+    "qlora": ["llama-3.1-8b", "llama-2-13b", "qwen2.5-32b"],
+    "train": ["gpt2", "gpt2-xl", "llama-2-7b"],
+}
+
+
+def tiny_catalog(rng: random.Random, base: Catalog) -> Catalog:
+    """1-2 platforms, 2 GPU SKUs they take, 1-2 DIMM SKUs (every platform usable), 1 drive."""
+    gpu_platforms = [p for p in base.platforms if p.gpu_slots > 0]
+    while True:
+        plats = rng.sample(gpu_platforms, 1)
+        if rng.random() < 0.5:
+            plats.append(rng.choice([p for p in base.platforms if p not in plats]))
+        taken = [g for g in base.gpus if any(p.takes(g) for p in plats)]
+        if len(taken) >= 2:
+            break
+    gpus = rng.sample(taken, 2)
+    types = sorted({p.memory_type for p in plats})
+    mems = [rng.choice([m for m in base.memory if m.type == t]) for t in types]
+    if len(mems) == 1 and rng.random() < 0.5:
+        others = [m for m in base.memory if m.type == types[0] and m not in mems]
+        mems += others[:1]
+    data = base.model_dump(mode="json")
+    data.update(
+        gpus=[g.model_dump(mode="json") for g in gpus],
+        platforms=[p.model_dump(mode="json") for p in plats],
+        memory=[m.model_dump(mode="json") for m in mems],
+        storage=[rng.choice(base.storage).model_dump(mode="json")],
+    )
+    return Catalog.model_validate(data)
+
+
+def tiny_workloads(rng: random.Random, seed: int) -> WorkloadFile:
+    """1-3 workloads with 1-2 replicas each, of every kind."""
+    works = []
+    for i in range(rng.randint(1, 3)):
+        kind = rng.choice(("inference", "inference", "lora", "qlora", "train", "preprocess"))
+        w = {
+            "name": f"w{i}-{kind}",
+            "kind": kind,
+            "replicas": rng.randint(1, 2),
+            "priority": rng.randint(1, 10),
+        }
+        if kind == "preprocess":
+            w["data"] = {
+                "in_memory_gb": rng.choice((50, 100, 200)),
+                "dataset_tb": rng.choice((0.0, 1.0, 4.0)),
+            }
+        else:
+            w["model"] = rng.choice(TINY_MODELS[kind])
+            if kind == "inference":
+                w.update(
+                    precision=rng.choice(("fp16", "fp8", "int4")),
+                    context=rng.choice((1024, 4096, 8192)),
+                    batch=rng.choice((1, 8, 32)),
+                    shareable=rng.random() < 0.5,
+                )
+            else:
+                w.update(
+                    seq_len=rng.choice((1024, 2048, 4096)),
+                    global_batch=rng.choice((8, 32)),
+                    activation_checkpointing=rng.random() < 0.5,
+                )
+                if kind != "train":
+                    w["lora_rank"] = 16
+                w["data"] = {
+                    "in_memory_gb": rng.choice((0, 20, 80)),
+                    "dataset_tb": rng.choice((0.0, 0.5, 2.0)),
+                    "checkpoints_tb": rng.choice((0.0, 0.5)),
+                }
+        works.append(w)
+    data = {"name": f"tiny-{seed}", "policy": {"headroom": 0.2}, "workloads": works}
+    return WorkloadFile.model_validate(data)
+
+
+def tiny_instance(seed: int, base: Catalog) -> tuple[WorkloadFile, Catalog]:
+    rng = random.Random(f"plan-buy-tiny/{seed}")
+    cat = tiny_catalog(rng, base)
+    return tiny_workloads(rng, seed), cat
+
+
+def crosscheck(count: int, first_seed: int = 0) -> dict:
+    """Rank-1 cost of ``pipeline.plan`` vs ``optimum`` on ``count`` seeded tiny instances."""
+    from bench.generate import DEFAULT_CATALOG
+    from solver.errors import InfeasibleError
+    from solver.loading import load_catalog
+    from solver.pipeline import plan
+
+    base = load_catalog(DEFAULT_CATALOG)
+    start = time.perf_counter()
+    match = infeasible = 0
+    mismatches = []
+    for seed in range(first_seed, first_seed + count):
+        wf, cat = tiny_instance(seed, base)
+        exact = optimum(wf, cat)
+        try:
+            got = plan(wf, cat, top=1, gap=1e-9, with_baseline=False).options[0].total_cost
+        except InfeasibleError:
+            got = None
+        if exact is None and got is None:
+            match += 1
+            infeasible += 1
+        elif exact is not None and got is not None and abs(exact - got) <= 0.01:
+            match += 1
+        else:
+            mismatches.append(f"seed {seed}: plan {got}, exhaustive {exact}")
+    return {
+        "match": match,
+        "total": count,
+        "infeasible": infeasible,
+        "mismatches": mismatches,
+        "seconds": time.perf_counter() - start,
+    }
+
+
+if __name__ == "__main__":
+    import sys
+
+    res = crosscheck(int(sys.argv[1]) if len(sys.argv) > 1 else 50)
+    print(
+        f"{res['match']} of {res['total']} match ({res['infeasible']} infeasible for both), "
+        f"{res['seconds']:.1f} s"
+    )
+    for m in res["mismatches"]:
+        print("  " + m)
