@@ -175,7 +175,14 @@ def run_one(
         }
     )
     cmd = [sys.executable, str(Path(__file__).resolve()), "--child", spec]
-    base = {"n": n, "seed": seed, "catalog": catalog, "solver": solver, "time_limit": time_limit}
+    base = {
+        "n": n,
+        "seed": seed,
+        "catalog": catalog,
+        "solver": solver,
+        "time_limit": time_limit,
+        "top_limit": top_limit,
+    }
     try:
         proc = subprocess.run(
             cmd, check=False, capture_output=True, text=True, timeout=wall_limit, cwd=ROOT
