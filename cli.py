@@ -85,7 +85,8 @@ def estimate(workloads: Path, catalog: Path, gpus: tuple[str, ...], as_json: boo
 @click.option("--solver", type=click.Choice(["highs", "cbc"]), default=None,
               help="MIP solver [default: highs when installed, else cbc].")
 @click.option("--time-limit", type=click.FloatRange(min=1), default=None,
-              help="Seconds per solve; the best plan found so far is reported with its gap.")
+              help="Seconds for the whole run; the best plan found by then is reported "
+                   "(feasible, with its gap).")
 @click.option("--gap", type=click.FloatRange(0, 1), default=1e-4, show_default=True,
               help="Relative MIP gap counted as optimal.")
 @click.option("--distinct", type=click.Choice(["gpus", "hardware"]), default="gpus",
@@ -140,7 +141,7 @@ def plan(workloads: Path, catalog: Path, top: int, budget: float | None, out_dir
 @click.option("--solver", type=click.Choice(["highs", "cbc"]), default=None,
               help="MIP solver [default: highs when installed, else cbc].")
 @click.option("--time-limit", type=click.FloatRange(min=1), default=None,
-              help="Seconds per solve in each scenario; a scenario that runs out says so.")
+              help="Seconds for each scenario's run; a scenario that runs out says so.")
 @click.option("--gap", type=click.FloatRange(0, 1), default=1e-4, show_default=True,
               help="Relative MIP gap counted as optimal.")
 @click.option("--no-workbook", is_flag=True, help="Write the CSV only.")

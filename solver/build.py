@@ -47,6 +47,16 @@ class Model:
     cost: pulp.LpAffineExpression | None = None
     priority: pulp.LpAffineExpression | None = None
     cuts: int = 0
+    patterns: dict[str, tuple[list, list, list, int | None]] = field(default_factory=dict)
+    """Server types modelled by server patterns (after their sums failed to pack)."""
+    failures: dict[str, int] = field(default_factory=dict)
+    """How often each type's replicas failed to pack (the pipeline tightens it each time)."""
+    exact: bool = True
+    """False once a pattern model reserves more RAM than needed (shared GPUs): the
+    program is then no longer a relaxation and its bound is not a proof."""
+    n_ub: int = 0
+    drive_servers_ub: int = 0
+    options: dict[tuple[str, int], ReplicaOption] = field(default_factory=dict)
 
     def gpus(self, key: str) -> pulp.LpAffineExpression:
         """G_t: GPUs installed on servers of type ``key``."""
@@ -59,7 +69,9 @@ def define_servers(m: Model, wf: WorkloadFile, cand: Candidates, catalog: Catalo
     """n_t ∈ ℤ≥0, bounded by one server per replica plus the servers drives could need."""
     storage = sum(w.storage_tb for w in wf.workloads)
     smallest = min(s.size_tb for s in catalog.storage)
-    ub = sum(cand.replicas.values()) + math.ceil(storage / smallest) + 1
+    m.drive_servers_ub = math.ceil(storage / smallest) + 1
+    ub = sum(cand.replicas.values()) + m.drive_servers_ub
+    m.n_ub = ub
     for i, key in enumerate(m.types):
         m.index[key] = i
         m.on_type[key] = []
@@ -80,6 +92,7 @@ def define_placements(m: Model, wf: WorkloadFile, cand: Candidates, budget: bool
             m.serve[w.name] = 1
         terms = []
         for oi, o in enumerate(cand.options[w.name]):
+            m.options[(w.name, oi)] = o
             for key, t in m.types.items():
                 if type_accepts(t, o, policy):
                     v = pulp.LpVariable(f"x_{wi}_{oi}_{m.index[key]}", 0, need, cat="Integer")
@@ -306,3 +319,97 @@ def require_reference(m: Model, type_keys: set[str]) -> None:
     for key, v in m.n.items():
         if key not in type_keys:
             m.prob += v == 0
+
+
+MAX_PATTERNS = 5000
+"""Most server patterns enumerated for one type before it is left to the summed model."""
+
+
+def _maximal_patterns(kinds: list[tuple[int, float]], slots: int, ram_cap: float,
+                      limit: int) -> list[tuple[int, ...]] | None:
+    """Every maximal multiset of kinds (GPUs d, RAM r) one server holds: Σd ≤ K, Σr ≤ C.
+
+    GPU counts pack exactly within a server (Lemma 1). Returns None past ``limit``.
+    """
+    out: list[tuple[int, ...]] = []
+    counts = [0] * len(kinds)
+
+    def fits_more(gpus: int, ram: float) -> bool:
+        return any(gpus + d <= slots and ram + r <= ram_cap + 1e-9 for d, r in kinds)
+
+    def walk(i: int, gpus: int, ram: float) -> bool:
+        if i == len(kinds):
+            if not fits_more(gpus, ram):
+                out.append(tuple(counts))
+            return len(out) <= limit
+        d, r = kinds[i]
+        most = min((slots - gpus) // d if d else 10**9,
+                   int((ram_cap - ram + 1e-9) // r) if r > 0 else 10**9)
+        most = min(most, 10_000)
+        for c in range(most, -1, -1):
+            counts[i] = c
+            if not walk(i + 1, gpus + c * d, ram + c * r):
+                return False
+        counts[i] = 0
+        return True
+
+    return out if walk(0, 0, 0.0) else None
+
+
+def disaggregate(m: Model, key: str, headroom: float, limit: int = MAX_PATTERNS,
+                 only: set[tuple[str, int]] | None = None) -> bool:
+    """Model one server type by server *patterns*: exact where summed RAM failed to pack.
+
+    Replicas of the type are grouped into kinds of equal (GPUs, host RAM); a pattern π is a
+    maximal multiset of kinds one server holds (Σ d ≤ K_t, Σ r ≤ (1 − h) R_t), and
+    p_π ∈ ℤ≥0 counts servers built to it:  n_t = Σ_π p_π,  Σ_π a_kπ p_π ≥ Σ_{o ∈ k} x_wot.
+    Patterns are downward closed, so any x covered this way packs server by server; every
+    real plan is covered, so the program stays a relaxation (the bound stays valid).
+    Shared GPUs count as a kind of one GPU carrying the most RAM a full shared GPU can need
+    (conservative: ``m.exact`` turns False, as the bound then proves nothing).
+    Returns False (type left as it was) when the patterns exceed ``limit``.
+
+    With ``only`` (the replica options the last solution put on this type) the other options
+    are barred from the type, so patterns stay few; that restricts the program, so
+    ``m.exact`` turns False and plans are reported as feasible against the last valid bound.
+    """
+    if key in m.patterns:
+        return True
+    t = m.types[key]
+    entries = [((w, oi), v) for (w, oi, k), v in m.x.items() if k == key]
+    if only is not None:
+        for wk, v in entries:
+            if wk not in only:
+                m.prob += v == 0
+        entries = [(wk, v) for wk, v in entries if wk in only]
+    exclusive = [(wk, v) for wk, v in entries if not m.options[wk].shared]
+    shared = [(wk, v) for wk, v in entries if m.options[wk].shared]
+    kinds: dict[tuple[int, float], list] = {}
+    for wk, v in exclusive:
+        o = m.options[wk]
+        if o.degree == 0 and o.ram_gb <= 0:
+            continue  # takes nothing from a server
+        kinds.setdefault((o.degree, round(o.ram_gb, 6)), []).append(v)
+    shared_kind = None
+    if shared and key in m.shared:
+        vram_cap = t.gpu.vram_gb * (1 - headroom)
+        per_gpu = max(math.floor(vram_cap / m.options[wk].vram_gb + 1e-9) * m.options[wk].ram_gb
+                      for wk, _ in shared)
+        shared_kind = (1, round(per_gpu, 6))
+        kinds.setdefault(shared_kind, []).append(m.shared[key])
+        m.exact = False
+    shape = list(kinds)
+    patterns = _maximal_patterns(shape, t.gpu_slots, t.ram_gb * (1 - headroom), limit)
+    if patterns is None:
+        return False
+    if only is not None:
+        m.exact = False
+    i = m.index[key]
+    p = [pulp.LpVariable(f"p_{i}_{j}", 0, m.n_ub, cat="Integer") for j in range(len(patterns))]
+    m.prob += m.n[key] == pulp.lpSum(p)
+    for k, shape_k in enumerate(shape):
+        m.prob += pulp.lpSum(pat[k] * v for pat, v in zip(patterns, p)) >= pulp.lpSum(
+            kinds[shape_k])
+    m.patterns[key] = (shape, patterns, p,
+                       shape.index(shared_kind) if shared_kind is not None else None)
+    return True

@@ -71,7 +71,12 @@ def allowed_degrees(gpu: GpuSku, policy: Policy, max_slots: int) -> list[int]:
 
 
 def server_types(catalog: Catalog) -> list[ServerType]:
-    """Every (platform, GPU or none, DIMM, DIMM count) the catalog allows (R14: full channels)."""
+    """Every useful (platform, GPU or none, DIMM, DIMM count) (R14: full channels).
+
+    A memory configuration is dropped when another one of the same platform and GPU has at
+    least as much RAM for at most the price (e.g. 32 x 32 GB vs 16 x 64 GB): a plan using it
+    can swap to the other at no extra cost, so the optimum is kept and the program shrinks.
+    """
     types = []
     for p in catalog.platforms:
         gpus: list[GpuSku | None] = [g for g in catalog.gpus if p.takes(g)]
@@ -83,7 +88,18 @@ def server_types(catalog: Catalog) -> list[ServerType]:
                 for n in p.dimm_counts():
                     key = f"{p.sku}|{g.sku if g else 'cpu'}|{m.sku}x{n}"
                     types.append(ServerType(key, p, g, m.sku, n, n * m.size_gb))
-    return types
+    return [t for t in types if not any(_dominates(o, t, catalog) for o in types)]
+
+
+def _dominates(a: ServerType, b: ServerType, catalog: Catalog) -> bool:
+    """Same platform and GPU, at least b's RAM, at most b's DIMM cost, and not b itself."""
+    if a is b or a.platform.sku != b.platform.sku or a.gpu != b.gpu:
+        return False
+    cost_a = a.dimm_count * catalog.dimm(a.memory_sku).price
+    cost_b = b.dimm_count * catalog.dimm(b.memory_sku).price
+    if (a.ram_gb, cost_a) == (b.ram_gb, cost_b):
+        return a.key < b.key  # identical offers: keep one
+    return a.ram_gb >= b.ram_gb and cost_a <= cost_b
 
 
 def _max_slots(catalog: Catalog, gpu: GpuSku) -> int:

@@ -72,11 +72,15 @@ _ORDERS = (
 )
 
 
-def _pack(items: list, bought: int, t: ServerType, ram_cap: float) -> tuple[list[_Box], int]:
-    """Pack items (gpus, ram, payload) into ``bought`` servers; return boxes and servers added."""
+def _pack(items: list, start: list[_Box], t: ServerType, ram_cap: float) -> tuple[list[_Box], int]:
+    """First-fit items (gpus, ram, payload) into the bought servers ``start``.
+
+    Returns the filled servers and how many had to be added.
+    """
+    bought = len(start)
     best: list[_Box] | None = None
     for order in _ORDERS:
-        boxes = [_Box(t) for _ in range(bought)]
+        boxes = [_Box(t, b.gpus_used, b.ram_used, list(b.items)) for b in start]
         for gpus, ram, payload in sorted(items, key=order):
             box = _first_fit(boxes, gpus, ram, t, ram_cap)
             if box is None:
@@ -92,12 +96,55 @@ def _pack(items: list, bought: int, t: ServerType, ram_cap: float) -> tuple[list
     return best, len(best) - bought
 
 
+def _fill_patterns(items: list, patterns, t: ServerType) -> tuple[list[_Box], list]:
+    """Build the program's servers pattern by pattern; return them and the items left over.
+
+    Items are matched to a pattern's slots by kind (GPUs, host RAM), the key the program
+    grouped them by; a shared GPU fills the one-GPU shared kind whatever its RAM.
+    """
+    shape, built, shared_kind = patterns
+    queues: dict[int, list] = {k: [] for k in range(len(shape))}
+    index = {kind: k for k, kind in enumerate(shape)}
+    left = []
+    for it in items:
+        k = index.get((it[0], round(it[1], 6))) if it[2][0] == "one" else shared_kind
+        (queues[k] if k is not None else left).append(it)
+    boxes = []
+    for pattern, servers in built:
+        for _ in range(servers):
+            box = _Box(t)
+            for k, count in enumerate(pattern):
+                for _ in range(count):
+                    if queues[k]:
+                        gpus, ram, payload = queues[k].pop()
+                        box.gpus_used += gpus
+                        box.ram_used += ram
+                        box.items.append((gpus, ram, payload))
+            boxes.append(box)
+    left += [it for q in queues.values() for it in q]
+    return boxes, left
+
+
 def _first_fit(boxes: list[_Box], gpus: int, ram: float, t: ServerType, ram_cap: float) -> _Box | None:
     slots = t.gpu_slots
     for box in boxes:
         if box.gpus_used + gpus <= slots and box.ram_used + ram <= ram_cap + 1e-9:
             return box
     return None
+
+
+def _items(opts: list[tuple[ReplicaOption, int]], t: ServerType, shared_gpus: int, policy):
+    """Packing items (gpus, ram, payload) of some replicas: shared ones grouped onto GPUs."""
+    items = []
+    extra = 0
+    shared = [(o, c) for o, c in opts if o.shared]
+    if shared:
+        loads, extra = _pack_shared(shared, usable(t.gpu.vram_gb, policy), shared_gpus)
+        items += [(1, ram, ("shared", members)) for _vram, ram, members in loads]
+    for o, c in opts:
+        if not o.shared:
+            items += [(o.degree, o.ram_gb, ("one", o)) for _ in range(c)]
+    return items, extra
 
 
 def expand(outcome: Outcome, cand: Candidates, wf: WorkloadFile, catalog: Catalog) -> Expansion:
@@ -116,24 +163,15 @@ def expand(outcome: Outcome, cand: Candidates, wf: WorkloadFile, catalog: Catalo
         t = types[key]
         ram_cap = usable(t.ram_gb, policy)
         opts = by_type.get(key, [])
-        items = []  # (gpus, ram, payload)
-        shared = [(o, c) for o, c in opts if o.shared]
-        if shared:
-            loads, extra = _pack_shared(shared, usable(t.gpu.vram_gb, policy),
-                                        outcome.shared.get(key, 0))
-            repaired += extra
-            if extra:
-                failed.append(key)
-            for _vram, ram, members in loads:
-                items.append((1, ram, ("shared", members)))
-        for o, c in opts:
-            if not o.shared:
-                items += [(o.degree, o.ram_gb, ("one", o)) for _ in range(c)]
-        boxes, extra = _pack(items, outcome.n.get(key, 0), t, ram_cap)
-        if extra:
-            repaired += extra
-            if key not in failed:
-                failed.append(key)
+        items, extra_gpus = _items(opts, t, outcome.shared.get(key, 0), policy)
+        if key in outcome.patterns:
+            boxes, items = _fill_patterns(items, outcome.patterns[key], t)
+        else:
+            boxes = [_Box(t) for _ in range(outcome.n.get(key, 0))]
+        boxes, extra = _pack(items, boxes, t, ram_cap)
+        if extra or extra_gpus:
+            repaired += extra + extra_gpus
+            failed.append(key)
         boxes_by_type[key] = boxes
 
     servers, placements = [], []

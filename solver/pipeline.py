@@ -6,10 +6,13 @@
 
 from __future__ import annotations
 
+import time
+
 from .baseline import baseline_cost
 from .build import (
     add_packing_cuts,
     build,
+    disaggregate,
     exclude_bom,
     fix_priority,
     set_cost_objective,
@@ -21,7 +24,7 @@ from .check import check_plan
 from .errors import CheckError, InfeasibleError, SolverError
 from .expand import expand
 from .plan import PlanOption, PlanResult
-from .solve import DEFAULT_GAP, Outcome, default_solver, solve
+from .solve import DEFAULT_GAP, Outcome, default_solver, set_time_limit_left, solve
 from .workload import WorkloadFile
 
 
@@ -106,12 +109,14 @@ def plan(
         catalog: the priced catalog.
         top: how many distinct purchase lists to return (platform and GPU counts differ).
         solver: "highs" or "cbc"; default the first available.
-        time_limit: seconds per solve.
+        time_limit: seconds for the whole run (every solve gets what is left; once rank 1 is
+            found, later ranks are skipped when the time is up).
         gap: relative MIP gap counted as optimal.
         distinct: "gpus" (options differ in GPU mix) or "hardware" (GPU or server mix).
         with_baseline: also price the seed's reference configuration (R20).
     """
     solver = solver or default_solver()
+    deadline = time.perf_counter() + time_limit if time_limit else None
     cand = enumerate_candidates(wf, catalog)
     reasons = infeasibility_reasons(wf, catalog, cand)
     if reasons:
@@ -123,7 +128,7 @@ def plan(
         set_priority_objective(m)
         # Packing cuts found here keep the priority level one that real servers can reach
         # within the budget; otherwise the cost phase could be left with no plan.
-        first, _ = _solve_and_expand(m, cand, wf, catalog, solver, time_limit, gap)
+        first, _, _ = _solve_and_expand(m, cand, wf, catalog, solver, deadline, gap)
         if first.status in ("infeasible", "no_solution"):
             raise SolverError(f"the {solver} solver found no plan within the budget "
                               f"({first.status}); try --time-limit")
@@ -135,12 +140,15 @@ def plan(
     ub = sum(cand.replicas.values()) + 64
     options: list[PlanOption] = []
     rank1: Outcome | None = None
+    rank1_bound: float | None = None
     by_platform = distinct == "hardware"
     seen: set[tuple] = set()
     for _ in range(top * MAX_DUPLICATE_TRIES):
         if len(options) == top:
             break
-        out, exp = _solve_and_expand(m, cand, wf, catalog, solver, time_limit, gap)
+        if options and deadline is not None and time.perf_counter() >= deadline:
+            break
+        out, exp, proven = _solve_and_expand(m, cand, wf, catalog, solver, deadline, gap)
         if out.status in ("infeasible", "no_solution"):
             if not options:
                 if out.status == "no_solution":
@@ -150,7 +158,8 @@ def plan(
                     )
                 raise InfeasibleError("no plan satisfies every constraint together")
             break
-        rank1 = rank1 or out
+        if rank1 is None:
+            rank1, rank1_bound = out, proven
         # The cut is on the program's counts; a slack GPU there can expand to a plan already
         # listed, so distinctness is judged again on the physical servers.
         exclude_bom(m, _aggregate_counts(out, cand), ub, platforms=by_platform)
@@ -172,12 +181,17 @@ def plan(
     options.sort(key=lambda o: o.total_cost)
     options = [_renumber(o, i + 1) for i, o in enumerate(options)]
     best = options[0]
-    bound = rank1.bound if rank1.bound is not None else rank1.objective
-    rel_gap = max(0.0, (best.total_cost - bound) / best.total_cost) if best.total_cost else 0.0
-    exact = rank1.status == "optimal" and rel_gap <= gap + 1e-9
+    # The cheapest plan is measured against the best bound a relaxation proved; without one
+    # (a restricted program from the first solve on) nothing is claimed beyond feasibility.
+    if rank1_bound is None:
+        rel_gap = None
+        exact = False
+    else:
+        rel_gap = max(0.0, (best.total_cost - rank1_bound) / best.total_cost) if best.total_cost else 0.0
+        exact = rank1.status == "optimal" and rank1.exact and rel_gap <= gap + 1e-9
     baseline = None
     if with_baseline and budget is None:
-        baseline = baseline_cost(wf, catalog, cand, solver, time_limit)
+        baseline = baseline_cost(wf, catalog, cand, solver, set_time_limit_left(deadline))
         if baseline is not None:
             saving = baseline["total_cost"] - best.total_cost
             baseline["saving"] = round(saving, 2)
@@ -192,7 +206,7 @@ def plan(
         currency=catalog.currency,
         options=tuple(options),
         solver=solver,
-        gap=round(rel_gap, 6),
+        gap=round(rel_gap, 6) if rel_gap is not None else None,
         baseline=baseline,
     )
 
@@ -203,18 +217,34 @@ MAX_CUT_ROUNDS = 8
 """Re-solves allowed per option after a packing failure, each with new valid cuts."""
 
 
-def _solve_and_expand(m, cand, wf, catalog, solver, time_limit, gap):
-    """Solve; when replicas do not pack into the bought servers, add valid cuts and re-solve."""
+def _solve_and_expand(m, cand, wf, catalog, solver, deadline, gap):
+    """Solve; when replicas do not pack into the bought servers, tighten the type and re-solve.
+
+    Returns the outcome, its expansion, and the best lower bound proven by a solve whose
+    program was still a relaxation (None if there was none).
+    """
+    proven = None
+    failures = m.failures
     for _ in range(MAX_CUT_ROUNDS):
-        out = solve(m, solver, time_limit, gap)
+        out = solve(m, solver, set_time_limit_left(deadline), gap)
         if out.status in ("infeasible", "no_solution"):
-            return out, None
+            return out, None, proven
+        if out.exact and out.bound is not None:
+            proven = out.bound if proven is None else max(proven, out.bound)
         exp = expand(out, cand, wf, catalog)
-        if not exp.failed_types:
-            break
+        if not exp.failed_types or (deadline is not None and time.perf_counter() >= deadline):
+            break  # packed, or out of time: the repaired plan is reported as feasible
         for key in exp.failed_types:
-            add_packing_cuts(m, key, wf.policy.headroom)
-    return out, exp
+            # First valid cuts, which tighten the sums cheaply and keep the program a
+            # relaxation; a type that fails again is modelled by server patterns, which pack
+            # exactly (docs/solver.md, "Cuts when the sums lie").
+            failures[key] = failures.get(key, 0) + 1
+            if failures[key] == 1:
+                add_packing_cuts(m, key, wf.policy.headroom)
+            elif not disaggregate(m, key, wf.policy.headroom):
+                used = {(w, oi) for (w, oi, k), c in out.x.items() if k == key and c}
+                disaggregate(m, key, wf.policy.headroom, only=used)
+    return out, exp, proven
 
 
 def _renumber(o: PlanOption, rank: int) -> PlanOption:

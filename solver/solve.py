@@ -10,7 +10,7 @@ import contextlib
 import os
 import sys
 import time
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 
 import pulp
 
@@ -37,6 +37,12 @@ class Outcome:
     z: dict[tuple[str, str], int]
     drives: dict[tuple[str, str], int]
     serve: dict[str, int]
+    patterns: dict[str, tuple[list, list[tuple[tuple[int, ...], int]], int | None]] = field(
+        default_factory=dict)
+    """Pattern-modelled types: kind shapes (GPUs, RAM), (pattern, servers built to it) and
+    the index of the shared-GPU kind."""
+    exact: bool = True
+    """The program was a relaxation of the plan rules (its bound is a valid lower bound)."""
 
 
 def available_solvers() -> list[str]:
@@ -134,6 +140,11 @@ def solve(m: Model, solver: str, time_limit: float | None = None,
         z={k: _int(v) for k, v in m.z.items()},
         drives={k: _int(v) for k, v in m.drives.items()},
         serve={k: _int(v) for k, v in m.serve.items()},
+        patterns={
+            key: (shape, [(pat, _int(v)) for pat, v in zip(pats, p) if _int(v)], shared_k)
+            for key, (shape, pats, p, shared_k) in m.patterns.items()
+        },
+        exact=m.exact,
     )
 
 

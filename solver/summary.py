@@ -23,10 +23,15 @@ def _pct(value: float | None, status: str | None) -> str:
 def render_plan_summary(result: PlanResult, catalog: Catalog, name: str,
                         workbook: Path | None = None) -> str:
     """A short report: status, one row per option, the R20 comparison, unserved work."""
-    gap = f", gap {result.gap:.3%}" if result.status != "optimal" and result.gap else ""
+    if result.status == "optimal":
+        gap = ""
+    elif result.gap is None:
+        gap = ", no proven bound"
+    else:
+        gap = f", within {result.gap:.2%} of the proven bound"
     lines = [
-        f"{name}: {len(result.options)} option(s), {result.status} ({result.solver}{gap}); "
-        f"prices as of {catalog.prices_as_of} ({catalog.price_note or 'catalog prices'})",
+        (f"{name}: {len(result.options)} option(s), {result.status} ({result.solver}{gap}); "
+         f"prices as of {catalog.prices_as_of} ({catalog.price_note or 'catalog prices'})"),
         "",
     ]
     mixes = {

@@ -479,7 +479,7 @@ def run_sweep(
     Args:
         sweep: the validated grid.
         jobs: worker processes (default: all CPUs); 1 solves in this process.
-        solver, time_limit, gap: as for ``plan`` (time limit in seconds per solve).
+        solver, time_limit, gap: as for ``plan`` (time limit in seconds per scenario run).
         with_base: also plan the unswept input (for the workbook), reusing a grid scenario
             when one is the same.
         on_progress: called with (scenarios done, scenarios in all) after each result.
