@@ -144,12 +144,17 @@ def define_shared_vram(m: Model, cand: Candidates, wf: WorkloadFile) -> None:
 
 
 def define_host_ram(m: Model, cand: Candidates, wf: WorkloadFile) -> None:
-    """Σ_{o} r_o x_wot ≤ (1 − headroom) R_t n_t (R11, R12, R15)."""
+    """Σ_{o} r_o x_wot ≤ (1 − headroom) R_t n_t (R11, R12, R15), and
+    n_t ≥ Σ_{r_o > C/2} x_wot: a replica needing over half a server's usable RAM sits alone
+    (the first of the bin-packing cuts below; valid for every plan, so added up front)."""
     for key, t in m.types.items():
         items = m.on_type[key]
         if items:
-            m.prob += pulp.lpSum(o.ram_gb * v for o, v in items) <= usable(
-                t.ram_gb, wf.policy) * m.n[key], f"ram_{m.index[key]}"
+            cap = usable(t.ram_gb, wf.policy)
+            m.prob += pulp.lpSum(o.ram_gb * v for o, v in items) <= cap * m.n[key], f"ram_{m.index[key]}"
+            big = [v for o, v in items if o.ram_gb > cap / 2 + 1e-9]
+            if big:
+                m.prob += m.n[key] >= pulp.lpSum(big), f"ram_big_{m.index[key]}"
 
 
 def define_storage(m: Model, wf: WorkloadFile, catalog: Catalog) -> None:

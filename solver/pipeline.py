@@ -225,15 +225,21 @@ def _solve_and_expand(m, cand, wf, catalog, solver, deadline, gap):
     """
     proven = None
     failures = m.failures
+    best: tuple | None = None
     for _ in range(MAX_CUT_ROUNDS):
-        out = solve(m, solver, set_time_limit_left(deadline), gap)
+        # Half of what is left: a packing failure still leaves time to tighten and re-solve.
+        out = solve(m, solver, set_time_limit_left(deadline, 0.5), gap)
         if out.status in ("infeasible", "no_solution"):
-            return out, None, proven
+            break
         if out.exact and out.bound is not None:
             proven = out.bound if proven is None else max(proven, out.bound)
         exp = expand(out, cand, wf, catalog)
+        # Every expansion is a whole plan (repaired if need be): keep the cheapest one seen,
+        # since a later solve under a shorter time limit may find a worse incumbent.
+        if best is None or exp.cost < best[1].cost:
+            best = (out, exp)
         if not exp.failed_types or (deadline is not None and time.perf_counter() >= deadline):
-            break  # packed, or out of time: the repaired plan is reported as feasible
+            break  # packed, or out of time: a repaired plan is reported as feasible
         for key in exp.failed_types:
             # First valid cuts, which tighten the sums cheaply and keep the program a
             # relaxation; a type that fails again is modelled by server patterns, which pack
@@ -244,6 +250,9 @@ def _solve_and_expand(m, cand, wf, catalog, solver, deadline, gap):
             elif not disaggregate(m, key, wf.policy.headroom):
                 used = {(w, oi) for (w, oi, k), c in out.x.items() if k == key and c}
                 disaggregate(m, key, wf.policy.headroom, only=used)
+    if best is None:
+        return out, None, proven
+    out, exp = best
     return out, exp, proven
 
 

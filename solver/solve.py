@@ -158,8 +158,8 @@ def _bound(m: Model, solver: str, objective: float, sol: int) -> float | None:
     return objective if sol == pulp.LpSolutionOptimal else None
 
 
-def set_time_limit_left(deadline: float | None) -> float | None:
-    """Seconds left before ``deadline`` (perf_counter time), at least one."""
+def set_time_limit_left(deadline: float | None, share: float = 1.0) -> float | None:
+    """``share`` of the seconds left before ``deadline`` (perf_counter time), at least one."""
     if deadline is None:
         return None
-    return max(1.0, deadline - time.perf_counter())
+    return max(1.0, share * (deadline - time.perf_counter()))
