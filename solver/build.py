@@ -361,8 +361,7 @@ def _maximal_patterns(kinds: list[tuple[int, float]], slots: int, ram_cap: float
     return out if walk(0, 0, 0.0) else None
 
 
-def disaggregate(m: Model, key: str, headroom: float, limit: int = MAX_PATTERNS,
-                 only: set[tuple[str, int]] | None = None) -> bool:
+def disaggregate(m: Model, key: str, headroom: float, limit: int = MAX_PATTERNS) -> bool:
     """Model one server type by server *patterns*: exact where summed RAM failed to pack.
 
     Replicas of the type are grouped into kinds of equal (GPUs, host RAM); a pattern π is a
@@ -373,20 +372,11 @@ def disaggregate(m: Model, key: str, headroom: float, limit: int = MAX_PATTERNS,
     Shared GPUs count as a kind of one GPU carrying the most RAM a full shared GPU can need
     (conservative: ``m.exact`` turns False, as the bound then proves nothing).
     Returns False (type left as it was) when the patterns exceed ``limit``.
-
-    With ``only`` (the replica options the last solution put on this type) the other options
-    are barred from the type, so patterns stay few; that restricts the program, so
-    ``m.exact`` turns False and plans are reported as feasible against the last valid bound.
     """
     if key in m.patterns:
         return True
     t = m.types[key]
     entries = [((w, oi), v) for (w, oi, k), v in m.x.items() if k == key]
-    if only is not None:
-        for wk, v in entries:
-            if wk not in only:
-                m.prob += v == 0
-        entries = [(wk, v) for wk, v in entries if wk in only]
     exclusive = [(wk, v) for wk, v in entries if not m.options[wk].shared]
     shared = [(wk, v) for wk, v in entries if m.options[wk].shared]
     kinds: dict[tuple[int, float], list] = {}
@@ -407,8 +397,6 @@ def disaggregate(m: Model, key: str, headroom: float, limit: int = MAX_PATTERNS,
     patterns = _maximal_patterns(shape, t.gpu_slots, t.ram_gb * (1 - headroom), limit)
     if patterns is None:
         return False
-    if only is not None:
-        m.exact = False
     i = m.index[key]
     p = [pulp.LpVariable(f"p_{i}_{j}", 0, m.n_ub, cat="Integer") for j in range(len(patterns))]
     m.prob += m.n[key] == pulp.lpSum(p)

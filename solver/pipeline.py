@@ -247,9 +247,10 @@ def _solve_and_expand(m, cand, wf, catalog, solver, deadline, gap):
             failures[key] = failures.get(key, 0) + 1
             if failures[key] == 1:
                 add_packing_cuts(m, key, wf.policy.headroom)
-            elif not disaggregate(m, key, wf.policy.headroom):
-                used = {(w, oi) for (w, oi, k), c in out.x.items() if k == key and c}
-                disaggregate(m, key, wf.policy.headroom, only=used)
+            else:
+                # Returns False past MAX_PATTERNS: the type then keeps its sums and cuts,
+                # and first fit repairs what does not pack.
+                disaggregate(m, key, wf.policy.headroom)
     if best is None:
         return out, None, proven
     out, exp = best
