@@ -361,6 +361,37 @@ def _maximal_patterns(kinds: list[tuple[int, float]], slots: int, ram_cap: float
     return out if walk(0, 0, 0.0) else None
 
 
+COARSEN_STEPS = (0.0, 0.10, 0.25, 0.50)
+"""Relative RAM spreads merged into one kind when a type has too many patterns."""
+
+
+def _coarsen(kinds: dict[tuple[int, float], list], step: float, keep: tuple | None):
+    """Merge kinds of equal degree whose RAM is within ``step`` of the group's smallest.
+
+    Returns the merged kinds (keyed by degree and the group's largest RAM) and, for every
+    original kind, the index of the merged kind it went to. ``keep`` is never merged.
+    """
+    merged: dict[tuple[int, float], list] = {}
+    owner: dict[tuple[int, float], tuple[int, float]] = {}
+    for d in sorted({d for d, _ in kinds}):
+        rams = sorted(r for dd, r in kinds if dd == d and (dd, r) != keep)
+        group: list[float] = []
+        for r in rams + [None]:
+            if group and (r is None or r > group[0] * (1 + step) + 1e-9):
+                rep = (d, group[-1])
+                for g in group:
+                    merged.setdefault(rep, []).extend(kinds[(d, g)])
+                    owner[(d, g)] = rep
+                group = []
+            if r is not None:
+                group.append(r)
+    if keep is not None:
+        merged.setdefault(keep, []).extend(kinds[keep])
+        owner[keep] = keep
+    index = {rep: k for k, rep in enumerate(merged)}
+    return merged, {kind: index[rep] for kind, rep in owner.items()}
+
+
 def disaggregate(m: Model, key: str, headroom: float, limit: int = MAX_PATTERNS) -> bool:
     """Model one server type by server *patterns*: exact where summed RAM failed to pack.
 
@@ -371,7 +402,10 @@ def disaggregate(m: Model, key: str, headroom: float, limit: int = MAX_PATTERNS)
     real plan is covered, so the program stays a relaxation (the bound stays valid).
     Shared GPUs count as a kind of one GPU carrying the most RAM a full shared GPU can need
     (conservative: ``m.exact`` turns False, as the bound then proves nothing).
-    Returns False (type left as it was) when the patterns exceed ``limit``.
+    When the patterns exceed ``limit``, kinds of one degree whose RAM lies within 10%, then
+    25%, then 50% of each other are merged into a kind with the group's largest RAM: every
+    replica still fits its slot, but the program now reserves more RAM than needed, so
+    ``m.exact`` turns False. Returns False (type left as it was) if even that is too many.
     """
     if key in m.patterns:
         return True
@@ -393,16 +427,24 @@ def disaggregate(m: Model, key: str, headroom: float, limit: int = MAX_PATTERNS)
         shared_kind = (1, round(per_gpu, 6))
         kinds.setdefault(shared_kind, []).append(m.shared[key])
         m.exact = False
-    shape = list(kinds)
-    patterns = _maximal_patterns(shape, t.gpu_slots, t.ram_gb * (1 - headroom), limit)
-    if patterns is None:
+    ram_cap = t.ram_gb * (1 - headroom)
+    for step in COARSEN_STEPS:
+        groups, members = _coarsen(kinds, step, shared_kind)
+        shape = list(groups)
+        patterns = _maximal_patterns(shape, t.gpu_slots, ram_cap, limit)
+        if patterns is not None:
+            break
+    else:
         return False
+    if step > 0:
+        m.exact = False
+    kinds = groups
     i = m.index[key]
     p = [pulp.LpVariable(f"p_{i}_{j}", 0, m.n_ub, cat="Integer") for j in range(len(patterns))]
     m.prob += m.n[key] == pulp.lpSum(p)
     for k, shape_k in enumerate(shape):
         m.prob += pulp.lpSum(pat[k] * v for pat, v in zip(patterns, p)) >= pulp.lpSum(
             kinds[shape_k])
-    m.patterns[key] = (shape, patterns, p,
-                       shape.index(shared_kind) if shared_kind is not None else None)
+    m.patterns[key] = (members, patterns, p,
+                       members[shared_kind] if shared_kind is not None else None)
     return True

@@ -100,11 +100,11 @@ def _fill_patterns(items: list, patterns, t: ServerType) -> tuple[list[_Box], li
     """Build the program's servers pattern by pattern; return them and the items left over.
 
     Items are matched to a pattern's slots by kind (GPUs, host RAM), the key the program
-    grouped them by; a shared GPU fills the one-GPU shared kind whatever its RAM.
+    grouped them by (merged kinds share a slot sized for the largest); a shared GPU fills
+    the one-GPU shared kind whatever its RAM.
     """
-    shape, built, shared_kind = patterns
-    queues: dict[int, list] = {k: [] for k in range(len(shape))}
-    index = {kind: k for k, kind in enumerate(shape)}
+    index, built, shared_kind = patterns
+    queues: dict[int, list] = {k: [] for k in set(index.values())}
     left = []
     for it in items:
         k = index.get((it[0], round(it[1], 6))) if it[2][0] == "one" else shared_kind

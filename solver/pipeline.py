@@ -214,6 +214,9 @@ def plan(
 MAX_DUPLICATE_TRIES = 4
 """Solves allowed per requested option when expansions repeat an earlier purchase list."""
 MAX_CUT_ROUNDS = 8
+LOOSE_GAP = 5e-3
+"""Relative gap of the solves that may still fail to pack (0.5%): they only need to show
+which server types to tighten, so proving their optimum would waste the time budget."""
 """Re-solves allowed per option after a packing failure, each with new valid cuts."""
 
 
@@ -226,9 +229,12 @@ def _solve_and_expand(m, cand, wf, catalog, solver, deadline, gap):
     proven = None
     failures = m.failures
     best: tuple | None = None
+    # Rounds that may still fail to pack are solved to a loose gap; once a solution packs,
+    # one more solve closes the gap (the cuts and patterns found meanwhile are kept).
+    round_gap = max(gap, LOOSE_GAP)
     for _ in range(MAX_CUT_ROUNDS):
         # Half of what is left: a packing failure still leaves time to tighten and re-solve.
-        out = solve(m, solver, set_time_limit_left(deadline, 0.5), gap)
+        out = solve(m, solver, set_time_limit_left(deadline, 0.5), round_gap)
         if out.status in ("infeasible", "no_solution"):
             break
         if out.exact and out.bound is not None:
@@ -238,19 +244,27 @@ def _solve_and_expand(m, cand, wf, catalog, solver, deadline, gap):
         # since a later solve under a shorter time limit may find a worse incumbent.
         if best is None or exp.cost < best[1].cost:
             best = (out, exp)
-        if not exp.failed_types or (deadline is not None and time.perf_counter() >= deadline):
-            break  # packed, or out of time: a repaired plan is reported as feasible
+        if deadline is not None and time.perf_counter() >= deadline:
+            break  # out of time: a repaired plan is reported as feasible
+        if not exp.failed_types:
+            if round_gap <= gap:
+                break
+            round_gap = gap
+            continue
+        progress = False
         for key in exp.failed_types:
             # First valid cuts, which tighten the sums cheaply and keep the program a
             # relaxation; a type that fails again is modelled by server patterns, which pack
             # exactly (docs/solver.md, "Cuts when the sums lie").
             failures[key] = failures.get(key, 0) + 1
             if failures[key] == 1:
-                add_packing_cuts(m, key, wf.policy.headroom)
-            else:
-                # Returns False past MAX_PATTERNS: the type then keeps its sums and cuts,
-                # and first fit repairs what does not pack.
-                disaggregate(m, key, wf.policy.headroom)
+                progress |= add_packing_cuts(m, key, wf.policy.headroom) > 0
+            elif key not in m.patterns:
+                # False past MAX_PATTERNS: the type then keeps its sums and cuts, and first
+                # fit repairs what does not pack.
+                progress |= disaggregate(m, key, wf.policy.headroom)
+        if not progress:
+            break  # nothing left to tighten: re-solving would find the same plan
     if best is None:
         return out, None, proven
     out, exp = best

@@ -37,10 +37,10 @@ class Outcome:
     z: dict[tuple[str, str], int]
     drives: dict[tuple[str, str], int]
     serve: dict[str, int]
-    patterns: dict[str, tuple[list, list[tuple[tuple[int, ...], int]], int | None]] = field(
+    patterns: dict[str, tuple[dict, list[tuple[tuple[int, ...], int]], int | None]] = field(
         default_factory=dict)
-    """Pattern-modelled types: kind shapes (GPUs, RAM), (pattern, servers built to it) and
-    the index of the shared-GPU kind."""
+    """Pattern-modelled types: which pattern kind each (GPUs, RAM) goes to, (pattern,
+    servers built to it), and the index of the shared-GPU kind."""
     exact: bool = True
     """The program was a relaxation of the plan rules (its bound is a valid lower bound)."""
 
@@ -141,8 +141,8 @@ def solve(m: Model, solver: str, time_limit: float | None = None,
         drives={k: _int(v) for k, v in m.drives.items()},
         serve={k: _int(v) for k, v in m.serve.items()},
         patterns={
-            key: (shape, [(pat, _int(v)) for pat, v in zip(pats, p) if _int(v)], shared_k)
-            for key, (shape, pats, p, shared_k) in m.patterns.items()
+            key: (members, [(pat, _int(v)) for pat, v in zip(pats, p) if _int(v)], shared_k)
+            for key, (members, pats, p, shared_k) in m.patterns.items()
         },
         exact=m.exact,
     )
