@@ -273,6 +273,23 @@ class _Sheet:
         ws.set_footer("&LPrinted &D&RPage &P of &N")
 
 
+def _budget_runs(df: pd.DataFrame) -> list[tuple[str, int, int]]:
+    """Consecutive rows of one scenario group: (label, first row, row after the last).
+
+    A group is every sweep parameter but the budget (growth, headroom, price columns).
+    """
+    params = [c for c in df.columns if c in ("growth", "headroom") or str(c).startswith("price")]
+    keys = [tuple(df.iloc[i][c] for c in params) for i in range(len(df))]
+    varying = [c for j, c in enumerate(params) if len({k[j] for k in keys}) > 1]
+    runs, start = [], 0
+    for i in range(1, len(df) + 1):
+        if i == len(df) or keys[i] != keys[start]:
+            parts = [f"{c} {df.iloc[start][c]:g}" for c in varying]
+            runs.append((f" ({', '.join(parts)})" if parts else "", start, i))
+            start = i
+    return runs
+
+
 def _numeric_columns(df: pd.DataFrame) -> set[int]:
     import pandas as pd
 
@@ -704,18 +721,22 @@ class _Book:
         if df.empty or not all(c in df.columns for c in needed):
             return
         col = {c: list(df.columns).index(c) for c in needed}
-        first, last = HEADER_ROW + 1, HEADER_ROW + len(df)
         chart = self.wb.add_chart({"type": "scatter", "subtype": "straight_with_markers"})
-        for name, y2 in (("served_priority", False), ("total_cost", True)):
-            chart.add_series(
-                {
-                    "name": [sh.name, HEADER_ROW, col[name]],
-                    "categories": [sh.name, first, col["budget"], last, col["budget"]],
-                    "values": [sh.name, first, col[name], last, col[name]],
-                    "y2_axis": y2,
-                    "marker": {"type": "circle" if not y2 else "square"},
-                }
-            )
+        # One line per scenario group (same growth, headroom and prices), so a line never
+        # jumps back from one group's largest budget to the next group's smallest.
+        for label, start, stop in _budget_runs(df):
+            first, last = HEADER_ROW + 1 + start, HEADER_ROW + stop
+            for name, y2 in (("served_priority", False), ("total_cost", True)):
+                title = "served priority" if not y2 else "cost"
+                chart.add_series(
+                    {
+                        "name": f"{title}{label}",
+                        "categories": [sh.name, first, col["budget"], last, col["budget"]],
+                        "values": [sh.name, first, col[name], last, col[name]],
+                        "y2_axis": y2,
+                        "marker": {"type": "circle" if not y2 else "square"},
+                    }
+                )
         cur = self.catalog.currency
         chart.set_title({"name": "Budget vs served priority and cost"})
         chart.set_x_axis({"name": f"Budget ({cur})", "num_format": "#,##0"})

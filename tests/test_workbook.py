@@ -377,3 +377,19 @@ def test_end_to_end_plan_workbook_recalculates_to_the_solver_total(tmp_path):
     assert len(placed) == sum(len(o.placements) for o in result.options)
     memory = pd.read_excel(out, sheet_name="Memory", header=3)
     assert set(memory["Fits"]) == {"yes"}  # every placement fits its GPU
+
+
+def test_sweep_chart_draws_one_line_per_scenario_group():
+    """A line never jumps from one growth group's largest budget to the next one's smallest."""
+    from solver.workbook import _budget_runs
+
+    df = pd.DataFrame({
+        "budget": [1, 2, 1, 2, 1, 2],
+        "growth": [1.0, 1.0, 1.5, 1.5, 1.5, 1.5],
+        "headroom": [0.2] * 6,
+        "price_memory": [1.0, 1.0, 1.0, 1.0, 2.0, 2.0],
+    })
+    runs = _budget_runs(df)
+    assert [(a, b) for _, a, b in runs] == [(0, 2), (2, 4), (4, 6)]
+    assert runs[2][0] == " (growth 1.5, price_memory 2)"
+    assert _budget_runs(df.iloc[:2]) == [("", 0, 2)]
