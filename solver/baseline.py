@@ -18,6 +18,7 @@ from dataclasses import dataclass
 from .build import build, require_reference
 from .candidates import Candidates, type_accepts
 from .catalog import Catalog
+from .estimate import estimate
 from .solve import solve
 from .workload import WorkloadFile
 
@@ -143,3 +144,41 @@ def baseline_cost(wf: WorkloadFile, catalog: Catalog, cand: Candidates, solver: 
                 "total_cost": round(cost, 2),
             }
     return best
+
+
+def why_no_reference(wf: WorkloadFile, catalog: Catalog, cand: Candidates) -> list[str]:
+    """For each of the scenario's reference servers, the workloads that cannot run on it."""
+    scenario = scenario_of(wf)
+    if scenario is None:
+        return []
+    policy = wf.policy
+    reasons = []
+    for ref in SCENARIOS[scenario]:
+        try:
+            platform = catalog.platform(ref.platform)
+            gpu = catalog.gpu(ref.gpu)
+        except KeyError:
+            reasons.append(f"R20 {scenario} ({ref.label}): the catalog lacks {ref.platform} "
+                           f"or {ref.gpu}")
+            continue
+        gpu_types, cpu_types = _reference_types(ref, cand)
+        allowed = gpu_types + cpu_types
+        blocked = []
+        for w in wf.workloads:
+            if any(type_accepts(t, o, policy) for o in cand.options[w.name] for t in allowed):
+                continue
+            fitting = [d for d in (1, 2, 4, 8) if d <= platform.gpu_slots
+                       and estimate(w, gpu, d, policy).fits]
+            if not fitting:
+                blocked.append(f"{w.name} does not fit {ref.gpus} x {gpu.sku}")
+            elif not any(o.gpu == gpu.sku for o in cand.options[w.name]):
+                blocked.append(f"{w.name} needs {fitting[0]} x {gpu.sku}, above the policy's "
+                               f"cap for GPUs without NVLink ({policy.max_pcie_parallel_degree})"
+                               if fitting[0] > gpu.nvlink_gpus else
+                               f"{w.name} needs {fitting[0]} GPUs, above max_parallel_degree")
+            else:
+                blocked.append(f"{w.name} needs more host RAM than the reference server")
+        if blocked:
+            reasons.append(f"R20 {scenario} ({ref.label}) cannot run this mix: "
+                           + "; ".join(blocked))
+    return reasons

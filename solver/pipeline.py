@@ -8,7 +8,7 @@ from __future__ import annotations
 
 import time
 
-from .baseline import baseline_cost
+from .baseline import baseline_cost, why_no_reference
 from .build import (
     add_packing_cuts,
     build,
@@ -190,8 +190,11 @@ def plan(
         rel_gap = max(0.0, (best.total_cost - rank1_bound) / best.total_cost) if best.total_cost else 0.0
         exact = rank1.status == "optimal" and rank1.exact and rel_gap <= gap + 1e-9
     baseline = None
+    notes: tuple[str, ...] = ()
     if with_baseline and budget is None:
         baseline = baseline_cost(wf, catalog, cand, solver, set_time_limit_left(deadline))
+        if baseline is None:
+            notes = tuple(why_no_reference(wf, catalog, cand))
         if baseline is not None:
             saving = baseline["total_cost"] - best.total_cost
             baseline["saving"] = round(saving, 2)
@@ -208,6 +211,7 @@ def plan(
         solver=solver,
         gap=round(rel_gap, 6) if rel_gap is not None else None,
         baseline=baseline,
+        notes=notes,
     )
 
 

@@ -62,9 +62,8 @@ def render_plan_summary(result: PlanResult, catalog: Catalog, name: str,
             f"{money(b['total_cost'], result.currency)}; option 1 saves "
             f"{money(b['saving'], result.currency)} ({b['saving_pct']:.0%})."
         )
-    elif result.baseline is None and not any(o.unserved for o in result.options):
-        lines.append("Seed reference (R20): none of the seed's reference configurations can run "
-                     "this mix under its policy.")
+    elif result.notes:
+        lines += [f"Seed reference: {note}." for note in result.notes]
     if workbook:
         lines.append(f"Workbook: {workbook}")
     return "\n".join(lines)
