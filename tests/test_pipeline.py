@@ -251,3 +251,32 @@ def test_rank1_equals_brute_force_minimum(monkeypatch, jobs, pcie):
     r = run(wf, cat, top=2)
     assert r.options[0].total_cost == pytest.approx(expected)
     assert all(a.total_cost <= b.total_cost for a, b in zip(r.options, r.options[1:]))
+
+
+def test_server_patterns_when_ram_and_gpus_block_together(monkeypatch):
+    """Sums and RAM cuts say two 4-GPU servers hold 3 x (1 GPU, 200 GB) + 2 x (2 GPUs, 10 GB);
+    no packing does (400 + 10 > 409.6 GB usable), so the type is modelled by server patterns
+    and the plan buys the third server, proven optimal and equal to exhaustive search."""
+    fx.install(monkeypatch, {"x": (10, 200), "y": (30, 5)})
+    cat = fx.catalog(
+        gpus=[{"sku": "small", "vram_gb": 24, "mem_bw_gbps": 1000, "bf16_tflops": 100,
+               "power_w": 300, "form_factor": "pcie", "nvlink_gbps": 0, "price": 1000}],
+        platforms=[{"sku": "box4", "gpu_slots": 4, "form_factors": ["pcie"], "dimm_slots": 2,
+                    "memory_type": "ddr4", "memory_channels": 2, "drive_bays": 2,
+                    "price": 2000}],
+        memory=[{"sku": "d256", "type": "ddr4", "speed_mts": 3200, "size_gb": 256,
+                 "price": 100}],
+    )
+    wf = fx.workloads({"name": "x", "replicas": 3}, {"name": "y", "replicas": 2})
+    import solver.pipeline
+
+    modelled = []
+    real = solver.pipeline.disaggregate
+    monkeypatch.setattr(solver.pipeline, "disaggregate",
+                        lambda m, key, h: modelled.append(key) or real(m, key, h))
+    r = run(wf, cat)
+    assert modelled, "the summed model should have failed to pack and been disaggregated"
+    assert r.status == "optimal"
+    assert len(r.options[0].servers) == 3
+    assert r.options[0].total_cost == 3 * (2000 + 2 * 100) + 7 * 1000
+    assert r.options[0].total_cost == brute_force_cost(wf, cat, fx.NEEDS)
