@@ -166,6 +166,8 @@ def plan(
         key = tuple(sorted(_counts(exp.servers, by_platform).items()))
         if key in seen:
             continue
+        if budget is not None and exp.cost > budget + 0.01:
+            continue  # servers added by a packing repair broke the budget: look further
         seen.add(key)
         unserved = tuple(w.name for w in wf.workloads if not out.serve.get(w.name, 1))
         option = PlanOption(
@@ -178,11 +180,16 @@ def plan(
                              f"for option {option.rank}", problems)
         options.append(option)
 
+    if not options:
+        raise SolverError(
+            f"no plan within the budget of {budget:,.0f} packed into real servers in the time "
+            "given. To fix: raise --time-limit or the budget"
+        )
     options.sort(key=lambda o: o.total_cost)
     options = [_renumber(o, i + 1) for i, o in enumerate(options)]
     best = options[0]
     # The cheapest plan is measured against the best bound a relaxation proved; without one
-    # (a restricted program from the first solve on) nothing is claimed beyond feasibility.
+    # (the first solve did not finish with a bound) nothing is claimed beyond feasibility.
     if rank1_bound is None:
         rel_gap = None
         exact = False
