@@ -270,7 +270,8 @@ def render(rows: list[dict], q3: dict | None, cross: dict | None, args) -> str:
         )
     lines.append("")
     lines.append(
-        "Time limit per solve: "
+        "Time limits (single solve; top-3 = the whole `plan(top=3)` run, whose time limit "
+        "bounds every solve in it together): "
         + ", ".join(
             sorted(
                 {
@@ -343,7 +344,7 @@ def main(argv: list[str] | None = None) -> None:
         "--top-time-limit",
         type=float,
         default=None,
-        help="seconds per solve inside top-K (default: --time-limit)",
+        help="seconds for the whole top-K run, as plan's --time-limit (default: --time-limit)",
     )
     ap.add_argument(
         "--append",
