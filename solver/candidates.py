@@ -55,19 +55,22 @@ class ReplicaOption:
     estimate: Estimate
 
 
-def allowed_degrees(gpu: GpuSku, policy: Policy, max_slots: int) -> list[int]:
-    """Parallel degrees a replica may use on this GPU (R8, R10): powers of two up to the caps.
+def policy_degrees(gpu: GpuSku, policy: Policy, degrees=DEGREES) -> tuple[int, ...]:
+    """Parallel degrees the policy allows on this GPU (R8, R10).
 
-    Beyond the GPU's NVLink domain a job talks over PCIe, so the PCIe cap applies.
+    Powers of two up to max_parallel_degree; beyond the GPU's NVLink domain a job talks
+    over PCIe, so max_pcie_parallel_degree applies there.
     """
-    out = []
-    for d in DEGREES:
-        if d > policy.max_parallel_degree or d > max_slots:
-            break
-        if d > gpu.nvlink_gpus and d > policy.max_pcie_parallel_degree:
-            break
-        out.append(d)
-    return out
+    return tuple(
+        d for d in degrees
+        if d <= policy.max_parallel_degree
+        and (d <= gpu.nvlink_gpus or d <= policy.max_pcie_parallel_degree)
+    )
+
+
+def allowed_degrees(gpu: GpuSku, policy: Policy, max_slots: int) -> list[int]:
+    """Degrees a replica may use on this GPU: the policy's, within the largest server."""
+    return [d for d in policy_degrees(gpu, policy) if d <= max_slots]
 
 
 def server_types(catalog: Catalog) -> list[ServerType]:

@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import difflib
 
+from .candidates import policy_degrees
 from .catalog import Catalog, GpuSku
 from .errors import InputError
 from .estimate import Estimate, estimate
@@ -20,13 +21,8 @@ WASTE_FRACTION = 0.30
 
 
 def degrees_for(gpu: GpuSku, policy: Policy) -> tuple[int, ...]:
-    """Degrees allowed on this GPU: <= max_parallel_degree (R8); above
-    max_pcie_parallel_degree only inside an NVLink domain that large (R10)."""
-    return tuple(
-        d for d in ESTIMATE_DEGREES
-        if d <= policy.max_parallel_degree
-        and (d <= policy.max_pcie_parallel_degree or gpu.nvlink_gpus >= d)
-    )
+    """Degrees shown for this GPU: the planner's own rule (candidates.policy_degrees)."""
+    return policy_degrees(gpu, policy, ESTIMATE_DEGREES)
 
 
 def _select_gpus(catalog: Catalog, gpu_skus: tuple[str, ...]) -> list[GpuSku]:
