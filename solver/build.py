@@ -47,16 +47,28 @@ class Model:
     cost: pulp.LpAffineExpression | None = None
     priority: pulp.LpAffineExpression | None = None
     cuts: int = 0
-    patterns: dict[str, tuple[list, list, list, int | None]] = field(default_factory=dict)
-    """Server types modelled by server patterns (after their sums failed to pack)."""
+    patterns: dict[str, tuple[dict, list, list, int | None]] = field(default_factory=dict)
+    """Server types modelled by server patterns (after their sums failed to pack): kind of
+    each (GPUs, RAM), patterns, their counts p, the shared-GPU kind."""
+    pattern_kinds: dict[str, list[list]] = field(default_factory=dict)
+    """Per pattern-modelled type, the variables each kind must cover."""
+    priced: dict[str, tuple[list, int, float]] = field(default_factory=dict)
+    """Types whose patterns are generated from duals: kinds, GPU slots, usable RAM."""
     failures: dict[str, int] = field(default_factory=dict)
     """How often each type's replicas failed to pack (the pipeline tightens it each time)."""
-    exact: bool = True
-    """False once a pattern model reserves more RAM than needed (shared GPUs): the
-    program is then no longer a relaxation and its bound is not a proof."""
+    conservative: bool = False
+    """True once a pattern model reserves more RAM than needed (shared GPUs): the program
+    is then no longer a relaxation and neither its bound nor its LP bound is a proof."""
+    lp_bound: float | None = None
+    """LP value once pattern pricing converged: a valid lower bound when not conservative."""
     n_ub: int = 0
     drive_servers_ub: int = 0
     options: dict[tuple[str, int], ReplicaOption] = field(default_factory=dict)
+
+    @property
+    def exact(self) -> bool:
+        """The integer program is a relaxation of the plan rules: its bound is a proof."""
+        return not self.conservative and not self.priced
 
     def gpus(self, key: str) -> pulp.LpAffineExpression:
         """G_t: GPUs installed on servers of type ``key``."""
@@ -361,37 +373,6 @@ def _maximal_patterns(kinds: list[tuple[int, float]], slots: int, ram_cap: float
     return out if walk(0, 0, 0.0) else None
 
 
-COARSEN_STEPS = (0.0, 0.10, 0.25, 0.50)
-"""Relative RAM spreads merged into one kind when a type has too many patterns."""
-
-
-def _coarsen(kinds: dict[tuple[int, float], list], step: float, keep: tuple | None):
-    """Merge kinds of equal degree whose RAM is within ``step`` of the group's smallest.
-
-    Returns the merged kinds (keyed by degree and the group's largest RAM) and, for every
-    original kind, the index of the merged kind it went to. ``keep`` is never merged.
-    """
-    merged: dict[tuple[int, float], list] = {}
-    owner: dict[tuple[int, float], tuple[int, float]] = {}
-    for d in sorted({d for d, _ in kinds}):
-        rams = sorted(r for dd, r in kinds if dd == d and (dd, r) != keep)
-        group: list[float] = []
-        for r in rams + [None]:
-            if group and (r is None or r > group[0] * (1 + step) + 1e-9):
-                rep = (d, group[-1])
-                for g in group:
-                    merged.setdefault(rep, []).extend(kinds[(d, g)])
-                    owner[(d, g)] = rep
-                group = []
-            if r is not None:
-                group.append(r)
-    if keep is not None:
-        merged.setdefault(keep, []).extend(kinds[keep])
-        owner[keep] = keep
-    index = {rep: k for k, rep in enumerate(merged)}
-    return merged, {kind: index[rep] for kind, rep in owner.items()}
-
-
 def disaggregate(m: Model, key: str, headroom: float, limit: int = MAX_PATTERNS) -> bool:
     """Model one server type by server *patterns*: exact where summed RAM failed to pack.
 
@@ -401,11 +382,13 @@ def disaggregate(m: Model, key: str, headroom: float, limit: int = MAX_PATTERNS)
     Patterns are downward closed, so any x covered this way packs server by server; every
     real plan is covered, so the program stays a relaxation (the bound stays valid).
     Shared GPUs count as a kind of one GPU carrying the most RAM a full shared GPU can need
-    (conservative: ``m.exact`` turns False, as the bound then proves nothing).
-    When the patterns exceed ``limit``, kinds of one degree whose RAM lies within 10%, then
-    25%, then 50% of each other are merged into a kind with the group's largest RAM: every
-    replica still fits its slot, but the program now reserves more RAM than needed, so
-    ``m.exact`` turns False. Returns False (type left as it was) if even that is too many.
+    (conservative: ``m.conservative`` turns True, as the bound then proves nothing).
+
+    When the maximal patterns exceed ``limit``, the type starts from one greedy pattern per
+    kind and more are *priced* from the LP duals (``price_patterns``, column generation).
+    The program then chooses among the patterns generated so far, a restriction: its MIP
+    bound proves nothing, but once pricing finds no better pattern the LP value is a valid
+    lower bound (``m.lp_bound``), which plans are reported against.
     """
     if key in m.patterns:
         return True
@@ -426,25 +409,104 @@ def disaggregate(m: Model, key: str, headroom: float, limit: int = MAX_PATTERNS)
                       for wk, _ in shared)
         shared_kind = (1, round(per_gpu, 6))
         kinds.setdefault(shared_kind, []).append(m.shared[key])
-        m.exact = False
-    ram_cap = t.ram_gb * (1 - headroom)
-    for step in COARSEN_STEPS:
-        groups, members = _coarsen(kinds, step, shared_kind)
-        shape = list(groups)
-        patterns = _maximal_patterns(shape, t.gpu_slots, ram_cap, limit)
-        if patterns is not None:
-            break
-    else:
+        m.conservative = True
+    shape = list(kinds)
+    if not shape:
         return False
-    if step > 0:
-        m.exact = False
-    kinds = groups
-    i = m.index[key]
-    p = [pulp.LpVariable(f"p_{i}_{j}", 0, m.n_ub, cat="Integer") for j in range(len(patterns))]
-    m.prob += m.n[key] == pulp.lpSum(p)
-    for k, shape_k in enumerate(shape):
-        m.prob += pulp.lpSum(pat[k] * v for pat, v in zip(patterns, p)) >= pulp.lpSum(
-            kinds[shape_k])
-    m.patterns[key] = (members, patterns, p,
-                       members[shared_kind] if shared_kind is not None else None)
+    ram_cap = t.ram_gb * (1 - headroom)
+    patterns = _maximal_patterns(shape, t.gpu_slots, ram_cap, limit)
+    if patterns is None:
+        patterns = _greedy_patterns(shape, t.gpu_slots, ram_cap)
+        m.priced[key] = (shape, t.gpu_slots, ram_cap)
+    members = {kind: k for k, kind in enumerate(shape)}
+    m.patterns[key] = (members, [], [], members[shared_kind] if shared_kind is not None else None)
+    m.pattern_kinds[key] = [kinds[kind] for kind in shape]
+    for pat in patterns:
+        _add_pattern(m, key, pat)
+    _write_pattern_rows(m, key)
     return True
+
+
+def _add_pattern(m: Model, key: str, pattern: tuple[int, ...]) -> None:
+    _, patterns, p, _ = m.patterns[key]
+    patterns.append(pattern)
+    p.append(pulp.LpVariable(f"p_{m.index[key]}_{len(p)}", 0, m.n_ub, cat="Integer"))
+
+
+def _write_pattern_rows(m: Model, key: str) -> None:
+    """(Re)write n_t = Σ p and the coverage rows of a pattern-modelled type."""
+    i = m.index[key]
+    _, patterns, p, _ = m.patterns[key]
+    for name in [f"patlink_{i}"] + [f"patcov_{i}_{k}" for k in range(len(m.pattern_kinds[key]))]:
+        m.prob.constraints.pop(name, None)
+    m.prob += m.n[key] - pulp.lpSum(p) == 0, f"patlink_{i}"
+    for k, members in enumerate(m.pattern_kinds[key]):
+        m.prob += pulp.lpSum(pat[k] * v for pat, v in zip(patterns, p)) - pulp.lpSum(
+            members) >= 0, f"patcov_{i}_{k}"
+
+
+def _greedy_patterns(kinds: list[tuple[int, float]], slots: int, ram_cap: float):
+    """One maximal pattern per kind: as many of it as fit, then the rest filled greedily."""
+    out = set()
+    order = sorted(range(len(kinds)), key=lambda k: kinds[k][1])
+    for first in range(len(kinds)):
+        counts = [0] * len(kinds)
+        gpus, ram = 0, 0.0
+        for k in [first, *order]:
+            d, r = kinds[k]
+            while gpus + d <= slots and ram + r <= ram_cap + 1e-9 and (d or r):
+                counts[k] += 1
+                gpus, ram = gpus + d, ram + r
+                if counts[k] > 10_000:
+                    break
+        out.add(tuple(counts))
+    return sorted(out)
+
+
+def _best_pattern(kinds, values, slots, ram_cap) -> tuple[float, tuple[int, ...]]:
+    """The pattern of most total value Σ a_k v_k within GPU slots and RAM (depth-first)."""
+    idx = [k for k in range(len(kinds)) if values[k] > 1e-9]
+    idx.sort(key=lambda k: -values[k] / max(kinds[k][1], 1e-9))
+    best = [0.0, tuple([0] * len(kinds))]
+    counts = [0] * len(kinds)
+
+    def walk(j: int, gpus: int, ram: float, value: float) -> None:
+        if value > best[0] + 1e-9:
+            best[0], best[1] = value, tuple(counts)
+        if j == len(idx):
+            return
+        rest = idx[j:]
+        ratio = max(values[k] / max(kinds[k][1], 1e-9) for k in rest)
+        if value + ratio * (ram_cap - ram) <= best[0] + 1e-9:
+            return  # even filling the RAM left at the best ratio cannot beat the best
+        k = idx[j]
+        d, r = kinds[k]
+        most = min((slots - gpus) // d if d else 10_000,
+                   int((ram_cap - ram + 1e-9) // r) if r > 0 else 10_000)
+        for c in range(most, -1, -1):
+            counts[k] = c
+            walk(j + 1, gpus + c * d, ram + c * r, value + c * values[k])
+        counts[k] = 0
+
+    walk(0, 0, 0.0, 0.0)
+    return best[0], best[1]
+
+
+def price_patterns(m: Model, duals: dict[str, float]) -> int:
+    """Add, per priced type, the pattern of most negative reduced cost (column generation).
+
+    With duals y of n_t − Σ p = 0 (y_link) and of the coverage rows (y_k ≥ 0), a new pattern
+    a has reduced cost y_link − Σ_k a_k y_k; the best one solves a knapsack over GPU slots
+    and RAM. Returns how many patterns were added.
+    """
+    added = 0
+    for key, (shape, slots, ram_cap) in m.priced.items():
+        i = m.index[key]
+        link = duals.get(f"patlink_{i}", 0.0)
+        values = [max(0.0, duals.get(f"patcov_{i}_{k}", 0.0)) for k in range(len(shape))]
+        value, pattern = _best_pattern(shape, values, slots, ram_cap)
+        if value > link + 1e-6 and pattern not in m.patterns[key][1]:
+            _add_pattern(m, key, pattern)
+            _write_pattern_rows(m, key)
+            added += 1
+    return added

@@ -15,6 +15,7 @@ from .build import (
     disaggregate,
     exclude_bom,
     fix_priority,
+    price_patterns,
     set_cost_objective,
     set_priority_objective,
 )
@@ -24,7 +25,7 @@ from .check import check_plan
 from .errors import CheckError, InfeasibleError, SolverError
 from .expand import expand
 from .plan import PlanOption, PlanResult
-from .solve import DEFAULT_GAP, Outcome, default_solver, set_time_limit_left, solve
+from .solve import DEFAULT_GAP, Outcome, default_solver, lp_duals, set_time_limit_left, solve
 from .workload import WorkloadFile
 
 
@@ -136,6 +137,7 @@ def plan(
                    for w in wf.workloads)
         fix_priority(m, best)
         set_cost_objective(m)
+        m.lp_bound = None  # an LP value of the priority phase bounds priority, not cost
 
     ub = sum(cand.replicas.values()) + 64
     options: list[PlanOption] = []
@@ -143,6 +145,7 @@ def plan(
     rank1_bound: float | None = None
     by_platform = distinct == "hardware"
     seen: set[tuple] = set()
+    skipped = 0
     for _ in range(top * MAX_DUPLICATE_TRIES):
         if len(options) == top:
             break
@@ -168,6 +171,9 @@ def plan(
             continue
         if budget is not None and exp.cost > budget + 0.01:
             continue  # servers added by a packing repair broke the budget: look further
+        if options and out.bound and exp.cost > out.bound * (1 + WEAK_OPTION):
+            skipped += 1  # the time ran out on this alternative: not worth showing finance
+            continue
         seen.add(key)
         unserved = tuple(w.name for w in wf.workloads if not out.serve.get(w.name, 1))
         option = PlanOption(
@@ -198,10 +204,15 @@ def plan(
         exact = rank1.status == "optimal" and rank1.exact and rel_gap <= gap + 1e-9
     baseline = None
     notes: tuple[str, ...] = ()
+    if skipped:
+        notes += (
+            (f"{skipped} alternative(s) left out: the time limit ran out more than "
+             f"{WEAK_OPTION:.0%} above their bound; raise --time-limit to see them"),
+        )
     if with_baseline and budget is None:
         baseline = baseline_cost(wf, catalog, cand, solver, set_time_limit_left(deadline))
         if baseline is None:
-            notes = tuple(why_no_reference(wf, catalog, cand))
+            notes += tuple(why_no_reference(wf, catalog, cand))
         if baseline is not None:
             saving = baseline["total_cost"] - best.total_cost
             baseline["saving"] = round(saving, 2)
@@ -222,6 +233,8 @@ def plan(
     )
 
 
+WEAK_OPTION = 0.10
+"""An alternative (rank 2+) more than this above its own solve's bound is not shown."""
 MAX_DUPLICATE_TRIES = 4
 """Solves allowed per requested option when expansions repeat an earlier purchase list."""
 MAX_CUT_ROUNDS = 8
@@ -244,12 +257,15 @@ def _solve_and_expand(m, cand, wf, catalog, solver, deadline, gap):
     # one more solve closes the gap (the cuts and patterns found meanwhile are kept).
     round_gap = max(gap, LOOSE_GAP)
     for _ in range(MAX_CUT_ROUNDS):
+        _generate_patterns(m, deadline)
         # Half of what is left: a packing failure still leaves time to tighten and re-solve.
         out = solve(m, solver, set_time_limit_left(deadline, 0.5), round_gap)
         if out.status in ("infeasible", "no_solution"):
             break
         if out.exact and out.bound is not None:
             proven = out.bound if proven is None else max(proven, out.bound)
+        if m.lp_bound is not None:
+            proven = m.lp_bound if proven is None else max(proven, m.lp_bound)
         exp = expand(out, cand, wf, catalog)
         # Every expansion is a whole plan (repaired if need be): keep the cheapest one seen,
         # since a later solve under a shorter time limit may find a worse incumbent.
@@ -280,6 +296,32 @@ def _solve_and_expand(m, cand, wf, catalog, solver, deadline, gap):
         return out, None, proven
     out, exp = best
     return out, exp, proven
+
+
+MAX_PRICING_ROUNDS = 30
+"""LP solves spent pricing new server patterns before each integer solve."""
+
+
+def _generate_patterns(m, deadline) -> None:
+    """Column generation for pattern-priced types: LP duals -> best new pattern, repeated.
+
+    Stops when no pattern has negative reduced cost, after MAX_PRICING_ROUNDS, or when a
+    quarter of the time left is spent.
+    """
+    if not m.priced:
+        return
+    stop = None if deadline is None else time.perf_counter() + 0.25 * (deadline - time.perf_counter())
+    for _ in range(MAX_PRICING_ROUNDS):
+        duals = lp_duals(m, set_time_limit_left(stop))
+        if duals is None:
+            return
+        if not price_patterns(m, duals):
+            # No pattern prices out: this LP value bounds every plan (column generation).
+            if not m.conservative:
+                m.lp_bound = max(m.lp_bound or duals["objective"], duals["objective"])
+            return
+        if stop is not None and time.perf_counter() >= stop:
+            return
 
 
 def _renumber(o: PlanOption, rank: int) -> PlanOption:

@@ -148,6 +148,28 @@ def solve(m: Model, solver: str, time_limit: float | None = None,
     )
 
 
+def lp_duals(m: Model, time_limit: float | None = None) -> dict[str, float] | None:
+    """Solve the LP relaxation (HiGHS) and return each named row's dual; None if unsolved.
+
+    Used to price new server patterns; the integer decisions are relaxed for this solve
+    only, and the next ``solve`` overwrites every value read here.
+    """
+    if not pulp.HiGHS().available():
+        return None
+    engine = pulp.HiGHS(mip=False, msg=False, timeLimit=time_limit, threads=1)
+    try:
+        with _quiet_stdout():
+            m.prob.solve(engine)
+    except pulp.PulpSolverError:
+        return None
+    if m.prob.sol_status != pulp.LpSolutionOptimal:
+        return None
+    duals = {name: (c.pi or 0.0) for name, c in m.prob.constraints.items()
+             if name.startswith("pat")}
+    duals["objective"] = pulp.value(m.prob.objective)
+    return duals
+
+
 def _bound(m: Model, solver: str, objective: float, sol: int) -> float | None:
     """The best proven bound; HiGHS reports it, CBC through PuLP only says optimal or not."""
     if solver == "highs" and getattr(m.prob, "solverModel", None) is not None:

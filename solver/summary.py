@@ -62,8 +62,8 @@ def render_plan_summary(result: PlanResult, catalog: Catalog, name: str,
             f"{money(b['total_cost'], result.currency)}; option 1 saves "
             f"{money(b['saving'], result.currency)} ({b['saving_pct']:.0%})."
         )
-    elif result.notes:
-        lines += [f"Seed reference: {note}." for note in result.notes]
+    for note in result.notes:
+        lines.append(f"Seed reference: {note}." if note.startswith("R20") else f"Note: {note}.")
     if workbook:
         lines.append(f"Workbook: {workbook}")
     return "\n".join(lines)
