@@ -105,12 +105,14 @@ def plan(workloads: Path, catalog: Path, top: int, budget: float | None, out_dir
     try:
         wf = with_policy(load_workloads(workloads), budget=budget)
         cat = load_catalog(catalog)
+        if not no_workbook:
+            from solver.workbook import check_writable, write_workbook
+
+            check_writable(out_dir / f"{wf.name}.xlsx")
         result = run_plan(wf, cat, top=top, solver=solver, time_limit=time_limit, gap=gap,
                           distinct=distinct)
         book = None
         if not no_workbook:
-            from solver.workbook import write_workbook
-
             book = write_workbook(out_dir / f"{wf.name}.xlsx", result, wf, cat,
                                   {"workloads": workloads, "catalog": catalog})
     except PlanBuyError as exc:

@@ -45,6 +45,26 @@ FORMULA_START = ("=", "+", "-", "@", "\t", "\r")
 CURRENCY_SYMBOLS = {"USD": "$", "EUR": "€", "GBP": "£", "JPY": "¥", "CNY": "¥"}
 
 
+_FIX = "To fix: pass --out with a folder you can write to, or fix its permissions."
+
+
+def _reserve_temp(path: Path) -> Path:
+    """Create the folder and an empty temp file beside ``path``; InputError if impossible."""
+    folder = path.parent
+    try:
+        folder.mkdir(parents=True, exist_ok=True)
+        tmp = folder / f".{path.name}.{os.getpid()}.{secrets.token_hex(4)}.tmp"
+        os.close(os.open(tmp, os.O_CREAT | os.O_EXCL | os.O_WRONLY, 0o666))
+    except OSError as exc:
+        raise InputError(f"cannot write {path}: {exc.strerror or exc}. {_FIX}") from None
+    return tmp
+
+
+def check_writable(path: Path) -> None:
+    """Fail fast (before a long solve) when the workbook could not be written."""
+    _reserve_temp(Path(path)).unlink(missing_ok=True)
+
+
 def write_workbook(
     path: Path,
     result: PlanResult,
@@ -70,20 +90,13 @@ def write_workbook(
         InputError: the folder or file cannot be written.
     """
     path = Path(path)
-    folder = path.parent
-    fix = "To fix: pass --out with a folder you can write to, or fix its permissions."
-    try:
-        folder.mkdir(parents=True, exist_ok=True)
-        tmp = folder / f".{path.name}.{os.getpid()}.{secrets.token_hex(4)}.tmp"
-        os.close(os.open(tmp, os.O_CREAT | os.O_EXCL | os.O_WRONLY, 0o666))
-    except OSError as exc:
-        raise InputError(f"cannot write {path}: {exc.strerror or exc}. {fix}") from None
+    tmp = _reserve_temp(path)
     try:
         _Book(tmp, result, wf, catalog, sources, sweep).write()
         os.replace(tmp, path)
     except OSError as exc:
         tmp.unlink(missing_ok=True)
-        raise InputError(f"cannot write {path}: {exc.strerror or exc}. {fix}") from None
+        raise InputError(f"cannot write {path}: {exc.strerror or exc}. {_FIX}") from None
     except BaseException:
         tmp.unlink(missing_ok=True)
         raise
