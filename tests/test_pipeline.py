@@ -280,3 +280,33 @@ def test_server_patterns_when_ram_and_gpus_block_together(monkeypatch):
     assert len(r.options[0].servers) == 3
     assert r.options[0].total_cost == 3 * (2000 + 2 * 100) + 7 * 1000
     assert r.options[0].total_cost == brute_force_cost(wf, cat, fx.NEEDS)
+
+
+def test_priced_patterns_when_enumeration_is_cut_short(monkeypatch):
+    """With pattern enumeration capped at one pattern, patterns come from LP duals (column
+    generation); the plan still packs server by server and matches exhaustive search."""
+    fx.install(monkeypatch, {"x": (10, 200), "y": (30, 5)})
+    cat = fx.catalog(
+        gpus=[{"sku": "small", "vram_gb": 24, "mem_bw_gbps": 1000, "bf16_tflops": 100,
+               "power_w": 300, "form_factor": "pcie", "nvlink_gbps": 0, "price": 1000}],
+        platforms=[{"sku": "box4", "gpu_slots": 4, "form_factors": ["pcie"], "dimm_slots": 2,
+                    "memory_type": "ddr4", "memory_channels": 2, "drive_bays": 2,
+                    "price": 2000}],
+        memory=[{"sku": "d256", "type": "ddr4", "speed_mts": 3200, "size_gb": 256,
+                 "price": 100}],
+    )
+    wf = fx.workloads({"name": "x", "replicas": 3}, {"name": "y", "replicas": 2})
+    import solver.pipeline
+
+    priced = []
+    real = solver.pipeline.disaggregate
+
+    def capped(m, key, h):
+        done = real(m, key, h, limit=1)
+        priced.extend(m.priced)
+        return done
+
+    monkeypatch.setattr(solver.pipeline, "disaggregate", capped)
+    r = run(wf, cat)
+    assert priced, "the type should have been left to column generation"
+    assert r.options[0].total_cost == brute_force_cost(wf, cat, fx.NEEDS)
