@@ -100,8 +100,7 @@ def _fill_patterns(items: list, patterns, t: ServerType) -> tuple[list[_Box], li
     """Build the program's servers pattern by pattern; return them and the items left over.
 
     Items are matched to a pattern's slots by kind (GPUs, host RAM), the key the program
-    grouped them by; a shared GPU fills
-    the one-GPU shared kind whatever its RAM.
+    grouped them by; a shared GPU fills the one-GPU shared kind whatever its RAM.
     """
     index, built, shared_kind = patterns
     queues: dict[int, list] = {k: [] for k in set(index.values())}
