@@ -253,10 +253,8 @@ def test_rank1_equals_brute_force_minimum(monkeypatch, jobs, pcie):
     assert all(a.total_cost <= b.total_cost for a, b in zip(r.options, r.options[1:]))
 
 
-def test_server_patterns_when_ram_and_gpus_block_together(monkeypatch):
-    """Sums and RAM cuts say two 4-GPU servers hold 3 x (1 GPU, 200 GB) + 2 x (2 GPUs, 10 GB);
-    no packing does (400 + 10 > 409.6 GB usable), so the type is modelled by server patterns
-    and the plan buys the third server, proven optimal and equal to exhaustive search."""
+def _gpu_and_ram_block_together(monkeypatch):
+    """One 4-GPU box (409.6 GB usable); 3 x (1 GPU, 200 GB) and 2 x (2 GPUs, 10 GB)."""
     fx.install(monkeypatch, {"x": (10, 200), "y": (30, 5)})
     cat = fx.catalog(
         gpus=[{"sku": "small", "vram_gb": 24, "mem_bw_gbps": 1000, "bf16_tflops": 100,
@@ -268,6 +266,14 @@ def test_server_patterns_when_ram_and_gpus_block_together(monkeypatch):
                  "price": 100}],
     )
     wf = fx.workloads({"name": "x", "replicas": 3}, {"name": "y", "replicas": 2})
+    return cat, wf
+
+
+def test_server_patterns_when_ram_and_gpus_block_together(monkeypatch):
+    """Sums and RAM cuts say two 4-GPU servers hold 3 x (1 GPU, 200 GB) + 2 x (2 GPUs, 10 GB);
+    no packing does (400 + 10 > 409.6 GB usable), so the type is modelled by server patterns
+    and the plan buys the third server, proven optimal and equal to exhaustive search."""
+    cat, wf = _gpu_and_ram_block_together(monkeypatch)
     import solver.pipeline
 
     modelled = []
@@ -285,17 +291,7 @@ def test_server_patterns_when_ram_and_gpus_block_together(monkeypatch):
 def test_priced_patterns_when_enumeration_is_cut_short(monkeypatch):
     """With pattern enumeration capped at one pattern, patterns come from LP duals (column
     generation); the plan still packs server by server and matches exhaustive search."""
-    fx.install(monkeypatch, {"x": (10, 200), "y": (30, 5)})
-    cat = fx.catalog(
-        gpus=[{"sku": "small", "vram_gb": 24, "mem_bw_gbps": 1000, "bf16_tflops": 100,
-               "power_w": 300, "form_factor": "pcie", "nvlink_gbps": 0, "price": 1000}],
-        platforms=[{"sku": "box4", "gpu_slots": 4, "form_factors": ["pcie"], "dimm_slots": 2,
-                    "memory_type": "ddr4", "memory_channels": 2, "drive_bays": 2,
-                    "price": 2000}],
-        memory=[{"sku": "d256", "type": "ddr4", "speed_mts": 3200, "size_gb": 256,
-                 "price": 100}],
-    )
-    wf = fx.workloads({"name": "x", "replicas": 3}, {"name": "y", "replicas": 2})
+    cat, wf = _gpu_and_ram_block_together(monkeypatch)
     import solver.pipeline
 
     priced = []
