@@ -13,14 +13,13 @@ import itertools
 import math
 
 import pytest
+import solver_fixtures as fx
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
 from solver.check import check_plan
 from solver.errors import InfeasibleError
 from solver.pipeline import plan
-
-import solver_fixtures as fx
 
 CHEAPEST_BOX = 2000 + 2 * 100  # box2 with 2 x 32 GB
 
