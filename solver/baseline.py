@@ -172,8 +172,9 @@ def why_no_reference(wf: WorkloadFile, catalog: Catalog, cand: Candidates) -> li
             if not fitting:
                 blocked.append(f"{w.name} does not fit {ref.gpus} x {gpu.sku}")
             elif not any(o.gpu == gpu.sku for o in cand.options[w.name]):
-                blocked.append(f"{w.name} needs {fitting[0]} x {gpu.sku}, above the policy's "
-                               f"cap for GPUs without NVLink ({policy.max_pcie_parallel_degree})"
+                blocked.append(f"{w.name} needs {fitting[0]} x {gpu.sku}, beyond its NVLink "
+                               f"domain of {gpu.nvlink_gpus} and the policy's PCIe cap of "
+                               f"{policy.max_pcie_parallel_degree}"
                                if fitting[0] > gpu.nvlink_gpus else
                                f"{w.name} needs {fitting[0]} GPUs, above max_parallel_degree")
             else:
