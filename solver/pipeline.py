@@ -48,7 +48,7 @@ def infeasibility_reasons(wf: WorkloadFile, catalog: Catalog, cand: Candidates) 
                 f"on {e.gpu}; the largest usable VRAM in the catalog is {line:.1f} GB "
                 f"({best_gpu.sku} {best_gpu.vram_gb:g} GB x {1 - policy.headroom:g}) — allowed "
                 f"degrees are capped at {policy.max_parallel_degree} overall and at "
-                f"{policy.max_pcie_parallel_degree} for GPUs without NVLink. To fix: raise "
+                f"{policy.max_pcie_parallel_degree} outside an NVLink domain. To fix: raise "
                 "max_parallel_degree, lower the batch/context/seq_len, or add a larger GPU"
             )
             continue
