@@ -24,6 +24,7 @@ import pulp
 
 from .candidates import Candidates, ReplicaOption, ServerType, type_accepts, usable
 from .catalog import Catalog
+from .patterns import MAX_PATTERNS, best_pattern, greedy_patterns, maximal_patterns
 from .workload import WorkloadFile
 
 SERVER_EPSILON = 1e-3
@@ -338,41 +339,6 @@ def require_reference(m: Model, type_keys: set[str]) -> None:
             m.prob += v == 0
 
 
-MAX_PATTERNS = 5000
-"""Most server patterns enumerated for one type before it is left to the summed model."""
-
-
-def _maximal_patterns(kinds: list[tuple[int, float]], slots: int, ram_cap: float,
-                      limit: int) -> list[tuple[int, ...]] | None:
-    """Every maximal multiset of kinds (GPUs d, RAM r) one server holds: Σd ≤ K, Σr ≤ C.
-
-    GPU counts pack exactly within a server (Lemma 1). Returns None past ``limit``.
-    """
-    out: list[tuple[int, ...]] = []
-    counts = [0] * len(kinds)
-
-    def fits_more(gpus: int, ram: float) -> bool:
-        return any(gpus + d <= slots and ram + r <= ram_cap + 1e-9 for d, r in kinds)
-
-    def walk(i: int, gpus: int, ram: float) -> bool:
-        if i == len(kinds):
-            if not fits_more(gpus, ram):
-                out.append(tuple(counts))
-            return len(out) <= limit
-        d, r = kinds[i]
-        most = min((slots - gpus) // d if d else 10**9,
-                   int((ram_cap - ram + 1e-9) // r) if r > 0 else 10**9)
-        most = min(most, 10_000)
-        for c in range(most, -1, -1):
-            counts[i] = c
-            if not walk(i + 1, gpus + c * d, ram + c * r):
-                return False
-        counts[i] = 0
-        return True
-
-    return out if walk(0, 0, 0.0) else None
-
-
 def disaggregate(m: Model, key: str, headroom: float, limit: int = MAX_PATTERNS) -> bool:
     """Model one server type by server *patterns*: exact where summed RAM failed to pack.
 
@@ -414,9 +380,9 @@ def disaggregate(m: Model, key: str, headroom: float, limit: int = MAX_PATTERNS)
     if not shape:
         return False
     ram_cap = t.ram_gb * (1 - headroom)
-    patterns = _maximal_patterns(shape, t.gpu_slots, ram_cap, limit)
+    patterns = maximal_patterns(shape, t.gpu_slots, ram_cap, limit)
     if patterns is None:
-        patterns = _greedy_patterns(shape, t.gpu_slots, ram_cap)
+        patterns = greedy_patterns(shape, t.gpu_slots, ram_cap)
         m.priced[key] = (shape, t.gpu_slots, ram_cap)
     members = {kind: k for k, kind in enumerate(shape)}
     m.patterns[key] = (members, [], [], members[shared_kind] if shared_kind is not None else None)
@@ -445,53 +411,6 @@ def _write_pattern_rows(m: Model, key: str) -> None:
             members) >= 0, f"patcov_{i}_{k}"
 
 
-def _greedy_patterns(kinds: list[tuple[int, float]], slots: int, ram_cap: float):
-    """One maximal pattern per kind: as many of it as fit, then the rest filled greedily."""
-    out = set()
-    order = sorted(range(len(kinds)), key=lambda k: kinds[k][1])
-    for first in range(len(kinds)):
-        counts = [0] * len(kinds)
-        gpus, ram = 0, 0.0
-        for k in [first, *order]:
-            d, r = kinds[k]
-            while gpus + d <= slots and ram + r <= ram_cap + 1e-9 and (d or r):
-                counts[k] += 1
-                gpus, ram = gpus + d, ram + r
-                if counts[k] > 10_000:
-                    break
-        out.add(tuple(counts))
-    return sorted(out)
-
-
-def _best_pattern(kinds, values, slots, ram_cap) -> tuple[float, tuple[int, ...]]:
-    """The pattern of most total value Σ a_k v_k within GPU slots and RAM (depth-first)."""
-    idx = [k for k in range(len(kinds)) if values[k] > 1e-9]
-    idx.sort(key=lambda k: -values[k] / max(kinds[k][1], 1e-9))
-    best = [0.0, tuple([0] * len(kinds))]
-    counts = [0] * len(kinds)
-
-    def walk(j: int, gpus: int, ram: float, value: float) -> None:
-        if value > best[0] + 1e-9:
-            best[0], best[1] = value, tuple(counts)
-        if j == len(idx):
-            return
-        rest = idx[j:]
-        ratio = max(values[k] / max(kinds[k][1], 1e-9) for k in rest)
-        if value + ratio * (ram_cap - ram) <= best[0] + 1e-9:
-            return  # even filling the RAM left at the best ratio cannot beat the best
-        k = idx[j]
-        d, r = kinds[k]
-        most = min((slots - gpus) // d if d else 10_000,
-                   int((ram_cap - ram + 1e-9) // r) if r > 0 else 10_000)
-        for c in range(most, -1, -1):
-            counts[k] = c
-            walk(j + 1, gpus + c * d, ram + c * r, value + c * values[k])
-        counts[k] = 0
-
-    walk(0, 0, 0.0, 0.0)
-    return best[0], best[1]
-
-
 def price_patterns(m: Model, duals: dict[str, float]) -> int:
     """Add, per priced type, the pattern of most negative reduced cost (column generation).
 
@@ -504,7 +423,7 @@ def price_patterns(m: Model, duals: dict[str, float]) -> int:
         i = m.index[key]
         link = duals.get(f"patlink_{i}", 0.0)
         values = [max(0.0, duals.get(f"patcov_{i}_{k}", 0.0)) for k in range(len(shape))]
-        value, pattern = _best_pattern(shape, values, slots, ram_cap)
+        value, pattern = best_pattern(shape, values, slots, ram_cap)
         if value > link + 1e-6 and pattern not in m.patterns[key][1]:
             _add_pattern(m, key, pattern)
             _write_pattern_rows(m, key)
