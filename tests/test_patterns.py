@@ -40,7 +40,7 @@ def test_best_pattern_is_the_knapsack_optimum(kinds, values, slots, cap):
     assert fits(pattern, kinds, slots, cap)
     brute = max(
         sum(c * v for c, v in zip(p, values))
-        for p in itertools.product(range(0, 31), repeat=len(kinds))
+        for p in itertools.product(range(31), repeat=len(kinds))
         if fits(p, kinds, slots, cap)
     )
     assert abs(value - brute) < 1e-6
