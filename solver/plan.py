@@ -156,4 +156,6 @@ class PlanResult:
             doc["gap"] = self.gap
         if self.baseline is not None:
             doc["baseline"] = self.baseline
+        if self.notes:
+            doc["notes"] = list(self.notes)
         return doc
