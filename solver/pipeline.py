@@ -129,7 +129,8 @@ def plan(
         set_priority_objective(m)
         # Packing cuts found here keep the priority level one that real servers can reach
         # within the budget; otherwise the cost phase could be left with no plan.
-        first, _, _ = _solve_and_expand(m, cand, wf, catalog, solver, deadline, gap)
+        # Served priority must be the true maximum, so this phase never uses a loose gap.
+        first, _, _ = _solve_and_expand(m, cand, wf, catalog, solver, deadline, gap, loose=False)
         if first.status in ("infeasible", "no_solution"):
             raise SolverError(f"the {solver} solver found no plan within the budget "
                               f"({first.status}); try --time-limit")
@@ -244,7 +245,7 @@ which server types to tighten, so proving their optimum would waste the time bud
 """Re-solves allowed per option after a packing failure, each with new valid cuts."""
 
 
-def _solve_and_expand(m, cand, wf, catalog, solver, deadline, gap):
+def _solve_and_expand(m, cand, wf, catalog, solver, deadline, gap, loose=True):
     """Solve; when replicas do not pack into the bought servers, tighten the type and re-solve.
 
     Returns the outcome, its expansion, and the best lower bound proven by a solve whose
@@ -255,7 +256,7 @@ def _solve_and_expand(m, cand, wf, catalog, solver, deadline, gap):
     best: tuple | None = None
     # Rounds that may still fail to pack are solved to a loose gap; once a solution packs,
     # one more solve closes the gap (the cuts and patterns found meanwhile are kept).
-    round_gap = max(gap, LOOSE_GAP)
+    round_gap = max(gap, LOOSE_GAP) if loose else gap
     for _ in range(MAX_CUT_ROUNDS):
         _generate_patterns(m, deadline)
         # Half of what is left: a packing failure still leaves time to tighten and re-solve.
@@ -274,8 +275,8 @@ def _solve_and_expand(m, cand, wf, catalog, solver, deadline, gap):
         if deadline is not None and time.perf_counter() >= deadline:
             break  # out of time: a repaired plan is reported as feasible
         if not exp.failed_types:
-            if round_gap <= gap:
-                break
+            if round_gap <= gap or (out.gap is not None and out.gap <= gap):
+                break  # packed, and already within the target gap
             round_gap = gap
             continue
         progress = False

@@ -176,7 +176,8 @@ def _bound(m: Model, solver: str, objective: float, sol: int) -> float | None:
         info = m.prob.solverModel.getInfo()
         bound = getattr(info, "mip_dual_bound", None)
         if bound is not None and abs(bound) < 1e30:
-            return bound
+            # PuLP hands HiGHS a maximisation as the minimisation of its negation.
+            return -bound if m.prob.sense == pulp.LpMaximize else bound
     return objective if sol == pulp.LpSolutionOptimal else None
 
 
