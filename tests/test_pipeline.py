@@ -140,6 +140,7 @@ def test_budget_serves_most_priority(monkeypatch):
     wf = fx.workloads({"name": "hi", "priority": 10}, {"name": "lo", "priority": 1},
                       budget=3500)
     r = run(wf)
+    assert r.status == "optimal"
     assert r.options[0].unserved == ("lo",)
     assert r.options[0].total_cost <= 3500
 
@@ -305,3 +306,20 @@ def test_priced_patterns_when_enumeration_is_cut_short(monkeypatch):
     r = run(wf, cat)
     assert priced, "the type should have been left to column generation"
     assert r.options[0].total_cost == brute_force_cost(wf, cat, fx.NEEDS)
+
+
+def test_priority_phase_reads_the_maximisation_bound_right(monkeypatch):
+    """PuLP hands HiGHS a maximisation negated: the bound must come back positive."""
+    from solver.build import build, set_priority_objective
+    from solver.candidates import enumerate_candidates
+    from solver.solve import solve
+
+    fx.install(monkeypatch, {"hi": (15, 10), "lo": (15, 10)})
+    wf = fx.workloads({"name": "hi", "priority": 10}, {"name": "lo", "priority": 1},
+                      budget=3500)
+    cat = fx.catalog()
+    m = build(wf, cat, enumerate_candidates(wf, cat), 3500)
+    set_priority_objective(m)
+    out = solve(m, "highs")
+    assert out.status == "optimal"
+    assert out.bound == pytest.approx(10)
