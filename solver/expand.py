@@ -16,7 +16,7 @@ feasible with the gap to the program's bound, never as optimal.
 
 from __future__ import annotations
 
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 
 from .candidates import Candidates, ReplicaOption, ServerType, usable
 from .catalog import Catalog
@@ -220,7 +220,7 @@ def _place_drives(servers: list[Server], platform_servers: dict[str, list[int]],
             if count <= 0:
                 break
             take = min(bays, count)
-            servers[i] = _with(servers[i], storage=ssku, drive_count=take)
+            servers[i] = replace(servers[i], storage=ssku, drive_count=take)
             count -= take
         while count > 0:  # more drives than the bought servers hold: a drives-only server
             take = min(bays, count)
@@ -231,12 +231,6 @@ def _place_drives(servers: list[Server], platform_servers: dict[str, list[int]],
                                   p.memory_channels, ssku, take))
             count -= take
     return servers
-
-
-def _with(s: Server, **changes) -> Server:
-    from dataclasses import replace
-
-    return replace(s, **changes)
 
 
 def bom_lines(servers: list[Server] | tuple[Server, ...], catalog: Catalog) -> tuple[BomLine, ...]:

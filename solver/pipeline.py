@@ -7,6 +7,7 @@
 from __future__ import annotations
 
 import time
+from dataclasses import replace
 
 from .baseline import baseline_cost, why_no_reference
 from .build import (
@@ -193,7 +194,7 @@ def plan(
             "given. To fix: raise --time-limit or the budget"
         )
     options.sort(key=lambda o: o.total_cost)
-    options = [_renumber(o, i + 1) for i, o in enumerate(options)]
+    options = [replace(o, rank=i + 1) for i, o in enumerate(options)]
     best = options[0]
     # The cheapest plan is measured against the best bound a relaxation proved; without one
     # (the first solve did not finish with a bound) nothing is claimed beyond feasibility.
@@ -325,7 +326,3 @@ def _generate_patterns(m, deadline) -> None:
             return
 
 
-def _renumber(o: PlanOption, rank: int) -> PlanOption:
-    from dataclasses import replace
-
-    return replace(o, rank=rank)
