@@ -39,6 +39,16 @@ catalog_option = click.option(
     show_default="catalogs/default.yaml",
     help="Priced hardware catalog (YAML).",
 )
+# Spelled out here rather than read from solver.solve: importing it would load PuLP at
+# start-up for every command.
+solver_option = click.option(
+    "--solver", type=click.Choice(["highs", "cbc"]), default=None,
+    help="MIP solver [default: highs when installed, else cbc].",
+)
+gap_option = click.option(
+    "--gap", type=click.FloatRange(0, 1), default=1e-4, show_default=True,
+    help="Relative MIP gap counted as optimal.",
+)
 json_option = click.option("--json", "as_json", is_flag=True, help="Print one JSON document only.")
 
 
@@ -82,13 +92,11 @@ def estimate(workloads: Path, catalog: Path, gpus: tuple[str, ...], as_json: boo
               help="Spending cap (catalog currency); overrides the file's policy.budget.")
 @click.option("--out", "out_dir", type=click.Path(path_type=Path, file_okay=False),
               default=Path("out"), show_default=True, help="Folder for the workbook.")
-@click.option("--solver", type=click.Choice(["highs", "cbc"]), default=None,
-              help="MIP solver [default: highs when installed, else cbc].")
+@solver_option
 @click.option("--time-limit", type=click.FloatRange(min=1), default=None,
               help="Seconds for the whole run; the best plan found by then is reported "
                    "(feasible, with its gap).")
-@click.option("--gap", type=click.FloatRange(0, 1), default=1e-4, show_default=True,
-              help="Relative MIP gap counted as optimal.")
+@gap_option
 @click.option("--distinct", type=click.Choice(["gpus", "hardware"]), default="gpus",
               show_default=True, help="Ranked options must differ in GPU mix, or in any hardware.")
 @click.option("--no-workbook", is_flag=True, help="Do not write the Excel workbook.")
@@ -140,12 +148,10 @@ def plan(workloads: Path, catalog: Path, top: int, budget: float | None, out_dir
               help="Worker processes [default: all CPUs].")
 @click.option("--out", "out_dir", type=click.Path(path_type=Path, file_okay=False),
               default=Path("out"), show_default=True, help="Folder for the CSV and workbook.")
-@click.option("--solver", type=click.Choice(["highs", "cbc"]), default=None,
-              help="MIP solver [default: highs when installed, else cbc].")
+@solver_option
 @click.option("--time-limit", type=click.FloatRange(min=1), default=None,
               help="Seconds for each scenario's run; a scenario that runs out says so.")
-@click.option("--gap", type=click.FloatRange(0, 1), default=1e-4, show_default=True,
-              help="Relative MIP gap counted as optimal.")
+@gap_option
 @click.option("--no-workbook", is_flag=True, help="Write the CSV only.")
 @json_option
 def sweep(workloads: Path, catalog: Path, budget: str | None, growth: str | None,

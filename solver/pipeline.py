@@ -76,21 +76,15 @@ def _counts(option_servers, platforms: bool) -> dict[str, int]:
 
 
 def _aggregate_counts(outcome: Outcome, cand: Candidates) -> dict[str, int]:
+    """Servers by platform and GPUs by SKU as the program bought them (its G_t, not expanded)."""
     types = {t.key: t for t in cand.types}
     out: dict[str, int] = {}
-    gpus: dict[str, int] = {}
-    for (wname, oi, key), c in outcome.x.items():
-        o = cand.options[wname][oi]
-        if o.degree and not o.shared:
-            gpus[key] = gpus.get(key, 0) + o.degree * c
-    for key, c in outcome.shared.items():
-        gpus[key] = gpus.get(key, 0) + c
     for key, n in outcome.n.items():
         if n:
             t = types[key]
             out[t.platform.sku] = out.get(t.platform.sku, 0) + n
-            if t.gpu is not None and gpus.get(key):
-                out[t.gpu.sku] = out.get(t.gpu.sku, 0) + gpus[key]
+            if t.gpu is not None and outcome.gpus.get(key):
+                out[t.gpu.sku] = out.get(t.gpu.sku, 0) + outcome.gpus[key]
     return out
 
 

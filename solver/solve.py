@@ -41,6 +41,8 @@ class Outcome:
         default_factory=dict)
     """Pattern-modelled types: which pattern kind each (GPUs, RAM) goes to, (pattern,
     servers built to it), and the index of the shared-GPU kind."""
+    gpus: dict[str, int] = field(default_factory=dict)
+    """G_t: GPUs the program installs on each server type bought."""
     exact: bool = True
     """The program was a relaxation of the plan rules (its bound is a valid lower bound)."""
 
@@ -135,6 +137,7 @@ def solve(m: Model, solver: str, time_limit: float | None = None,
         gap=rel_gap,
         seconds=seconds,
         n={k: _int(v) for k, v in m.n.items()},
+        gpus={k: _int(pulp.value(m.gpus(k))) for k, v in m.n.items() if _int(v)},
         x={k: _int(v) for k, v in m.x.items() if _int(v)},
         shared={k: _int(v) for k, v in m.shared.items()},
         z={k: _int(v) for k, v in m.z.items()},
