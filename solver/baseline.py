@@ -7,6 +7,10 @@ The seed sizes pools by model scale:
 A workload file is classed by its largest model; the baseline buys as many whole reference
 servers as the mix needs (the same integer program, restricted to that server with every GPU
 slot filled), with the reference drives in each and more of them if the data needs it.
+A reference server holds the reference's GPU count, no more: the program it solves may
+install at most that many GPUs per server, and the baseline is priced from the servers that
+solve actually bought (a "1x A100 40GB" workstation holds one A100 even though the platform
+has two slots).
 The cheapest of the scenario's two variants that can run the mix is the baseline.
 """
 
@@ -16,7 +20,7 @@ import math
 from dataclasses import dataclass
 
 from .build import build, require_reference
-from .candidates import Candidates, type_accepts
+from .candidates import DEGREES, Candidates, policy_degrees, type_accepts
 from .catalog import Catalog
 from .estimate import estimate
 from .solve import solve
@@ -80,6 +84,13 @@ def _reference_types(ref: Reference, cand: Candidates) -> tuple[list, list]:
     return gpu_types, cpu_types
 
 
+def _reference_runs(ref: Reference, t, o, policy) -> bool:
+    """Option ``o`` runs on reference type ``t``: it fits, within the reference's GPU count."""
+    if not type_accepts(t, o, policy):
+        return False
+    return t.gpu is None or o.gpu is None or o.degree <= ref.gpus
+
+
 def _drives(tb: float, catalog: Catalog, bays: int) -> tuple[str, int] | None:
     """Cheapest single drive SKU and count reaching ``tb`` within ``bays``."""
     best = None
@@ -107,22 +118,29 @@ def baseline_cost(wf: WorkloadFile, catalog: Catalog, cand: Candidates, solver: 
         gpu_types, cpu_types = _reference_types(ref, cand)
         allowed = gpu_types + cpu_types
         runnable = all(
-            any(type_accepts(t, o, wf.policy) for o in cand.options[w.name] for t in allowed)
+            any(_reference_runs(ref, t, o, wf.policy)
+                for o in cand.options[w.name] for t in allowed)
             for w in wf.workloads
         )
         drives = _drives(ref.storage_tb, catalog, platform.drive_bays)
         if not gpu_types or not runnable or drives is None:
             continue
         m = build(served, catalog, cand, None)
-        require_reference(m, {t.key for t in allowed})
+        require_reference(m, {t.key for t in allowed}, {t.key: ref.gpus for t in gpu_types})
         out = solve(m, solver, time_limit)
         if out.status not in ("optimal", "feasible"):
             continue
         servers = sum(out.n[t.key] for t in gpu_types)
+        # Priced from the servers this solve bought: whole reference servers, each with the
+        # reference's GPU count (the program installed at most that many on each).
         cost = sum(
+            out.n[t.key] * (t.platform.price + t.dimm_count * catalog.dimm(t.memory_sku).price
+                            + ref.gpus * gpu.price)
+            for t in gpu_types
+        ) + sum(
             out.n[t.key] * (t.platform.price + t.dimm_count * catalog.dimm(t.memory_sku).price)
-            for t in allowed
-        ) + servers * ref.gpus * gpu.price
+            for t in cpu_types
+        )
         sku, per_server = drives
         size = catalog.drive(sku).size_tb
         need_tb = sum(w.storage_tb for w in wf.workloads)
@@ -165,18 +183,20 @@ def why_no_reference(wf: WorkloadFile, catalog: Catalog, cand: Candidates) -> li
         allowed = gpu_types + cpu_types
         blocked = []
         for w in wf.workloads:
-            if any(type_accepts(t, o, policy) for o in cand.options[w.name] for t in allowed):
+            if any(_reference_runs(ref, t, o, policy)
+                   for o in cand.options[w.name] for t in allowed):
                 continue
-            fitting = [d for d in (1, 2, 4, 8) if d <= platform.gpu_slots
+            if w.kind == "preprocess":
+                blocked.append(f"{w.name} needs more host RAM than the reference server or "
+                               "a CPU-only node holds")
+                continue
+            fitting = [d for d in DEGREES if d <= min(platform.gpu_slots, ref.gpus)
                        and estimate(w, gpu, d, policy).fits]
             if not fitting:
-                blocked.append(f"{w.name} does not fit {ref.gpus} x {gpu.sku}")
-            elif not any(o.gpu == gpu.sku for o in cand.options[w.name]):
-                blocked.append(f"{w.name} needs {fitting[0]} x {gpu.sku}, beyond its NVLink "
-                               f"domain of {gpu.nvlink_gpus} and the policy's PCIe cap of "
-                               f"{policy.max_pcie_parallel_degree}"
-                               if fitting[0] > gpu.nvlink_gpus else
-                               f"{w.name} needs {fitting[0]} GPUs, above max_parallel_degree")
+                blocked.append(f"{w.name} does not fit in {ref.gpus} x {gpu.sku}")
+            elif not set(fitting) & set(policy_degrees(gpu, policy)):
+                blocked.append(f"{w.name} needs {fitting[0]} x {gpu.sku}, more than the "
+                               "policy's parallel-degree limits allow on it")
             else:
                 blocked.append(f"{w.name} needs more host RAM than the reference server")
         if blocked:

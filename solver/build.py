@@ -332,11 +332,17 @@ def add_packing_cuts(m: Model, key: str, headroom: float) -> int:
     return added
 
 
-def require_reference(m: Model, type_keys: set[str]) -> None:
-    """Only the reference server types may be bought (R20); the caller prices them."""
+def require_reference(m: Model, type_keys: set[str], gpus_per_server: dict[str, int]) -> None:
+    """Only the reference server types may be bought (R20), each with its reference GPUs.
+
+    n_t = 0 for t ∉ reference types;  G_t ≤ k_ref · n_t for the reference GPU types.
+    The caller prices each bought server with k_ref GPUs.
+    """
     for key, v in m.n.items():
         if key not in type_keys:
-            m.prob += v == 0
+            m.prob += v == 0, f"reference_only_{m.index[key]}"
+    for key, k in gpus_per_server.items():
+        m.prob += m.gpus(key) <= k * m.n[key], f"reference_gpus_{m.index[key]}"
 
 
 def disaggregate(m: Model, key: str, headroom: float, limit: int = MAX_PATTERNS) -> bool:

@@ -145,6 +145,8 @@ class PlanResult:
     baseline: dict | None = None
     """The seed's reference configuration for the same workloads (R20), when one applies."""
     notes: tuple[str, ...] = field(default_factory=tuple)
+    warnings: tuple[str, ...] = field(default_factory=tuple)
+    """Inconsistencies between plan-buy's own side figures: reported, never fatal."""
 
     def to_json(self) -> dict:
         doc = {
@@ -158,4 +160,6 @@ class PlanResult:
             doc["baseline"] = self.baseline
         if self.notes:
             doc["notes"] = list(self.notes)
+        if self.warnings:
+            doc["warnings"] = list(self.warnings)
         return doc

@@ -332,6 +332,7 @@ def run_table(
         ("Relative gap of option 1", "" if result.gap is None else f"{result.gap:.4%}"),
     ]
     items += [("Note", n) for n in result.notes]
+    items += [("Warning", w) for w in result.warnings]
     return pd.DataFrame(items, columns=["item", "value"])
 
 

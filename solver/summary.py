@@ -64,6 +64,8 @@ def render_plan_summary(result: PlanResult, catalog: Catalog, name: str,
         )
     for note in result.notes:
         lines.append(f"Seed reference: {note}." if note.startswith("R20") else f"Note: {note}.")
+    for warning in result.warnings:
+        lines.append(f"Warning: {warning}.")
     if workbook:
         lines.append(f"Workbook: {workbook}")
     return "\n".join(lines)

@@ -624,7 +624,7 @@ class _Book:
                     sh.put(r, c, _plain(rec[key]), fmt)
             r += 1
         r += 1
-        for text in res.notes:
+        for text in (*res.notes, *(f"Warning: {w}" for w in res.warnings)):
             sh.ws.write_string(r, 0, text, f.note)
             r += 1
         self._cost_chart(sh, row_of, len(opts), r + 1)
