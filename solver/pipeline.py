@@ -218,9 +218,9 @@ def plan(
                 # Two of plan-buy's own figures disagree; the plan itself passed the checker,
                 # so it is still written and the disagreement is reported, not fatal.
                 warnings += (
-                    f"the proven-optimal plan costs more than the reference configuration "
+                    (f"the proven-optimal plan costs more than the reference configuration "
                     f"({baseline['name']}), which should be impossible; the plan is correct "
-                    "by the checker, but please report this to the plan-buy maintainers",
+                    "by the checker, but please report this to the plan-buy maintainers"),
                 )
     return PlanResult(
         status="optimal" if exact else "feasible",

@@ -50,7 +50,7 @@ def test_one_gpu_reference_holds_one_gpu(two, default_catalog):
     one_a100 = SCENARIOS["small"][1]
     assert one_a100.gpus == 1
     only = {"small": (one_a100,)}
-    import solver.baseline as baseline
+    from solver import baseline
 
     saved = baseline.SCENARIOS
     baseline.SCENARIOS = only
@@ -72,7 +72,7 @@ def test_cli_exits_0_on_two_workload_mix(two, tmp_path):
 
 def test_reference_disagreement_is_a_warning_not_exit_5(two, tmp_path, monkeypatch):
     """If the reference ever undercuts a proven optimum, the plan is still written."""
-    import solver.pipeline as pipeline
+    from solver import pipeline
 
     def cheap(*args, **kwargs):
         return {"scenario": "small", "name": "test reference", "servers": 1, "gpus": 1,
