@@ -39,7 +39,7 @@ catalog_option = click.option(
     show_default="catalogs/default.yaml",
     help="Priced hardware catalog (YAML).",
 )
-# Spelled out here rather than read from solver.solve: importing it would load PuLP at
+# Spelled out here rather than read from solver.optimize.solve: importing it would load PuLP at
 # start-up for every command.
 solver_option = click.option(
     "--solver", type=click.Choice(["highs", "cbc"]), default=None,
@@ -68,8 +68,8 @@ def main() -> None:
 @json_option
 def estimate(workloads: Path, catalog: Path, gpus: tuple[str, ...], as_json: bool) -> None:
     """Per-workload VRAM and host-RAM breakdown for every GPU and parallel degree."""
-    from solver.estimate_report import estimate_rows, render_estimate_table
-    from solver.loading import load_catalog, load_workloads
+    from solver.inputs.loading import load_catalog, load_workloads
+    from solver.report.estimate_table import estimate_rows, render_estimate_table
 
     try:
         wf = load_workloads(workloads)
@@ -105,16 +105,16 @@ def plan(workloads: Path, catalog: Path, top: int, budget: float | None, out_dir
          solver: str | None, time_limit: float | None, gap: float, distinct: str,
          no_workbook: bool, as_json: bool) -> None:
     """Solve for the cheapest pool: print the ranked options, write out/<name>.xlsx."""
-    from solver.loading import load_catalog, load_workloads
-    from solver.pipeline import plan as run_plan
-    from solver.scenario import with_policy
-    from solver.summary import render_plan_summary
+    from solver.inputs.loading import load_catalog, load_workloads
+    from solver.inputs.scenario import with_policy
+    from solver.optimize.pipeline import plan as run_plan
+    from solver.report.summary import render_plan_summary
 
     try:
         wf = with_policy(load_workloads(workloads), budget=budget)
         cat = load_catalog(catalog)
         if not no_workbook:
-            from solver.workbook import check_writable, write_workbook
+            from solver.report.workbook import check_writable, write_workbook
 
             check_writable(out_dir / f"{wf.name}.xlsx")
         result = run_plan(wf, cat, top=top, solver=solver, time_limit=time_limit, gap=gap,
@@ -163,10 +163,10 @@ def sweep(workloads: Path, catalog: Path, budget: str | None, growth: str | None
     The scenarios are the cartesian product of the axes. Writes out/<name>-sweep.csv and
     out/<name>-sweep.xlsx; Ctrl-C stops and keeps the finished scenarios (exit 130).
     """
-    from solver.loading import load_catalog, load_workloads
-    from solver.solve import default_solver
-    from solver.sweep import build_sweep, run_sweep
-    from solver.sweep_report import render_sweep, sweep_document, write_sweep_files
+    from solver.inputs.loading import load_catalog, load_workloads
+    from solver.optimize.solve import default_solver
+    from solver.sweep.report import render_sweep, sweep_document, write_sweep_files
+    from solver.sweep.run import build_sweep, run_sweep
 
     try:
         wf = load_workloads(workloads)

@@ -22,11 +22,11 @@ REPO = Path(__file__).resolve().parents[1]
 if str(REPO) not in sys.path:  # run as a script from anywhere
     sys.path.insert(0, str(REPO))
 
-from solver.catalog import GpuSku
-from solver.estimate import CUDA_CONTEXT_GB, estimate
-from solver.loading import load_catalog
-from solver.presets import resolve
-from solver.workload import ModelArch, Policy, Workload
+from solver.estimate.memory import CUDA_CONTEXT_GB, estimate
+from solver.inputs.catalog import GpuSku
+from solver.inputs.loading import load_catalog
+from solver.inputs.presets import resolve
+from solver.inputs.workload import ModelArch, Policy, Workload
 
 CASES_PATH = REPO.parent / "shared" / "validation" / "memory_cases.yaml"
 MEASURED_TOLERANCE = 0.15

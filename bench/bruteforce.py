@@ -1,6 +1,6 @@
 """Exhaustive enumeration of tiny instances: an optimum found without the integer program.
 
-Independent of ``solver/candidates.py``, ``build.py`` and ``expand.py``: it reads only the
+Independent of ``solver/optimize/candidates.py``, ``build.py`` and ``expand.py``: it reads only the
 SPEC's plan rules, the catalog and the estimator (which the SPEC names as the source of
 every per-GPU VRAM and host-RAM need), and searches every plan:
 
@@ -32,9 +32,9 @@ import random
 import time
 from functools import cache
 
-from solver.catalog import Catalog
-from solver.estimate import estimate
-from solver.workload import WorkloadFile
+from solver.estimate.memory import estimate
+from solver.inputs.catalog import Catalog
+from solver.inputs.workload import WorkloadFile
 
 EPS = 1e-9
 
@@ -291,8 +291,8 @@ def crosscheck(count: int, first_seed: int = 0) -> dict:
     """Rank-1 cost of ``pipeline.plan`` vs ``optimum`` on ``count`` seeded tiny instances."""
     from bench.generate import DEFAULT_CATALOG
     from solver.errors import InfeasibleError
-    from solver.loading import load_catalog
-    from solver.pipeline import plan
+    from solver.inputs.loading import load_catalog
+    from solver.optimize.pipeline import plan
 
     base = load_catalog(DEFAULT_CATALOG)
     start = time.perf_counter()

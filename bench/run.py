@@ -67,12 +67,12 @@ def measure(
     import yaml
 
     from bench.generate import catalog_by_name, generate_data, write_yaml
-    from solver.build import build
-    from solver.candidates import enumerate_candidates
-    from solver.loading import load_catalog, load_workloads
-    from solver.pipeline import plan
-    from solver.solve import solve
-    from solver.workbook import write_workbook
+    from solver.inputs.loading import load_catalog, load_workloads
+    from solver.optimize.build import build
+    from solver.optimize.candidates import enumerate_candidates
+    from solver.optimize.pipeline import plan
+    from solver.optimize.solve import solve
+    from solver.report.workbook import write_workbook
 
     row: dict = {
         "top_limit": top_limit,
@@ -379,7 +379,7 @@ def main(argv: list[str] | None = None) -> None:
         _child(args.child)
         return
 
-    from solver.solve import available_solvers
+    from solver.optimize.solve import available_solvers
 
     if args.quick:
         args.sizes, args.catalogs = "10,50", "default"

@@ -24,9 +24,9 @@ from pathlib import Path
 ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT))
 
-from solver.loading import load_catalog, load_workloads
-from solver.pipeline import plan
-from solver.sweep import build_sweep, default_jobs, run_sweep
+from solver.inputs.loading import load_catalog, load_workloads
+from solver.optimize.pipeline import plan
+from solver.sweep.run import build_sweep, default_jobs, run_sweep
 
 BUDGETS = "200000:900000:8"
 GROWTHS = "1,1.25,1.5"  # 8 budgets x 3 growths = 24 scenarios

@@ -1,9 +1,16 @@
 """plan-buy: plan the cheapest GPU compute pool for a workload mix.
 
-The library is a pipeline of pure stages passing typed data:
-load -> validate -> estimate -> enumerate candidates -> build problem -> solve -> rank -> report.
-Only ``solver/build.py`` and ``solver/solve.py`` import PuLP, only ``solver/workbook.py``
-imports the Excel writer (XlsxWriter), and only ``cli.py`` imports click.
+The library is a pipeline of pure stages passing typed data, one sub-package per stage:
+
+    inputs/    load and validate the catalog and the workload mix (pydantic models, presets)
+    estimate/  what one replica needs on one GPU SKU and parallel degree (memory)
+    optimize/  candidates, the integer program, solve, expansion to servers, ranking
+    report/    tables, the terminal summary and the Excel workbook
+    sweep/     scenarios: copies of the input with overrides, solved and tabulated
+
+``check.py`` (the independent plan checker) and ``errors.py`` (the exception family) sit at
+the top. Only ``optimize/`` imports PuLP, only ``report/workbook.py`` imports the Excel
+writer (XlsxWriter), and only ``cli.py`` imports click; ``tests/test_layout.py`` keeps it so.
 """
 
 __version__ = "0.1.0"

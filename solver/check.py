@@ -9,10 +9,10 @@ from __future__ import annotations
 
 import math
 
-from .catalog import Catalog
-from .estimate import estimate
-from .plan import PlanOption
-from .workload import WorkloadFile
+from .estimate.memory import estimate
+from .inputs.catalog import Catalog
+from .inputs.workload import WorkloadFile
+from .optimize.plan import PlanOption
 
 TOL = 1e-6
 

@@ -6,9 +6,9 @@ from pathlib import Path
 
 import pytest
 
-from solver.catalog import Catalog
-from solver.loading import load_catalog, load_workloads
-from solver.workload import WorkloadFile
+from solver.inputs.catalog import Catalog
+from solver.inputs.loading import load_catalog, load_workloads
+from solver.inputs.workload import WorkloadFile
 
 ROOT = Path(__file__).resolve().parent.parent
 TESTS = ROOT / "tests"

@@ -9,9 +9,9 @@ from __future__ import annotations
 
 import datetime as dt
 
-from solver.catalog import Catalog
-from solver.estimate import Estimate, MemoryBreakdown
-from solver.workload import WorkloadFile
+from solver.estimate.memory import Estimate, MemoryBreakdown
+from solver.inputs.catalog import Catalog
+from solver.inputs.workload import WorkloadFile
 
 NEEDS: dict[str, tuple[float, float]] = {}
 """workload name -> (VRAM need at degree 1, GB; host RAM per GPU used, GB)."""
@@ -31,7 +31,7 @@ def install(monkeypatch, needs: dict[str, tuple[float, float]]) -> None:
     """Use the table estimator in candidates and checker for this test."""
     NEEDS.clear()
     NEEDS.update(needs)
-    monkeypatch.setattr("solver.candidates.estimate", fake_estimate)
+    monkeypatch.setattr("solver.optimize.candidates.estimate", fake_estimate)
     monkeypatch.setattr("solver.check.estimate", fake_estimate)
 
 

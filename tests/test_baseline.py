@@ -12,11 +12,11 @@ import pytest
 from click.testing import CliRunner
 
 from cli import main
-from solver.baseline import SCENARIOS, baseline_cost
-from solver.candidates import enumerate_candidates
 from solver.check import check_plan
-from solver.loading import load_workloads
-from solver.pipeline import plan
+from solver.inputs.loading import load_workloads
+from solver.optimize.baseline import SCENARIOS, baseline_cost
+from solver.optimize.candidates import enumerate_candidates
+from solver.optimize.pipeline import plan
 
 TWO = textwrap.dedent("""\
     name: two
@@ -50,7 +50,7 @@ def test_one_gpu_reference_holds_one_gpu(two, default_catalog):
     one_a100 = SCENARIOS["small"][1]
     assert one_a100.gpus == 1
     only = {"small": (one_a100,)}
-    from solver import baseline
+    from solver.optimize import baseline
 
     saved = baseline.SCENARIOS
     baseline.SCENARIOS = only
@@ -72,7 +72,7 @@ def test_cli_exits_0_on_two_workload_mix(two, tmp_path):
 
 def test_reference_disagreement_is_a_warning_not_exit_5(two, tmp_path, monkeypatch):
     """If the reference ever undercuts a proven optimum, the plan is still written."""
-    from solver import pipeline
+    from solver.optimize import pipeline
 
     def cheap(*args, **kwargs):
         return {"scenario": "small", "name": "test reference", "servers": 1, "gpus": 1,

@@ -8,10 +8,10 @@ from pathlib import Path
 
 import pytest
 
-from solver.candidates import enumerate_candidates
-from solver.catalog import Catalog
-from solver.loading import load_workloads
-from solver.workload import WorkloadFile
+from solver.inputs.catalog import Catalog
+from solver.inputs.loading import load_workloads
+from solver.inputs.workload import WorkloadFile
+from solver.optimize.candidates import enumerate_candidates
 
 ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT))

@@ -6,7 +6,7 @@ import datetime as dt
 
 import pytest
 
-from solver.catalog import Catalog, GpuSku, Platform
+from solver.inputs.catalog import Catalog, GpuSku, Platform
 
 # SPEC.md, "Hardware facts for the default catalog" (vendors' published figures; prices are
 # illustrative 2026 street prices). sku: vram GB, mem BW GB/s, dense BF16 TFLOPS, power W,

@@ -1,4 +1,4 @@
-"""solver.estimate: hand-computed cases (R1-R12) and invariants (hypothesis)."""
+"""solver.estimate.memory: hand-computed cases (R1-R12) and invariants (hypothesis)."""
 
 from __future__ import annotations
 
@@ -9,10 +9,10 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from solver import estimate as E
-from solver.catalog import GpuSku
-from solver.presets import preset
-from solver.workload import DataSpec, ModelArch, Policy, Workload
+from solver.estimate import memory as E
+from solver.inputs.catalog import GpuSku
+from solver.inputs.presets import preset
+from solver.inputs.workload import DataSpec, ModelArch, Policy, Workload
 
 H100 = GpuSku(sku="h100-sxm", vram_gb=80, mem_bw_gbps=3350, bf16_tflops=989, power_w=700,
               form_factor="sxm", nvlink_gbps=900, price=28000)

@@ -9,8 +9,8 @@ import pytest
 from click.testing import CliRunner
 
 from cli import main
-from solver.estimate_report import degrees_for, estimate_rows, is_waste
-from solver.loading import load_catalog, load_workloads
+from solver.inputs.loading import load_catalog, load_workloads
+from solver.report.estimate_table import degrees_for, estimate_rows, is_waste
 
 REPO = Path(__file__).parents[1]
 Q3 = Path(__file__).parents[2] / "shared" / "examples" / "customer-q3.yaml"

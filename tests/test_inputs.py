@@ -19,8 +19,8 @@ from click.testing import CliRunner
 from conftest import BAD_INPUTS, DATA, DEFAULT_CATALOG, SHARED_EXAMPLES, WORKLOADS
 
 from solver.errors import InputError
-from solver.loading import MAX_FILE_BYTES, load_catalog, load_workloads, read_yaml
-from solver.workload import ModelArch, Workload, WorkloadFile
+from solver.inputs.loading import MAX_FILE_BYTES, load_catalog, load_workloads, read_yaml
+from solver.inputs.workload import ModelArch, Workload, WorkloadFile
 
 CASES = sorted(BAD_INPUTS.glob("*.yaml"))
 FAST_S = 2.0  # every bad input must be refused within this
@@ -68,19 +68,19 @@ def test_bad_input_library(path: Path):
 def cli(monkeypatch):
     """(click group, the commands that load input).
 
-    ``estimate`` imports solver.estimate_report before loading; while that module is not
+    ``estimate`` imports solver.report.estimate_table before loading; while that module is not
     written yet a stub stands in (bad input must fail in loading, before it is used).
     """
     try:
-        import solver.estimate_report  # noqa: F401
+        import solver.report.estimate_table  # noqa: F401
     except ImportError:
-        stub = types.ModuleType("solver.estimate_report")
+        stub = types.ModuleType("solver.report.estimate_table")
 
         def never(*args, **kwargs):
             raise AssertionError("bad input reached the estimator")
 
         stub.estimate_rows = stub.render_estimate_table = never
-        monkeypatch.setitem(sys.modules, "solver.estimate_report", stub)
+        monkeypatch.setitem(sys.modules, "solver.report.estimate_table", stub)
     from cli import main
 
     return main, [c for c in ("estimate", "plan") if c in main.commands]

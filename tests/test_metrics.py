@@ -7,10 +7,10 @@ import dataclasses
 import pytest
 from test_report import CATALOG, _option, sample_plan
 
-from solver import metrics
-from solver.loading import load_catalog
-from solver.metrics import option_metrics, target_label, target_status
-from solver.plan import Placement, Server
+from solver.inputs.loading import load_catalog
+from solver.optimize.plan import Placement, Server
+from solver.report import metrics
+from solver.report.metrics import option_metrics, target_label, target_status
 
 
 @pytest.fixture(scope="module")

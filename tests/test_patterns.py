@@ -7,7 +7,7 @@ import itertools
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from solver.patterns import best_pattern, greedy_patterns, maximal_patterns
+from solver.optimize.patterns import best_pattern, greedy_patterns, maximal_patterns
 
 
 def fits(pattern, kinds, slots, cap):

@@ -19,7 +19,7 @@ from hypothesis import strategies as st
 
 from solver.check import check_plan
 from solver.errors import InfeasibleError
-from solver.pipeline import plan
+from solver.optimize.pipeline import plan
 
 CHEAPEST_BOX = 2000 + 2 * 100  # box2 with 2 x 32 GB
 
@@ -274,11 +274,11 @@ def test_server_patterns_when_ram_and_gpus_block_together(monkeypatch):
     no packing does (400 + 10 > 409.6 GB usable), so the type is modelled by server patterns
     and the plan buys the third server, proven optimal and equal to exhaustive search."""
     cat, wf = _gpu_and_ram_block_together(monkeypatch)
-    import solver.pipeline
+    import solver.optimize.pipeline
 
     modelled = []
-    real = solver.pipeline.disaggregate
-    monkeypatch.setattr(solver.pipeline, "disaggregate",
+    real = solver.optimize.pipeline.disaggregate
+    monkeypatch.setattr(solver.optimize.pipeline, "disaggregate",
                         lambda m, key, h: modelled.append(key) or real(m, key, h))
     r = run(wf, cat)
     assert modelled, "the summed model should have failed to pack and been disaggregated"
@@ -292,17 +292,17 @@ def test_priced_patterns_when_enumeration_is_cut_short(monkeypatch):
     """With pattern enumeration capped at one pattern, patterns come from LP duals (column
     generation); the plan still packs server by server and matches exhaustive search."""
     cat, wf = _gpu_and_ram_block_together(monkeypatch)
-    import solver.pipeline
+    import solver.optimize.pipeline
 
     priced = []
-    real = solver.pipeline.disaggregate
+    real = solver.optimize.pipeline.disaggregate
 
     def capped(m, key, h):
         done = real(m, key, h, limit=1)
         priced.extend(m.priced)
         return done
 
-    monkeypatch.setattr(solver.pipeline, "disaggregate", capped)
+    monkeypatch.setattr(solver.optimize.pipeline, "disaggregate", capped)
     r = run(wf, cat)
     assert priced, "the type should have been left to column generation"
     assert r.options[0].total_cost == brute_force_cost(wf, cat, fx.NEEDS)
@@ -310,9 +310,9 @@ def test_priced_patterns_when_enumeration_is_cut_short(monkeypatch):
 
 def test_priority_phase_reads_the_maximisation_bound_right(monkeypatch):
     """PuLP hands HiGHS a maximisation negated: the bound must come back positive."""
-    from solver.build import build, set_priority_objective
-    from solver.candidates import enumerate_candidates
-    from solver.solve import solve
+    from solver.optimize.build import build, set_priority_objective
+    from solver.optimize.candidates import enumerate_candidates
+    from solver.optimize.solve import solve
 
     fx.install(monkeypatch, {"hi": (15, 10), "lo": (15, 10)})
     wf = fx.workloads({"name": "hi", "priority": 10}, {"name": "lo", "priority": 1},

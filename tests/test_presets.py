@@ -8,8 +8,8 @@ import re
 import pytest
 from conftest import DATA
 
-from solver.presets import PRESETS, count_params, from_hf_config, preset, resolve
-from solver.workload import ModelArch, ModelConfigRef
+from solver.inputs.presets import PRESETS, count_params, from_hf_config, preset, resolve
+from solver.inputs.workload import ModelArch, ModelConfigRef
 
 # shared/references/memory-formulas.md, "Architecture figures" (from each model's published
 # config.json): hidden, layers, heads, kv heads, intermediate, vocab; then published params (B).

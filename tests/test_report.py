@@ -12,9 +12,9 @@ from pathlib import Path
 
 import pytest
 
-from solver import report
-from solver.loading import load_catalog, load_workloads
-from solver.plan import BomLine, Placement, PlanOption, PlanResult, Server
+from solver.inputs.loading import load_catalog, load_workloads
+from solver.optimize.plan import BomLine, Placement, PlanOption, PlanResult, Server
+from solver.report import tables as report
 
 ROOT = Path(__file__).resolve().parents[1]
 CATALOG = ROOT / "catalogs" / "default.yaml"

@@ -7,8 +7,8 @@ from pathlib import Path
 import pytest
 
 from solver.check import check_plan
-from solver.loading import load_catalog, load_workloads
-from solver.pipeline import plan
+from solver.inputs.loading import load_catalog, load_workloads
+from solver.optimize.pipeline import plan
 
 ROOT = Path(__file__).resolve().parents[1]
 FILES = [ROOT / "workloads" / f"{n}.yaml" for n in ("q3", "small", "medium", "large")]
@@ -39,7 +39,7 @@ def test_small_and_large_have_a_reference(catalog):
 
 def test_budget_with_packing_cuts_still_finds_a_plan(catalog):
     """Regression: cuts added after the priority phase once left the cost phase infeasible."""
-    from solver.scenario import with_policy
+    from solver.inputs.scenario import with_policy
 
     wf = with_policy(load_workloads(ROOT / "workloads" / "q3.yaml"), growth=2.0,
                      budget=274137.9310344828)

@@ -10,10 +10,10 @@ from conftest import DEFAULT_CATALOG, WORKLOADS
 
 from cli import main
 from solver.errors import InputError
-from solver.pipeline import plan
-from solver.scenario import with_policy
-from solver.sweep import build_sweep, parse_prices, parse_values, priced_catalog, run_sweep
-from solver.sweep_report import render_sweep, sweep_document, sweep_frame
+from solver.inputs.scenario import with_policy
+from solver.optimize.pipeline import plan
+from solver.sweep.report import render_sweep, sweep_document, sweep_frame
+from solver.sweep.run import build_sweep, parse_prices, parse_values, priced_catalog, run_sweep
 
 TINY = """\
 name: tiny
@@ -30,7 +30,7 @@ workloads:
 
 @pytest.fixture
 def tiny(write_yaml):
-    from solver.loading import load_workloads
+    from solver.inputs.loading import load_workloads
 
     path = write_yaml(TINY, "tiny.yaml")
     return path, load_workloads(path)
@@ -40,7 +40,7 @@ def tiny(write_yaml):
 def tiny_cost(default_catalog):
     import yaml
 
-    from solver.workload import WorkloadFile
+    from solver.inputs.workload import WorkloadFile
 
     wf = WorkloadFile.model_validate(yaml.safe_load(TINY))
     return plan(wf, default_catalog, top=1, with_baseline=False).options[0].total_cost

@@ -20,7 +20,7 @@ import pytest
 from test_report import CATALOG, EVIL_NAME, EVIL_TEAM, WORKLOADS, sample_plan
 
 from solver.errors import InputError
-from solver.workbook import currency_format, write_workbook
+from solver.report.workbook import currency_format, write_workbook
 
 SOURCES = {"workloads": WORKLOADS, "catalog": CATALOG}
 
@@ -298,7 +298,7 @@ def test_write_is_atomic_on_failure(plan, tmp_path, monkeypatch):
     result, wf, catalog = plan
     out = tmp_path / "q3.xlsx"
     out.write_bytes(b"previous workbook")
-    import solver.workbook as wbmod
+    import solver.report.workbook as wbmod
 
     def boom(self):
         raise RuntimeError("interrupted")
@@ -318,7 +318,7 @@ def test_failed_rename_keeps_previous_and_is_an_input_error(plan, tmp_path, monk
     def no_rename(src, dst):
         raise PermissionError(13, "Permission denied")
 
-    monkeypatch.setattr("solver.workbook.os.replace", no_rename)
+    monkeypatch.setattr("solver.report.workbook.os.replace", no_rename)
     with pytest.raises(InputError):
         write_workbook(out, result, wf, catalog, SOURCES)
     assert out.read_bytes() == b"previous workbook"
@@ -358,8 +358,8 @@ def test_end_to_end_plan_workbook_recalculates_to_the_solver_total(tmp_path):
     """The real pipeline on the Q3 mix: the written workbook recalculates (pycel, no stored
     values) to each option's solver total to the cent."""
     pycel = pytest.importorskip("pycel")
-    from solver.loading import load_catalog, load_workloads
-    from solver.pipeline import plan
+    from solver.inputs.loading import load_catalog, load_workloads
+    from solver.optimize.pipeline import plan
 
     wf, catalog = load_workloads(WORKLOADS), load_catalog(CATALOG)
     result = plan(wf, catalog, top=2)
@@ -381,7 +381,7 @@ def test_end_to_end_plan_workbook_recalculates_to_the_solver_total(tmp_path):
 
 def test_sweep_chart_draws_one_line_per_scenario_group():
     """A line never jumps from one growth group's largest budget to the next one's smallest."""
-    from solver.workbook import _budget_runs
+    from solver.report.workbook import _budget_runs
 
     df = pd.DataFrame({
         "budget": [1, 2, 1, 2, 1, 2],

@@ -9,6 +9,10 @@ from __future__ import annotations
 import time
 from dataclasses import replace
 
+from ..check import check_plan
+from ..errors import CheckError, InfeasibleError, SolverError
+from ..inputs.catalog import Catalog
+from ..inputs.workload import WorkloadFile
 from .baseline import baseline_cost, why_no_reference
 from .build import (
     add_packing_cuts,
@@ -21,13 +25,10 @@ from .build import (
     set_priority_objective,
 )
 from .candidates import Candidates, enumerate_candidates, type_accepts, usable
-from .catalog import Catalog
-from .check import check_plan
-from .errors import CheckError, InfeasibleError, SolverError
 from .expand import expand
+from .outcome import SolveStatus
 from .plan import PlanOption, PlanResult
 from .solve import DEFAULT_GAP, Outcome, default_solver, lp_duals, set_time_limit_left, solve
-from .workload import WorkloadFile
 
 
 def infeasibility_reasons(wf: WorkloadFile, catalog: Catalog, cand: Candidates) -> list[str]:
@@ -126,7 +127,7 @@ def plan(
         # within the budget; otherwise the cost phase could be left with no plan.
         # Served priority must be the true maximum, so this phase never uses a loose gap.
         first, _, _ = _solve_and_expand(m, cand, wf, catalog, solver, deadline, gap, loose=False)
-        if first.status in ("infeasible", "no_solution"):
+        if first.status in (SolveStatus.INFEASIBLE, SolveStatus.NO_SOLUTION):
             raise SolverError(f"the {solver} solver found no plan within the budget "
                               f"({first.status}); try --time-limit")
         best = sum(w.priority * cand.replicas[w.name] * first.serve.get(w.name, 0)
@@ -148,9 +149,9 @@ def plan(
         if options and deadline is not None and time.perf_counter() >= deadline:
             break
         out, exp, proven = _solve_and_expand(m, cand, wf, catalog, solver, deadline, gap)
-        if out.status in ("infeasible", "no_solution"):
+        if out.status in (SolveStatus.INFEASIBLE, SolveStatus.NO_SOLUTION):
             if not options:
-                if out.status == "no_solution":
+                if out.status == SolveStatus.NO_SOLUTION:
                     raise SolverError(
                         f"the {solver} solver stopped without a feasible plan "
                         f"(time limit {time_limit}s). To fix: raise --time-limit"
@@ -197,7 +198,7 @@ def plan(
         exact = False
     else:
         rel_gap = max(0.0, (best.total_cost - rank1_bound) / best.total_cost) if best.total_cost else 0.0
-        exact = rank1.status == "optimal" and rank1.exact and rel_gap <= gap + 1e-9
+        exact = rank1.status == SolveStatus.OPTIMAL and rank1.exact and rel_gap <= gap + 1e-9
     baseline = None
     notes: tuple[str, ...] = ()
     warnings: tuple[str, ...] = ()
@@ -223,7 +224,7 @@ def plan(
                     "by the checker, but please report this to the plan-buy maintainers"),
                 )
     return PlanResult(
-        status="optimal" if exact else "feasible",
+        status=SolveStatus.OPTIMAL if exact else SolveStatus.FEASIBLE,
         currency=catalog.currency,
         options=tuple(options),
         solver=solver,
@@ -261,7 +262,7 @@ def _solve_and_expand(m, cand, wf, catalog, solver, deadline, gap, loose=True):
         _generate_patterns(m, deadline)
         # Half of what is left: a packing failure still leaves time to tighten and re-solve.
         out = solve(m, solver, set_time_limit_left(deadline, 0.5), round_gap)
-        if out.status in ("infeasible", "no_solution"):
+        if out.status in (SolveStatus.INFEASIBLE, SolveStatus.NO_SOLUTION):
             break
         if out.exact and out.bound is not None:
             proven = out.bound if proven is None else max(proven, out.bound)

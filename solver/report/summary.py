@@ -4,9 +4,9 @@ from __future__ import annotations
 
 from pathlib import Path
 
-from .catalog import Catalog
+from ..inputs.catalog import Catalog
+from ..optimize.plan import PlanResult
 from .metrics import option_metrics, target_label
-from .plan import PlanResult
 
 
 def money(value: float, currency: str) -> str:

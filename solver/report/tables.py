@@ -16,12 +16,12 @@ from pathlib import Path
 
 import pandas as pd
 
-from . import __version__
-from .catalog import Catalog
-from .estimate import estimate
+from .. import __version__
+from ..estimate.memory import estimate
+from ..inputs.catalog import Catalog
+from ..inputs.workload import WorkloadFile
+from ..optimize.plan import PlanOption, PlanResult
 from .metrics import option_metrics, target_status
-from .plan import PlanOption, PlanResult
-from .workload import WorkloadFile
 
 KINDS = ("platform", "gpu", "memory", "storage")
 KIND_LABELS = {"platform": "Platforms", "gpu": "GPUs", "memory": "Memory", "storage": "Storage"}

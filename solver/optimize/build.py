@@ -22,10 +22,10 @@ from dataclasses import dataclass, field
 
 import pulp
 
+from ..inputs.catalog import Catalog
+from ..inputs.workload import WorkloadFile
 from .candidates import Candidates, ReplicaOption, ServerType, type_accepts, usable
-from .catalog import Catalog
 from .patterns import MAX_PATTERNS, best_pattern, greedy_patterns, maximal_patterns
-from .workload import WorkloadFile
 
 SERVER_EPSILON = 1e-3
 """Tie-break weight per server (currency units): far below any real price difference."""

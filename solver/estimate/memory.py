@@ -20,8 +20,8 @@ from __future__ import annotations
 import math
 from dataclasses import asdict, dataclass, replace
 
-from .catalog import GpuSku
-from .workload import ModelArch, Policy, Workload
+from ..inputs.catalog import GpuSku
+from ..inputs.workload import ModelArch, Policy, Workload
 
 GB = 1e9
 """Bytes per GB: the SPEC's (and the seed's) decimal convention, 13B x 2 bytes = 26 GB."""

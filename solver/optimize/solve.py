@@ -10,41 +10,16 @@ import contextlib
 import os
 import sys
 import time
-from dataclasses import dataclass, field
 
 import pulp
 
+from ..errors import SolverError
 from .build import Model
-from .errors import SolverError
+from .outcome import Outcome, SolveStatus
 
 SOLVERS = ("highs", "cbc")
 DEFAULT_GAP = 1e-4
 """Relative MIP gap at which a plan counts as proven optimal (0.01%)."""
-
-
-@dataclass(frozen=True)
-class Outcome:
-    """What one solve found."""
-
-    status: str  # optimal | feasible | infeasible | no_solution
-    objective: float | None
-    bound: float | None
-    gap: float | None
-    seconds: float
-    n: dict[str, int]
-    x: dict[tuple[str, int, str], int]
-    shared: dict[str, int]
-    z: dict[tuple[str, str], int]
-    drives: dict[tuple[str, str], int]
-    serve: dict[str, int]
-    patterns: dict[str, tuple[dict, list[tuple[tuple[int, ...], int]], int | None]] = field(
-        default_factory=dict)
-    """Pattern-modelled types: which pattern kind each (GPUs, RAM) goes to, (pattern,
-    servers built to it), and the index of the shared-GPU kind."""
-    gpus: dict[str, int] = field(default_factory=dict)
-    """G_t: GPUs the program installs on each server type bought."""
-    exact: bool = True
-    """The program was a relaxation of the plan rules (its bound is a valid lower bound)."""
 
 
 def available_solvers() -> list[str]:
@@ -123,13 +98,14 @@ def solve(m: Model, solver: str, time_limit: float | None = None,
     seconds = time.perf_counter() - start
     sol = m.prob.sol_status
     if sol in (pulp.LpSolutionInfeasible, pulp.LpSolutionUnbounded) or m.prob.status == -1:
-        return Outcome("infeasible", None, None, None, seconds, {}, {}, {}, {}, {}, {})
+        return Outcome(SolveStatus.INFEASIBLE, None, None, None, seconds, {}, {}, {}, {}, {}, {})
     if sol not in (pulp.LpSolutionOptimal, pulp.LpSolutionIntegerFeasible):
-        return Outcome("no_solution", None, None, None, seconds, {}, {}, {}, {}, {}, {})
+        return Outcome(SolveStatus.NO_SOLUTION, None, None, None, seconds, {}, {}, {}, {}, {}, {})
     objective = pulp.value(m.prob.objective)
     bound = _bound(m, solver, objective, sol)
     rel_gap = abs(objective - bound) / max(abs(objective), 1e-9) if bound is not None else None
-    status = "optimal" if sol == pulp.LpSolutionOptimal and (rel_gap or 0) <= gap + 1e-12 else "feasible"
+    proven = sol == pulp.LpSolutionOptimal and (rel_gap or 0) <= gap + 1e-12
+    status = SolveStatus.OPTIMAL if proven else SolveStatus.FEASIBLE
     return Outcome(
         status=status,
         objective=objective,

@@ -17,9 +17,9 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
-from .catalog import Catalog, GpuSku, Platform
-from .estimate import Estimate, estimate
-from .workload import Policy, Workload, WorkloadFile
+from ..estimate.memory import Estimate, estimate
+from ..inputs.catalog import Catalog, GpuSku, Platform
+from ..inputs.workload import Policy, Workload, WorkloadFile
 
 DEGREES = (1, 2, 4, 8, 16, 32, 64)
 

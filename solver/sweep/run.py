@@ -23,23 +23,24 @@ import time
 from collections.abc import Callable, Sequence
 from concurrent.futures import FIRST_COMPLETED, Future, ProcessPoolExecutor, wait
 from dataclasses import dataclass, field, replace
+from enum import StrEnum
 
 from pydantic import ValidationError
 
-from .catalog import Catalog
-from .errors import InputError, PlanBuyError
-from .pipeline import plan
-from .plan import PlanResult
-from .scenario import with_policy
-from .solve import DEFAULT_GAP
-from .sweep_axes import (
+from ..errors import InputError, PlanBuyError
+from ..inputs.catalog import Catalog
+from ..inputs.scenario import with_policy
+from ..inputs.workload import WorkloadFile
+from ..optimize.pipeline import plan
+from ..optimize.plan import PlanResult
+from ..optimize.solve import DEFAULT_GAP
+from .axes import (
     MAX_SCENARIOS,
     Prices,
     parse_prices,
     parse_values,
     priced_catalog,
 )
-from .workload import WorkloadFile
 
 
 @dataclass(frozen=True)
@@ -244,14 +245,26 @@ class SweepRun:
     """group -> the row of its full plan (budget None), for the knee report."""
 
 
-def _status(solved: Solved, time_limit: float | None) -> str:
+class ScenarioStatus(StrEnum):
+    """How one scenario of a sweep ended (compares equal to its lower-case name)."""
+
+    OPTIMAL = "optimal"
+    FEASIBLE = "feasible"
+    INFEASIBLE = "infeasible"
+    TIMEOUT = "timeout"
+    """The time limit ran out before any plan was found."""
+    FAILED = "failed"
+    """The solver failed for another reason."""
+
+
+def _status(solved: Solved, time_limit: float | None) -> ScenarioStatus:
     if solved.result is not None:
-        return solved.result.status
+        return ScenarioStatus(solved.result.status)
     if solved.exit_code == 3:
-        return "infeasible"
+        return ScenarioStatus.INFEASIBLE
     if time_limit is not None and solved.exit_code == 4 and solved.seconds >= time_limit * 0.9:
-        return "timeout"
-    return "failed"
+        return ScenarioStatus.TIMEOUT
+    return ScenarioStatus.FAILED
 
 
 def _row(

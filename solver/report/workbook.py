@@ -29,12 +29,13 @@ from typing import TYPE_CHECKING, Any
 import xlsxwriter
 from xlsxwriter.utility import quote_sheetname, xl_col_to_name, xl_rowcol_to_cell
 
-from . import __version__, report
-from .catalog import Catalog
-from .errors import InputError
+from .. import __version__
+from ..errors import InputError
+from ..inputs.catalog import Catalog
+from ..inputs.workload import WorkloadFile
+from ..optimize.plan import PlanResult
+from . import tables as report
 from .metrics import target_label
-from .plan import PlanResult
-from .workload import WorkloadFile
 
 if TYPE_CHECKING:
     import pandas as pd

@@ -8,11 +8,11 @@ from __future__ import annotations
 
 import difflib
 
-from .candidates import policy_degrees
-from .catalog import Catalog, GpuSku
-from .errors import InputError
-from .estimate import Estimate, estimate
-from .workload import Policy, WorkloadFile
+from ..errors import InputError
+from ..estimate.memory import Estimate, estimate
+from ..inputs.catalog import Catalog, GpuSku
+from ..inputs.workload import Policy, WorkloadFile
+from ..optimize.candidates import policy_degrees
 
 ESTIMATE_DEGREES = (1, 2, 4, 8)
 """Parallel degrees the estimate command shows (SPEC: d in {1, 2, 4, 8})."""

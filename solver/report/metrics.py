@@ -14,8 +14,8 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import Literal
 
-from .catalog import Catalog
-from .plan import PlanOption
+from ..inputs.catalog import Catalog
+from ..optimize.plan import PlanOption
 
 # R18 utilisation targets of the seed: a plan far below these wastes money.
 VRAM_UTIL_TARGET = 0.85

@@ -14,8 +14,8 @@ from collections.abc import Sequence
 
 from pydantic import ValidationError
 
-from .catalog import Catalog
-from .errors import InputError
+from ..errors import InputError
+from ..inputs.catalog import Catalog
 
 MAX_SCENARIOS = 5000
 """More scenarios than this is a typo in a range, not a question a planner asks."""

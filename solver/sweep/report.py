@@ -11,8 +11,8 @@ import math
 from collections.abc import Sequence
 from pathlib import Path
 
-from .errors import InputError
-from .sweep import Scenario, Sweep, SweepRun
+from ..errors import InputError
+from .run import Scenario, Sweep, SweepRun
 
 
 def _money(v: float | None) -> str:
@@ -239,7 +239,7 @@ def write_sweep_files(
             why = "interrupted" if base is None else (base.error or "no plan").splitlines()[0]
             skipped = f"no workbook: the unswept plan did not finish ({why})"
         else:
-            from .workbook import write_workbook
+            from ..report.workbook import write_workbook
 
             files.append(
                 write_workbook(

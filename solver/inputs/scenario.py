@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from pydantic import ValidationError
 
-from .errors import InputError
+from ..errors import InputError
 from .workload import Policy, WorkloadFile
 
 

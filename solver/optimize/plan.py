@@ -8,6 +8,8 @@ from __future__ import annotations
 
 from dataclasses import dataclass, field
 
+from .outcome import SolveStatus
+
 
 @dataclass(frozen=True)
 class Server:
@@ -136,7 +138,7 @@ class PlanOption:
 class PlanResult:
     """The outcome of ``plan``: ranked options and how sure the solver is of them."""
 
-    status: str  # optimal | feasible | infeasible
+    status: SolveStatus
     currency: str
     options: tuple[PlanOption, ...]
     solver: str = ""

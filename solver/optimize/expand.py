@@ -18,11 +18,11 @@ from __future__ import annotations
 
 from dataclasses import dataclass, field, replace
 
+from ..inputs.catalog import Catalog
+from ..inputs.workload import WorkloadFile
 from .candidates import Candidates, ReplicaOption, ServerType, usable
-from .catalog import Catalog
+from .outcome import Outcome
 from .plan import BomLine, Placement, Server
-from .solve import Outcome
-from .workload import WorkloadFile
 
 
 @dataclass

@@ -19,12 +19,13 @@ from __future__ import annotations
 import math
 from dataclasses import dataclass
 
+from ..estimate.memory import estimate
+from ..inputs.catalog import Catalog
+from ..inputs.workload import WorkloadFile
 from .build import build, require_reference
 from .candidates import DEGREES, Candidates, policy_degrees, type_accepts
-from .catalog import Catalog
-from .estimate import estimate
+from .outcome import SolveStatus
 from .solve import solve
-from .workload import WorkloadFile
 
 
 @dataclass(frozen=True)
@@ -128,7 +129,7 @@ def baseline_cost(wf: WorkloadFile, catalog: Catalog, cand: Candidates, solver: 
         m = build(served, catalog, cand, None)
         require_reference(m, {t.key for t in allowed}, {t.key: ref.gpus for t in gpu_types})
         out = solve(m, solver, time_limit)
-        if out.status not in ("optimal", "feasible"):
+        if out.status not in (SolveStatus.OPTIMAL, SolveStatus.FEASIBLE):
             continue
         servers = sum(out.n[t.key] for t in gpu_types)
         # Priced from the servers this solve bought: whole reference servers, each with the

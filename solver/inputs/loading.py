@@ -19,8 +19,8 @@ from typing import Annotated, Any, Union, get_args, get_origin
 import yaml
 from pydantic import BaseModel, ValidationError
 
+from ..errors import InputError
 from .catalog import Catalog, duplicate_sku_problems
-from .errors import InputError
 from .workload import MAX_WORKLOADS, MODEL_TAGS, WorkloadFile, duplicate_name_problems
 
 MAX_FILE_BYTES = 5_000_000

@@ -1,0 +1,49 @@
+"""What one solve found, as plain typed data (no PuLP: expansion and reports read it).
+
+Kept apart from ``solve.py`` so that modules reading a solve's result never load PuLP.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from enum import StrEnum
+
+
+class SolveStatus(StrEnum):
+    """How a solve (or a whole plan) ended. Compares equal to its lower-case name."""
+
+    OPTIMAL = "optimal"
+    """Proven within the requested gap."""
+    FEASIBLE = "feasible"
+    """A plan exists; optimality is not proven (time limit, gap or a restricted program)."""
+    INFEASIBLE = "infeasible"
+    """No plan satisfies every rule."""
+    NO_SOLUTION = "no_solution"
+    """The solver stopped (time limit, error) before finding any plan."""
+
+
+@dataclass(frozen=True)
+class Outcome:
+    """What one solve found."""
+
+    status: SolveStatus
+    objective: float | None
+    bound: float | None
+    gap: float | None
+    seconds: float
+    n: dict[str, int]
+    x: dict[tuple[str, int, str], int]
+    shared: dict[str, int]
+    z: dict[tuple[str, str], int]
+    drives: dict[tuple[str, str], int]
+    serve: dict[str, int]
+    patterns: dict[str, tuple[dict, list[tuple[tuple[int, ...], int]], int | None]] = field(
+        default_factory=dict)
+    """Pattern-modelled types: which pattern kind each (GPUs, RAM) goes to, (pattern,
+    servers built to it), and the index of the shared-GPU kind."""
+    gpus: dict[str, int] = field(default_factory=dict)
+    """G_t: GPUs the program installs on each server type bought."""
+    exact: bool = True
+    """The program was a relaxation of the plan rules (its bound is a valid lower bound)."""
+
+

@@ -1,0 +1,1 @@
+"""Turn a plan into tables, the terminal summary and the Excel workbook."""

@@ -1,0 +1,1 @@
+"""Scenario sweeps: copies of the input with overrides, solved and tabulated."""
