@@ -1,4 +1,4 @@
-"""Accuracy of the memory estimator against shared/validation/memory_cases.yaml.
+"""Accuracy of the memory estimator against tests/data/memory_cases.yaml.
 
 Run: ``.venv/bin/python bench/accuracy.py`` (prints one row per case and the median).
 The same functions drive tests/test_validation_cases.py, so the table and the test agree.
@@ -28,7 +28,7 @@ from solver.inputs.loading import load_catalog
 from solver.inputs.presets import resolve
 from solver.inputs.workload import ModelArch, Policy, Workload
 
-CASES_PATH = REPO.parent / "shared" / "validation" / "memory_cases.yaml"
+CASES_PATH = REPO / "tests" / "data" / "memory_cases.yaml"
 MEASURED_TOLERANCE = 0.15
 """Every measured case within +-15% (issue)."""
 MEDIAN_TOLERANCE = 0.07

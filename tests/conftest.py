@@ -16,8 +16,8 @@ BAD_INPUTS = TESTS / "bad_inputs"
 DATA = TESTS / "data"
 DEFAULT_CATALOG = ROOT / "catalogs" / "default.yaml"
 WORKLOADS = ROOT / "workloads"
-# The shared contract files live beside the repository in the development workspace only.
-SHARED_EXAMPLES = ROOT.parent / "shared" / "examples"
+# The customer's original file and the catalog-shape example, kept as test data.
+EXAMPLES = DATA
 
 
 @pytest.fixture(scope="session")

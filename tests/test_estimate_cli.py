@@ -13,7 +13,7 @@ from solver.inputs.loading import load_catalog, load_workloads
 from solver.report.estimate_table import degrees_for, estimate_rows, is_waste
 
 REPO = Path(__file__).parents[1]
-Q3 = Path(__file__).parents[2] / "shared" / "examples" / "customer-q3.yaml"
+Q3 = Path(__file__).parent / "data" / "customer-q3.yaml"
 CATALOG = REPO / "catalogs" / "default.yaml"
 ROW_KEYS = {"workload", "gpu", "degree", "fits", "vram_gb_per_gpu", "host_ram_gb",
             "micro_batch", "grad_accum_steps", "breakdown"}

@@ -16,7 +16,7 @@ from pathlib import Path
 
 import pytest
 from click.testing import CliRunner
-from conftest import BAD_INPUTS, DATA, DEFAULT_CATALOG, SHARED_EXAMPLES, WORKLOADS
+from conftest import BAD_INPUTS, DATA, DEFAULT_CATALOG, EXAMPLES, WORKLOADS
 
 from solver.errors import InputError
 from solver.inputs.loading import MAX_FILE_BYTES, load_catalog, load_workloads, read_yaml
@@ -204,17 +204,14 @@ def test_q3_loads_and_resolves_every_model(q3):
     assert q3.planned_replicas(q3.workloads[1]) == 4  # ceil(3 x 1.25), R19
 
 
-@pytest.mark.skipif(not SHARED_EXAMPLES.is_dir(), reason="shared/examples not beside the repo")
 def test_customer_example_loads_unchanged():
-    wf = load_workloads(SHARED_EXAMPLES / "customer-q3.yaml")
+    wf = load_workloads(EXAMPLES / "customer-q3.yaml")
     assert wf.name == "customer-q3" and len(wf.workloads) == 7
-    load_catalog(SHARED_EXAMPLES / "catalog-shape.yaml")
+    load_catalog(EXAMPLES / "catalog-shape.yaml")
 
 
 def test_q3_is_the_customer_mix(q3):
-    if not SHARED_EXAMPLES.is_dir():
-        pytest.skip("shared/examples not beside the repo")
-    customer = load_workloads(SHARED_EXAMPLES / "customer-q3.yaml")
+    customer = load_workloads(EXAMPLES / "customer-q3.yaml")
     assert customer.workloads == q3.workloads and customer.policy == q3.policy
 
 

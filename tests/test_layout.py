@@ -59,3 +59,16 @@ def test_nothing_imports_pulp_outside_optimize():
     ]
     assert offenders == []
 
+
+
+def test_no_product_file_reads_outside_the_repository():
+    """Tests, benchmarks and the product never reach for a folder beside the checkout."""
+    files = [ROOT / "cli.py", *(ROOT / d for d in ("solver", "tests", "bench"))]
+    offenders = []
+    for f in files:
+        for p in ([f] if f.is_file() else f.rglob("*.py")):
+            text = p.read_text()
+            if "shared/" in text or '/ "shared"' in text or "parents[2]" in text:
+                offenders.append(str(p.relative_to(ROOT)))
+    offenders.remove("tests/test_layout.py")
+    assert offenders == []

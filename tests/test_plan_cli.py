@@ -12,7 +12,7 @@ from click.testing import CliRunner
 from cli import main
 
 ROOT = Path(__file__).resolve().parents[1]
-SHARED = ROOT.parent / "shared"
+DATA = ROOT / "tests" / "data"
 Q3 = str(ROOT / "workloads" / "q3.yaml")
 
 
@@ -44,7 +44,7 @@ def test_options_ranked_by_cost(q3_json):
 
 
 def test_customer_file_plans_as_is():
-    result = CliRunner().invoke(main, ["plan", str(SHARED / "examples" / "customer-q3.yaml"),
+    result = CliRunner().invoke(main, ["plan", str(DATA / "customer-q3.yaml"),
                                        "--no-workbook", "--top", "1"])
     assert result.exit_code == 0, result.output
     assert "optimal" in result.output

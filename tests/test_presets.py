@@ -11,7 +11,7 @@ from conftest import DATA
 from solver.inputs.presets import PRESETS, count_params, from_hf_config, preset, resolve
 from solver.inputs.workload import ModelArch, ModelConfigRef
 
-# shared/references/memory-formulas.md, "Architecture figures" (from each model's published
+# The architecture figures of each model's published
 # config.json): hidden, layers, heads, kv heads, intermediate, vocab; then published params (B).
 REFERENCE = {
     "gpt2": (768, 12, 12, 12, 3072, 50257, 0.124),

@@ -12,7 +12,7 @@ from solver.optimize.pipeline import plan
 
 ROOT = Path(__file__).resolve().parents[1]
 FILES = [ROOT / "workloads" / f"{n}.yaml" for n in ("q3", "small", "medium", "large")]
-FILES.append(ROOT.parent / "shared" / "examples" / "customer-q3.yaml")
+FILES.append(ROOT / "tests" / "data" / "customer-q3.yaml")
 
 
 @pytest.fixture(scope="module")

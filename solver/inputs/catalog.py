@@ -1,6 +1,6 @@
 """The priced hardware catalog: GPUs, server platforms, DIMMs and drives.
 
-Field names follow ``shared/examples/catalog-shape.yaml`` (the contract). Every model is
+Field names are documented field by field in ``docs/catalog.md``. Every model is
 strict (unknown fields are rejected) and frozen. Prices are in the catalog's currency.
 """
 

@@ -71,7 +71,7 @@ def _check_nodes(path: Path, root: yaml.Node) -> list[str]:
         if depth > MAX_DEPTH:
             problems.append(
                 f"{path}: line {line(node)}: nested more than {MAX_DEPTH} levels deep. "
-                "To fix: input files are a few levels deep; see shared/examples/"
+                "To fix: input files are a few levels deep; see docs/workloads.md"
             )
             return 1
         total = 1
@@ -127,7 +127,7 @@ def read_yaml(path: Path) -> Any:
         node = loader.get_single_node()
         if node is None:
             raise InputError(
-                f"{path}: the file is empty. To fix: see shared/examples/ for the shape."
+                f"{path}: the file is empty. To fix: see docs/workloads.md or docs/catalog.md for the shape."
             )
         problems = _check_nodes(path, node)
         if problems:
@@ -142,7 +142,7 @@ def read_yaml(path: Path) -> Any:
     if not isinstance(data, dict):
         raise InputError(
             f"{path}: the top level must be a mapping of fields (name: ..., workloads: ...), "
-            f"got {type(data).__name__}. To fix: see shared/examples/ for the shape."
+            f"got {type(data).__name__}. To fix: see docs/workloads.md or docs/catalog.md for the shape."
         )
     return data
 

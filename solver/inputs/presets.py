@@ -33,7 +33,7 @@ def _p(name, params_b, hidden, layers, heads, kv_heads, inter, vocab, source, **
 
 # One preset per row: name, params_b (published total), hidden, layers, heads, kv_heads,
 # intermediate, vocab, then the Hugging Face repository whose config.json the figures are from
-# (cross-checked against shared/references/memory-formulas.md, "Architecture figures").
+# (each from the model's published config.json on the Hugging Face Hub).
 # fmt: off
 PRESETS: dict[str, ModelArch] = {
     m.name: m

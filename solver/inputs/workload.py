@@ -1,6 +1,6 @@
 """The workload file: a named mix of jobs and the policy to plan them under.
 
-Field names follow ``shared/examples/customer-q3.yaml`` (the contract). Models are strict
+Field names are documented field by field in ``docs/workloads.md``. Models are strict
 (``extra="forbid"``), frozen and reject NaN/infinity; defaults follow the R-rules of the SPEC.
 Upper bounds on counts and sizes are there so that an absurd file fails at once with a clear
 message instead of hanging the estimator or the solver.
