@@ -19,9 +19,8 @@ from dataclasses import dataclass
 
 from ..estimate.memory import Estimate, estimate
 from ..inputs.catalog import Catalog, GpuSku, Platform
-from ..inputs.workload import Policy, Workload, WorkloadFile
-
-DEGREES = (1, 2, 4, 8, 16, 32, 64)
+from ..inputs.workload import PARALLEL_DEGREES, Policy, Workload, WorkloadFile
+from ..rules import usable
 
 
 @dataclass(frozen=True)
@@ -37,7 +36,18 @@ class ServerType:
 
     @property
     def gpu_slots(self) -> int:
+        """GPU slots a server of this type offers: the platform's, none when CPU-only."""
         return self.platform.gpu_slots if self.gpu else 0
+
+    def dimm_cost(self, catalog: Catalog) -> float:
+        """Price of this type's DIMMs (currency units)."""
+        return self.dimm_count * catalog.dimm(self.memory_sku).price
+
+    def server_price(self, catalog: Catalog, gpus: int = 0) -> float:
+        """Price of one server of this type: platform and DIMMs, plus ``gpus`` of its GPU
+        (drives are priced apart, as the program spreads them over a platform's servers)."""
+        price = self.platform.price + self.dimm_cost(catalog)
+        return price + gpus * self.gpu.price if self.gpu is not None and gpus else price
 
 
 @dataclass(frozen=True)
@@ -55,7 +65,8 @@ class ReplicaOption:
     estimate: Estimate
 
 
-def policy_degrees(gpu: GpuSku, policy: Policy, degrees=DEGREES) -> tuple[int, ...]:
+def policy_degrees(gpu: GpuSku, policy: Policy,
+                   degrees: tuple[int, ...] = PARALLEL_DEGREES) -> tuple[int, ...]:
     """Parallel degrees the policy allows on this GPU (R8, R10).
 
     Powers of two up to max_parallel_degree; beyond the GPU's NVLink domain a job talks
@@ -80,7 +91,7 @@ def server_types(catalog: Catalog) -> list[ServerType]:
     least as much RAM for at most the price (e.g. 32 x 32 GB vs 16 x 64 GB): a plan using it
     can swap to the other at no extra cost, so the optimum is kept and the program shrinks.
     """
-    types = []
+    types: list[ServerType] = []
     for p in catalog.platforms:
         gpus: list[GpuSku | None] = [g for g in catalog.gpus if p.takes(g)]
         gpus.append(None)  # a platform may also serve as a CPU-only node
@@ -98,8 +109,8 @@ def _dominates(a: ServerType, b: ServerType, catalog: Catalog) -> bool:
     """Same platform and GPU, at least b's RAM, at most b's DIMM cost, and not b itself."""
     if a is b or a.platform.sku != b.platform.sku or a.gpu != b.gpu:
         return False
-    cost_a = a.dimm_count * catalog.dimm(a.memory_sku).price
-    cost_b = b.dimm_count * catalog.dimm(b.memory_sku).price
+    cost_a = a.dimm_cost(catalog)
+    cost_b = b.dimm_cost(catalog)
     if (a.ram_gb, cost_a) == (b.ram_gb, cost_b):
         return a.key < b.key  # identical offers: keep one
     return a.ram_gb >= b.ram_gb and cost_a <= cost_b
@@ -109,12 +120,15 @@ def _max_slots(catalog: Catalog, gpu: GpuSku) -> int:
     return max((p.gpu_slots for p in catalog.platforms if p.takes(gpu)), default=0)
 
 
-def replica_options(w: Workload, catalog: Catalog, policy: Policy) -> tuple[list[ReplicaOption], list[Estimate]]:
+def replica_options(
+    w: Workload, catalog: Catalog, policy: Policy
+) -> tuple[list[ReplicaOption], list[Estimate]]:
     """The useful options for one workload, and every estimate tried (for error messages)."""
     if w.kind == "preprocess":
         e = estimate(w, None, 0, policy)
         return [ReplicaOption(w.name, None, 0, False, 0.0, e.host_ram_gb, e)], [e]
-    options, tried = [], []
+    options: list[ReplicaOption] = []
+    tried: list[Estimate] = []
     for g in catalog.gpus:
         least_ram = float("inf")
         for d in allowed_degrees(g, policy, _max_slots(catalog, g)):
@@ -142,7 +156,8 @@ class Candidates:
 
 def enumerate_candidates(wf: WorkloadFile, catalog: Catalog) -> Candidates:
     """Server types and replica options for a whole workload file."""
-    options, tried = {}, {}
+    options: dict[str, tuple[ReplicaOption, ...]] = {}
+    tried: dict[str, tuple[Estimate, ...]] = {}
     for w in wf.workloads:
         opts, est = replica_options(w, catalog, wf.policy)
         options[w.name] = tuple(opts)
@@ -155,15 +170,10 @@ def enumerate_candidates(wf: WorkloadFile, catalog: Catalog) -> Candidates:
     )
 
 
-def usable(value: float, policy: Policy) -> float:
-    """The headroom line (R15): (1 - headroom) x capacity."""
-    return value * (1 - policy.headroom)
-
-
 def type_accepts(t: ServerType, o: ReplicaOption, policy: Policy) -> bool:
     """Whether one replica of this option can sit on one server of this type on its own."""
     if o.gpu is None:
         pass
-    elif t.gpu is None or t.gpu.sku != o.gpu or o.degree > t.platform.gpu_slots:
+    elif t.gpu is None or t.gpu.sku != o.gpu or o.degree > t.gpu_slots:
         return False
     return o.ram_gb <= usable(t.ram_gb, policy) + 1e-9

@@ -22,6 +22,22 @@ class SolveStatus(StrEnum):
     """The solver stopped (time limit, error) before finding any plan."""
 
 
+Kind = tuple[int, float]
+"""A kind of replica in a server pattern: (GPUs, host RAM GB rounded to 1e-6)."""
+
+
+@dataclass(frozen=True)
+class BuiltPatterns:
+    """A pattern-modelled server type as one solve built it."""
+
+    kind_index: dict[Kind, int]
+    """Which pattern kind each (GPUs, host RAM) of an exclusive replica counts as."""
+    built: tuple[tuple[tuple[int, ...], int], ...]
+    """(pattern: how many of each kind one server holds, servers built to it)."""
+    shared_kind: int | None
+    """The kind a shared GPU counts as (None without shared GPUs)."""
+
+
 @dataclass(frozen=True)
 class Outcome:
     """What one solve found."""
@@ -37,10 +53,8 @@ class Outcome:
     z: dict[tuple[str, str], int]
     drives: dict[tuple[str, str], int]
     serve: dict[str, int]
-    patterns: dict[str, tuple[dict, list[tuple[tuple[int, ...], int]], int | None]] = field(
-        default_factory=dict)
-    """Pattern-modelled types: which pattern kind each (GPUs, RAM) goes to, (pattern,
-    servers built to it), and the index of the shared-GPU kind."""
+    patterns: dict[str, BuiltPatterns] = field(default_factory=dict)
+    """Pattern-modelled types: the servers built to each pattern."""
     gpus: dict[str, int] = field(default_factory=dict)
     """G_t: GPUs the program installs on each server type bought."""
     exact: bool = True

@@ -212,15 +212,14 @@ def plan(
         if baseline is None:
             notes += tuple(why_no_reference(wf, catalog, cand))
         if baseline is not None:
-            saving = baseline["total_cost"] - best.total_cost
-            baseline["saving"] = round(saving, 2)
-            baseline["saving_pct"] = round(saving / baseline["total_cost"], 4)
+            baseline = baseline.compared_with(best.total_cost)
+            saving = baseline.total_cost - best.total_cost
             if exact and saving < -0.01:
                 # Two of plan-buy's own figures disagree; the plan itself passed the checker,
                 # so it is still written and the disagreement is reported, not fatal.
                 warnings += (
                     (f"the proven-optimal plan costs more than the reference configuration "
-                    f"({baseline['name']}), which should be impossible; the plan is correct "
+                    f"({baseline.name}), which should be impossible; the plan is correct "
                     "by the checker, but please report this to the plan-buy maintainers"),
                 )
     return PlanResult(
@@ -287,11 +286,11 @@ def _solve_and_expand(m, cand, wf, catalog, solver, deadline, gap, loose=True):
             # exactly (docs/solver.md, "Cuts when the sums lie").
             failures[key] = failures.get(key, 0) + 1
             if failures[key] == 1:
-                progress |= add_packing_cuts(m, key, wf.policy.headroom) > 0
+                progress |= add_packing_cuts(m, key, wf.policy) > 0
             elif key not in m.patterns:
                 # False past MAX_PATTERNS: the type then keeps its sums and cuts, and first
                 # fit repairs what does not pack.
-                progress |= disaggregate(m, key, wf.policy.headroom)
+                progress |= disaggregate(m, key, wf.policy)
         if not progress:
             break  # nothing left to tighten: re-solving would find the same plan
     if best is None:

@@ -119,10 +119,7 @@ def solve(m: Model, solver: str, time_limit: float | None = None,
         z={k: _int(v) for k, v in m.z.items()},
         drives={k: _int(v) for k, v in m.drives.items()},
         serve={k: _int(v) for k, v in m.serve.items()},
-        patterns={
-            key: (members, [(pat, _int(v)) for pat, v in zip(pats, p) if _int(v)], shared_k)
-            for key, (members, pats, p, shared_k) in m.patterns.items()
-        },
+        patterns={key: pm.solved(_int) for key, pm in m.patterns.items()},
         exact=m.exact,
     )
 
@@ -143,8 +140,7 @@ def lp_duals(m: Model, time_limit: float | None = None) -> dict[str, float] | No
         return None
     if m.prob.sol_status != pulp.LpSolutionOptimal:
         return None
-    duals = {name: (c.pi or 0.0) for name, c in m.prob.constraints.items()
-             if name.startswith("pat")}
+    duals = {name: (m.prob.constraints[name].pi or 0.0) for name in m.pattern_rows()}
     duals["objective"] = pulp.value(m.prob.objective)
     return duals
 

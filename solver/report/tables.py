@@ -56,7 +56,7 @@ def sha256_of(path: Path) -> str:
 
 def summary_table(result: PlanResult, catalog: Catalog) -> pd.DataFrame:
     """One row per ranked option: costs by kind, counts, R18 utilisation, R20 saving."""
-    ref = (result.baseline or {}).get("total_cost")
+    ref = result.baseline.total_cost if result.baseline is not None else None
     rows = []
     for opt in result.options:
         m = option_metrics(opt, catalog)

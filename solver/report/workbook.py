@@ -574,7 +574,7 @@ class _Book:
             rows.append(("R20 reference configuration", "none applies to this mix", "", None))
         if base is not None:
             rows += [
-                (f"R20 reference: {base.get('name', '')}", "", "reference", f.money),
+                (f"R20 reference: {base.name}", "", "reference", f.money),
                 ("Saving vs R20 reference", "", "saving", f.money),
                 ("Saving vs R20 reference (%)", "", "saving_pct", f.pct),
             ]
@@ -586,7 +586,7 @@ class _Book:
             row_of[key] = r
             sh.put(r, 0, label, f.bold if key == "total" else None)
             if key == "reference":  # one input cell; every option's saving refers to it
-                sh.put(r, 1, float(base.get("total_cost", 0.0)), f.price_input)
+                sh.put(r, 1, float(base.total_cost), f.price_input)
             else:
                 sh.put(r, 1, target)
             for c, o in enumerate(opts, start=2):
