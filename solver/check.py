@@ -143,11 +143,12 @@ def _check_placements(option: PlanOption, wf: WorkloadFile, skus: _Skus,
         if w.kind == "preprocess":
             if pl.gpus != 0 or pl.gpu_indices:
                 errs.append(f"{where}: preprocess uses no GPU")
-            e: Estimate | None = estimate(w, None, 0, wf.policy)
+            e = estimate(w, None, 0, wf.policy)
         else:
-            e = _check_gpu_placement(pl, w, s, skus, wf.policy, where, errs)
-            if e is None:
+            gpu_e = _check_gpu_placement(pl, w, s, skus, wf.policy, where, errs)
+            if gpu_e is None:
                 continue
+            e = gpu_e
             for i in pl.gpu_indices:
                 usage.gpu_load.setdefault((s.id, i), []).append((w, pl.vram_gb_per_gpu))
         ram_need = e.host_ram_gb

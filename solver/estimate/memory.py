@@ -20,6 +20,7 @@ from __future__ import annotations
 import math
 from dataclasses import asdict, dataclass, replace
 
+from .. import rules
 from ..inputs.catalog import GpuSku
 from ..inputs.workload import ModelArch, Policy, Workload
 
@@ -212,6 +213,18 @@ def ram_ratio(w: Workload, degree: int, policy: Policy) -> float:
     return policy.ram_ratio_single_gpu_train
 
 
+def given(w: Workload, field: str) -> int:
+    """A figure ``w``'s kind requires (seq_len, global_batch for training; context, batch for
+    inference). Validation guarantees it; this narrows ``int | None`` for the type checker.
+
+    A discriminated union of workload kinds would make this unnecessary.
+    """
+    value = getattr(w, field)
+    if value is None:
+        raise ValueError(f"workload {w.name}: {field} is required for kind {w.kind}")
+    return int(value)
+
+
 # --- Parameters ----------------------------------------------------------------------------
 def embedding_params(a: ModelArch) -> float:
     """Token embedding + LM head parameters: vocab x hidden x (1 if tied else 2)."""
@@ -311,7 +324,7 @@ def activations_bytes(w: Workload, mb: int, degree: int) -> float:
     tensor(+sequence)-parallel degree (Korthikanti Table 2).
     """
     a = w.arch
-    seq = w.seq_len
+    seq = given(w, "seq_len")
     e = BYTES[w.precision]
     layer = layer_activation_bytes(w, mb, seq)
     if w.activation_checkpointing:
@@ -330,6 +343,7 @@ def activations_korthikanti(s: int, b: int, h: int, a: int, layers: int, t: int 
     parallel s*b*h*(34/t + 5*a*s/(h*t)); "selective" 34*s*b*h/t; "full" 2*s*b*h.
     """
     sbh = s * b * h
+    per: float
     if recompute == "full":
         per = 2 * sbh
     elif recompute == "selective":
@@ -407,10 +421,11 @@ def inference_breakdown(w: Workload, degree: int) -> MemoryBreakdown:
     a = w.arch
     act_b = FP32_BYTES if w.precision == "fp32" else BYTES["bf16"]  # compute dtype
     weights = inference_weights_bytes(a, w.precision)
-    kv = kv_cache_bytes(a, w.context, w.batch, act_b, degree)
-    chunk = min(w.context * w.batch, PREFILL_CHUNK_TOKENS)
+    context, batch = given(w, "context"), given(w, "batch")
+    kv = kv_cache_bytes(a, context, batch, act_b, degree)
+    chunk = min(context * batch, PREFILL_CHUNK_TOKENS)
     per_tok = (INFER_ACT_VALUES_PER_TOKEN_H * a.hidden + 2 * a.d_ff * a.n_active_experts) * act_b
-    act = (chunk * per_tok + w.batch * a.vocab * FP32_BYTES) / degree
+    act = (chunk * per_tok + batch * a.vocab * FP32_BYTES) / degree
     bd = MemoryBreakdown(weights_gb=weights / GB / degree, kv_cache_gb=kv / GB,
                          activations_gb=act / GB)
     return _with_overhead(bd, act / GB)
@@ -424,7 +439,7 @@ def auto_micro_batch(w: Workload, degree: int, usable_gb: float) -> int:
     answer is closed form; one check each side guards float rounding. Returns 1 when even
     a micro-batch of 1 does not fit (the caller reports fits=False).
     """
-    top = w.global_batch
+    top = given(w, "global_batch")
     n1 = training_breakdown(w, degree, 1).total_gb
     if n1 > usable_gb + FIT_EPS_GB:
         return 1
@@ -452,7 +467,7 @@ def estimate(w: Workload, gpu: GpuSku | None, degree: int, policy: Policy) -> Es
                         note="host RAM only (R11)", data_ram_gb=data)
     if degree < 1:
         raise ValueError(f"parallel degree must be >= 1 for a GPU workload, got {degree}")
-    usable = gpu.vram_gb * (1.0 - policy.headroom)
+    usable = rules.usable(gpu.vram_gb, policy)
     mb = accum = None
     note = ""
     if w.kind == "inference":
@@ -463,12 +478,13 @@ def estimate(w: Workload, gpu: GpuSku | None, degree: int, policy: Policy) -> Es
         else:
             mb = w.micro_batch
         bd = training_breakdown(w, degree, mb)
-        accum = math.ceil(w.global_batch / mb)
-        if mb * accum != w.global_batch:
+        global_batch = given(w, "global_batch")
+        accum = math.ceil(global_batch / mb)
+        if mb * accum != global_batch:
             # Not divisible: the last micro-batch of each step carries the remainder, so the
             # global batch stays exact; memory is sized by the full micro-batch.
-            last = w.global_batch - mb * (accum - 1)
-            note = f"{w.global_batch} = {accum - 1} x {mb} + last micro-batch {last}"
+            last = global_batch - mb * (accum - 1)
+            note = f"{global_batch} = {accum - 1} x {mb} + last micro-batch {last}"
     need = bd.total_gb
     fits = need <= usable + FIT_EPS_GB
     if not fits:

@@ -18,6 +18,7 @@ from typing import Annotated, Any, Union, get_args, get_origin
 
 import yaml
 from pydantic import BaseModel, ValidationError
+from pydantic_core import ErrorDetails
 
 from ..errors import InputError
 from .catalog import Catalog, duplicate_sku_problems
@@ -216,7 +217,9 @@ def _short(value: Any) -> str:
     return text if len(text) <= 80 else text[:77] + "..."
 
 
-def _describe(err: dict, root: type[BaseModel] | None) -> tuple[tuple, str, str | None]:
+def _describe(
+    err: ErrorDetails, root: type[BaseModel] | None
+) -> tuple[tuple, str, str | None]:
     """(clean location, message, typo suggestion) for one pydantic error."""
     raw_loc = tuple(err["loc"])
     loc = tuple(p for p in raw_loc if p not in MODEL_TAGS)

@@ -12,6 +12,7 @@ import json
 from pathlib import Path
 
 from pydantic import ValidationError
+from pydantic_core import ErrorDetails
 
 from .workload import ModelArch, ModelConfigRef
 
@@ -126,7 +127,7 @@ def _int_field(cfg: dict, *names: str) -> int | None:
     return None
 
 
-def _config_problem(err: dict) -> str:
+def _config_problem(err: ErrorDetails) -> str:
     msg = err["msg"].removeprefix("Value error, ")
     return f"{'.'.join(map(str, err['loc']))}: {msg}" if err["loc"] else msg
 
@@ -162,8 +163,9 @@ def from_hf_config(ref: ModelConfigRef, base_dir: Path) -> ModelArch:
             f"config file '{path}' lacks {', '.join(missing)} (whole numbers). To fix: use "
             "the model's complete Hugging Face config.json, or an inline model mapping"
         )
-    hidden, layers = got["hidden_size"], got["num_hidden_layers"]
-    heads, vocab = got["num_attention_heads"], got["vocab_size"]
+    have = {k: v for k, v in got.items() if v is not None}  # every one, after the check above
+    hidden, layers = have["hidden_size"], have["num_hidden_layers"]
+    heads, vocab = have["num_attention_heads"], have["vocab_size"]
     kv = _int_field(cfg, "num_key_value_heads") or heads
     inter = _int_field(cfg, "intermediate_size", "n_inner", "ffn_dim") or 4 * hidden
     experts = _int_field(cfg, "num_local_experts", "num_experts", "n_routed_experts") or 1

@@ -324,7 +324,7 @@ class Policy(_Strict):
     @field_validator("max_parallel_degree", "max_pcie_parallel_degree")
     @classmethod
     def _pow2(cls, v: int, info: ValidationInfo) -> int:
-        return _power_of_two(info.field_name, v)
+        return _power_of_two(str(info.field_name), v)
 
 
 def duplicate_name_problems(names: list[Any]) -> list[str]:

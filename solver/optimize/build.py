@@ -86,8 +86,8 @@ class Model:
     serve: dict[str, pulp.LpVariable | int] = field(default_factory=dict)
     index: dict[str, int] = field(default_factory=dict)
     on_type: dict[str, list[tuple[ReplicaOption, pulp.LpVariable]]] = field(default_factory=dict)
-    cost: pulp.LpAffineExpression | None = None
-    priority: pulp.LpAffineExpression | None = None
+    cost: pulp.LpAffineExpression = field(default_factory=pulp.LpAffineExpression)
+    priority: pulp.LpAffineExpression = field(default_factory=pulp.LpAffineExpression)
     cuts: int = 0
     patterns: dict[str, PatternModel] = field(default_factory=dict)
     """Server types modelled by server patterns (after their sums failed to pack)."""

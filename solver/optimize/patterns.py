@@ -42,9 +42,10 @@ def maximal_patterns(kinds: list[tuple[int, float]], slots: int, ram_cap: float,
     return out if walk(0, 0, 0.0) else None
 
 
-def greedy_patterns(kinds: list[tuple[int, float]], slots: int, ram_cap: float):
+def greedy_patterns(kinds: list[tuple[int, float]], slots: int,
+                    ram_cap: float) -> list[tuple[int, ...]]:
     """One maximal pattern per kind: as many of it as fit, then the rest filled greedily."""
-    out = set()
+    out: set[tuple[int, ...]] = set()
     order = sorted(range(len(kinds)), key=lambda k: kinds[k][1])
     for first in range(len(kinds)):
         counts = [0] * len(kinds)
@@ -60,21 +61,24 @@ def greedy_patterns(kinds: list[tuple[int, float]], slots: int, ram_cap: float):
     return sorted(out)
 
 
-def best_pattern(kinds, values, slots, ram_cap) -> tuple[float, tuple[int, ...]]:
+def best_pattern(kinds: list[tuple[int, float]], values: list[float], slots: int,
+                 ram_cap: float) -> tuple[float, tuple[int, ...]]:
     """The pattern of most total value Σ a_k v_k within GPU slots and RAM (depth-first)."""
     idx = [k for k in range(len(kinds)) if values[k] > 1e-9]
     idx.sort(key=lambda k: -values[k] / max(kinds[k][1], 1e-9))
-    best = [0.0, tuple([0] * len(kinds))]
+    best_value = 0.0
+    best: tuple[int, ...] = tuple([0] * len(kinds))
     counts = [0] * len(kinds)
 
     def walk(j: int, gpus: int, ram: float, value: float) -> None:
-        if value > best[0] + 1e-9:
-            best[0], best[1] = value, tuple(counts)
+        nonlocal best_value, best
+        if value > best_value + 1e-9:
+            best_value, best = value, tuple(counts)
         if j == len(idx):
             return
         rest = idx[j:]
         ratio = max(values[k] / max(kinds[k][1], 1e-9) for k in rest)
-        if value + ratio * (ram_cap - ram) <= best[0] + 1e-9:
+        if value + ratio * (ram_cap - ram) <= best_value + 1e-9:
             return  # even filling the RAM left at the best ratio cannot beat the best
         k = idx[j]
         d, r = kinds[k]
@@ -86,4 +90,4 @@ def best_pattern(kinds, values, slots, ram_cap) -> tuple[float, tuple[int, ...]]
         counts[k] = 0
 
     walk(0, 0, 0.0, 0.0)
-    return best[0], best[1]
+    return best_value, best

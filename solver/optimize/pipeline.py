@@ -198,7 +198,8 @@ def plan(
         exact = False
     else:
         rel_gap = max(0.0, (best.total_cost - rank1_bound) / best.total_cost) if best.total_cost else 0.0
-        exact = rank1.status == SolveStatus.OPTIMAL and rank1.exact and rel_gap <= gap + 1e-9
+        exact = (rank1 is not None and rank1.status == SolveStatus.OPTIMAL and rank1.exact
+                 and rel_gap <= gap + 1e-9)
     baseline = None
     notes: tuple[str, ...] = ()
     warnings: tuple[str, ...] = ()

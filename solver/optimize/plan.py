@@ -193,7 +193,7 @@ class PlanResult:
     """Inconsistencies between plan-buy's own side figures: reported, never fatal."""
 
     def to_json(self) -> dict:
-        doc = {
+        doc: dict[str, object] = {
             "status": self.status,
             "currency": self.currency,
             "options": [o.to_json() for o in self.options],

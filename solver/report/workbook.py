@@ -366,7 +366,7 @@ class _Book:
 
     def write(self) -> None:
         cur, date = self.catalog.currency, self.catalog.prices_as_of.isoformat()
-        sheets = {
+        sheets: dict[str | int, _Sheet] = {
             "Summary": self._sheet(
                 "Summary",
                 f"plan-buy: purchase options for {self.wf.name}",
@@ -586,7 +586,7 @@ class _Book:
             row_of[key] = r
             sh.put(r, 0, label, f.bold if key == "total" else None)
             if key == "reference":  # one input cell; every option's saving refers to it
-                sh.put(r, 1, float(base.total_cost), f.price_input)
+                sh.put(r, 1, float(base.total_cost if base else 0.0), f.price_input)
             else:
                 sh.put(r, 1, target)
             for c, o in enumerate(opts, start=2):
