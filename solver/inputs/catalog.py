@@ -57,6 +57,16 @@ class GpuSku(_Strict):
     Default: 8 for SXM with NVLink, 2 for PCIe with a bridge, 1 without NVLink."""
     price: float = Field(ge=0)
     """Unit price in the catalog's currency."""
+    fp8_tflops: PositiveFloat | None = None
+    """Dense FP8 tensor throughput, TFLOPS (FP32 accumulate); none = no FP8 tensor cores
+    (FP8 serving then computes at the BF16 rate)."""
+    arch: Literal["ampere", "ada", "hopper"] | None = None
+    """GPU generation; picks the default MFU/MBU (docs/throughput-model.md). None = unknown:
+    the conservative defaults."""
+    mfu: float | None = Field(default=None, gt=0, le=1)
+    """Override: fraction of the dense TFLOPS a tuned stack reaches on this card, (0, 1]."""
+    mbu: float | None = Field(default=None, gt=0, le=1)
+    """Override: fraction of the memory bandwidth decode reaches on this card, (0, 1]."""
 
     @property
     def nvlink_gpus(self) -> int:

@@ -42,6 +42,11 @@ Kind = Literal["train", "lora", "qlora", "inference", "preprocess"]
 Precision = Literal["fp32", "fp16", "bf16", "fp8", "int8", "int4"]
 Optimizer = Literal["adamw", "adam", "sgd", "adamw8bit"]
 TRAINING_KINDS = ("train", "lora", "qlora")
+TRAINING_TARGETS = ("tokens", "deadline_days")
+"""Time-target fields of training kinds (T1)."""
+INFERENCE_TARGETS = ("tokens_per_s", "prompt_tokens", "output_tokens", "max_tpot_ms",
+                     "max_ttft_ms")
+"""Time-target and request-shape fields of inference (T1)."""
 
 # Tags of the model field's shapes; they appear in pydantic locations and the loader hides them.
 MODEL_TAGS = ("ModelArch", "ModelConfigRef", "PresetName")
@@ -222,6 +227,37 @@ class Workload(_Strict):
     """Weight of serving this job when a budget cannot serve all."""
     data: DataSpec = Field(default_factory=DataSpec)
     """Host-RAM and disk needs (R11)."""
+    # --- Time targets (all optional; a workload without them plans as before) ---------------
+    tokens: PositiveFloat | None = Field(default=None, le=1e16)
+    """Training kinds: total tokens to train on (with ``deadline_days``)."""
+    deadline_days: PositiveFloat | None = Field(default=None, le=3650)
+    """Training kinds: days the run may take; needs tokens / (days x 86,400) tokens/s."""
+    tokens_per_s: PositiveFloat | None = Field(default=None, le=1e12)
+    """Inference: output tokens per second the service must sustain at peak."""
+    prompt_tokens: PositiveInt | None = Field(default=None, le=10_000_000)
+    """Inference: mean prompt (input) tokens per request."""
+    output_tokens: PositiveInt | None = Field(default=None, le=10_000_000)
+    """Inference: mean output tokens per request. With prompt_tokens and no ``context``, the
+    KV cache is sized for prompt_tokens + output_tokens per sequence."""
+    max_tpot_ms: PositiveFloat | None = Field(default=None, le=1e6)
+    """Inference: most milliseconds per output token (decode step) a request may see."""
+    max_ttft_ms: PositiveFloat | None = Field(default=None, le=1e7)
+    """Inference: most milliseconds to the first token (prefill of one prompt)."""
+    efficiency: float | None = Field(default=None, gt=0, le=1)
+    """Fraction of the GPU's datasheet rates this job's software stack reaches, in (0, 1]:
+    replaces the MFU (training, prefill) and MBU (decode) defaults for this workload."""
+
+    @model_validator(mode="before")
+    @classmethod
+    def _context_from_lengths(cls, data: Any) -> Any:
+        # T3: an inference workload without ``context`` sizes its KV cache for
+        # prompt_tokens + output_tokens per sequence. Bad values are left for the field checks.
+        if (isinstance(data, dict) and data.get("kind") == "inference"
+                and data.get("context") is None):
+            p, o = data.get("prompt_tokens"), data.get("output_tokens")
+            if all(isinstance(v, int) and not isinstance(v, bool) and v > 0 for v in (p, o)):
+                return {**data, "context": p + o}
+        return data
 
     @field_validator("micro_batch", mode="before")
     @classmethod
@@ -271,7 +307,45 @@ class Workload(_Strict):
                 f"micro_batch ({self.micro_batch}) is larger than global_batch "
                 f"({self.global_batch}); use a smaller micro_batch or 'auto'"
             )
+        self._check_time_targets()
         return self
+
+    @property
+    def _lengths_given(self) -> bool:
+        return self.prompt_tokens is not None and self.output_tokens is not None
+
+    def _check_time_targets(self) -> None:
+        """Time-target fields belong to their kinds; tokens and deadline_days go together."""
+        wrong = []
+        if self.kind not in TRAINING_KINDS:
+            wrong += [f for f in TRAINING_TARGETS if getattr(self, f) is not None]
+        if self.kind != "inference":
+            wrong += [f for f in INFERENCE_TARGETS if getattr(self, f) is not None]
+        if self.kind == "preprocess" and self.efficiency is not None:
+            wrong.append("efficiency")
+        if wrong:
+            where = ("training kinds (train, lora, qlora)" if wrong[0] in TRAINING_TARGETS
+                     else "inference" if wrong[0] in INFERENCE_TARGETS else "GPU workloads")
+            raise ValueError(
+                f"{', '.join(wrong)} {'is' if len(wrong) == 1 else 'are'} not for a "
+                f"'{self.kind}' workload ({wrong[0]} is for {where}). "
+                f"To fix: remove {', '.join(wrong)} or change kind"
+            )
+        if (self.tokens is None) != (self.deadline_days is None):
+            given, absent = ("tokens", "deadline_days") if self.tokens else (
+                "deadline_days", "tokens")
+            raise ValueError(
+                f"{given} needs {absent}: a training target is tokens over deadline_days. "
+                f"To fix: add {absent}: ... or remove {given}"
+            )
+        if self.kind == "inference" and self.context is not None and self._lengths_given:
+            need = (self.prompt_tokens or 0) + (self.output_tokens or 0)
+            if need > self.context:
+                raise ValueError(
+                    f"prompt_tokens + output_tokens ({need}) exceed context ({self.context}): "
+                    "the KV cache could not hold one request. To fix: raise context or "
+                    "remove it (it then defaults to prompt_tokens + output_tokens)"
+                )
 
     @property
     def arch(self) -> ModelArch:
