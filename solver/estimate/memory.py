@@ -499,7 +499,7 @@ def training_breakdown(w: Workload, degree: int, mb: int) -> MemoryBreakdown:
     return _with_overhead(bd, act, dequant_scratch_gb(w, degree))
 
 
-def kv_cache_bytes(a: ModelArch, tokens: int, batch: int, dtype_bytes: float,
+def kv_cache_bytes(a: ModelArch, tokens: float, batch: int, dtype_bytes: float,
                    degree: int = 1) -> float:
     """KV cache per GPU, bytes = 2 x L x kv_heads x head_dim x tokens x batch x bytes.
 

@@ -27,6 +27,7 @@ from .memory import (
     Estimate,
     embedding_params,
     estimate,
+    given,
     inference_weights_bytes,
     kv_cache_bytes,
     lora_params,
@@ -213,7 +214,7 @@ def training_flops_per_token(w: Workload) -> float:
     if w.activation_checkpointing:
         per_param += fwd
         attn_passes += 1.0
-    return per_param * n + adapters + attn_passes * attention_forward_flops(a, w.seq_len)
+    return per_param * n + adapters + attn_passes * attention_forward_flops(a, given(w, "seq_len"))
 
 
 def prefill_flops(a: ModelArch, prompt: int) -> float:
@@ -240,7 +241,7 @@ def dequant_seconds_per_token(w: Workload, gpu: GpuSku, degree: int, micro_batch
     linear = max(0.0, a.params_b * 1e9 - embedding_params(a))
     passes = 3 if w.activation_checkpointing else 2
     bytes_ = passes * linear * (NF4_BITS / 8 + DEQUANT_WRITE_BYTES) / degree
-    return bytes_ / (gpu.mem_bw_gbps * GBPS * mbu) / (micro_batch * w.seq_len)
+    return bytes_ / (gpu.mem_bw_gbps * GBPS * mbu) / (micro_batch * given(w, "seq_len"))
 
 
 def training_comm_seconds_per_token(w: Workload, gpu: GpuSku, degree: int) -> float:

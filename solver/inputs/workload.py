@@ -255,7 +255,8 @@ class Workload(_Strict):
         if (isinstance(data, dict) and data.get("kind") == "inference"
                 and data.get("context") is None):
             p, o = data.get("prompt_tokens"), data.get("output_tokens")
-            if all(isinstance(v, int) and not isinstance(v, bool) and v > 0 for v in (p, o)):
+            if (isinstance(p, int) and isinstance(o, int) and not isinstance(p, bool)
+                    and not isinstance(o, bool) and p > 0 and o > 0):
                 return {**data, "context": p + o}
         return data
 

@@ -12,6 +12,7 @@ Throughput keys of a JSON row: training kinds add ``tokens_per_s`` and ``mfu``; 
 from __future__ import annotations
 
 import difflib
+from collections.abc import Sequence
 from dataclasses import dataclass, fields
 
 from ..errors import InputError
@@ -163,7 +164,7 @@ def _title(w) -> str:
     return f"{w.name}  ({', '.join(what)})"
 
 
-def render_estimate_table(wf: WorkloadFile, catalog: Catalog, rows: list[Estimate]) -> str:
+def render_estimate_table(wf: WorkloadFile, catalog: Catalog, rows: Sequence[Estimate]) -> str:
     """Per workload, a fixed-width table of its rows; GB everywhere (10^9 bytes)."""
     by_workload: dict[str, list[Estimate]] = {}
     for r in rows:
