@@ -233,6 +233,8 @@ def _model_at(root: type[BaseModel], loc: tuple) -> type[BaseModel] | None:
 
 
 def _short(value: Any) -> str:
+    if isinstance(value, str):
+        return repr(clip(value, MAX_ECHO - 2))
     text = repr(value)
     if isinstance(value, dict | list):
         text = f"a {'mapping' if isinstance(value, dict) else 'list'} {text}"
@@ -246,7 +248,8 @@ def _describe(err: dict, root: type[BaseModel] | None) -> tuple[tuple, str, str 
     kind, msg = err["type"], err["msg"].removeprefix("Value error, ")
     _, owner, field = _walk(root, raw_loc) if root else (None, None, None)
     about = owner.model_fields[field].description if owner and field else None
-    if about and not about[:2].isupper():
+    first = about.split()[0] if about else ""
+    if about and first[1:] == first[1:].lower():  # "Hidden size" -> "hidden size"; "LoRA ..." stays
         about = about[0].lower() + about[1:]
     hint = f" To fix: {field} = {about}" if about else ""
     if kind == "extra_forbidden":

@@ -47,7 +47,8 @@ def infeasibility_reasons(wf: WorkloadFile, catalog: Catalog, cand: Candidates) 
                 continue
             e = min(tried, key=lambda e: e.vram_gb_per_gpu)
             # Headroom is what blocks when some option would fit on the bare card.
-            fit_at = max((1 - t.vram_gb_per_gpu / t.gpu_vram_gb for t in tried if t.gpu_vram_gb),
+            vram = {g.sku: g.vram_gb for g in catalog.gpus}
+            fit_at = max((1 - t.vram_gb_per_gpu / vram[t.gpu] for t in tried if t.gpu in vram),
                          default=0.0)
             fix = (f"lower policy.headroom (now {policy.headroom:g}; it would fit at "
                    f"{_floor(fit_at):g} or less), " if fit_at > 0 else "")
