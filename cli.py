@@ -6,6 +6,7 @@ No business logic lives here; every command is a few lines over ``solver``.
 from __future__ import annotations
 
 import json
+import math
 import sys
 from pathlib import Path
 
@@ -27,6 +28,17 @@ class DefaultToPlan(click.Group):
         return super().parse_args(ctx, args)
 
 
+class FiniteFloatRange(click.FloatRange):
+    """A FloatRange that also refuses nan and inf (both pass every range comparison)."""
+
+    def convert(self, value, param, ctx):
+        rv = super().convert(value, param, ctx)
+        if not math.isfinite(rv):
+            self.fail(f"{value!r} is not a finite number. To fix: give a number "
+                      f"({self._describe_range()})", param, ctx)
+        return rv
+
+
 def _fail(exc: PlanBuyError) -> None:
     click.echo(f"plan-buy: {exc}", err=True)
     sys.exit(exc.exit_code)
@@ -34,7 +46,7 @@ def _fail(exc: PlanBuyError) -> None:
 
 catalog_option = click.option(
     "--catalog",
-    type=click.Path(path_type=Path, dir_okay=False),
+    type=click.Path(path_type=Path),
     default=DEFAULT_CATALOG,
     show_default="catalogs/default.yaml",
     help="Priced hardware catalog (YAML).",
@@ -46,7 +58,7 @@ solver_option = click.option(
     help="MIP solver [default: highs when installed, else cbc].",
 )
 gap_option = click.option(
-    "--gap", type=click.FloatRange(0, 1), default=1e-4, show_default=True,
+    "--gap", type=FiniteFloatRange(0, 1), default=1e-4, show_default=True,
     help="Relative MIP gap counted as optimal.",
 )
 json_option = click.option("--json", "as_json", is_flag=True, help="Print one JSON document only.")
@@ -62,7 +74,7 @@ def main() -> None:
 
 
 @main.command()
-@click.argument("workloads", type=click.Path(path_type=Path, dir_okay=False))
+@click.argument("workloads", type=click.Path(path_type=Path))
 @catalog_option
 @click.option("--gpu", "gpus", multiple=True, help="Only this GPU SKU (repeatable).")
 @json_option
@@ -84,16 +96,16 @@ def estimate(workloads: Path, catalog: Path, gpus: tuple[str, ...], as_json: boo
 
 
 @main.command()
-@click.argument("workloads", type=click.Path(path_type=Path, dir_okay=False))
+@click.argument("workloads", type=click.Path(path_type=Path))
 @catalog_option
 @click.option("--top", type=click.IntRange(1, 20), default=3, show_default=True,
               help="How many distinct purchase plans to rank.")
-@click.option("--budget", type=click.FloatRange(min=0, min_open=True), default=None,
+@click.option("--budget", type=FiniteFloatRange(min=0, min_open=True), default=None,
               help="Spending cap (catalog currency); overrides the file's policy.budget.")
 @click.option("--out", "out_dir", type=click.Path(path_type=Path, file_okay=False),
               default=Path("out"), show_default=True, help="Folder for the workbook.")
 @solver_option
-@click.option("--time-limit", type=click.FloatRange(min=1), default=None,
+@click.option("--time-limit", type=FiniteFloatRange(min=1), default=None,
               help="Seconds for the whole run; the best plan found by then is reported "
                    "(feasible, with its gap).")
 @gap_option
@@ -132,7 +144,7 @@ def plan(workloads: Path, catalog: Path, top: int, budget: float | None, out_dir
 
 
 @main.command()
-@click.argument("workloads", type=click.Path(path_type=Path, dir_okay=False))
+@click.argument("workloads", type=click.Path(path_type=Path))
 @catalog_option
 @click.option("--budget", default=None, metavar="START:STOP:STEPS|B1,B2,...",
               help="Budgets (catalog currency; 500k, 1.5M allowed). Default: the file's "
@@ -149,7 +161,7 @@ def plan(workloads: Path, catalog: Path, top: int, budget: float | None, out_dir
 @click.option("--out", "out_dir", type=click.Path(path_type=Path, file_okay=False),
               default=Path("out"), show_default=True, help="Folder for the CSV and workbook.")
 @solver_option
-@click.option("--time-limit", type=click.FloatRange(min=1), default=None,
+@click.option("--time-limit", type=FiniteFloatRange(min=1), default=None,
               help="Seconds for each scenario's run; a scenario that runs out says so.")
 @gap_option
 @click.option("--no-workbook", is_flag=True, help="Write the CSV only.")

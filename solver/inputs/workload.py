@@ -1,7 +1,8 @@
 """The workload file: a named mix of jobs and the policy to plan them under.
 
-Field names are documented field by field in ``docs/workloads.md``. Models are strict
-(``extra="forbid"``), frozen and reject NaN/infinity; defaults follow the R-rules of the SPEC.
+Every field is documented under its declaration below. Models are strict (see ``base.py``:
+unknown fields, numbers written as strings and booleans as counts are refused), frozen and
+reject NaN/infinity; defaults follow the R-rules of the SPEC.
 Upper bounds on counts and sizes are there so that an absurd file fails at once with a clear
 message instead of hanging the estimator or the solver.
 
@@ -19,8 +20,6 @@ from pathlib import Path
 from typing import Annotated, Any, Literal
 
 from pydantic import (
-    BaseModel,
-    ConfigDict,
     Discriminator,
     Field,
     PositiveFloat,
@@ -30,6 +29,8 @@ from pydantic import (
     field_validator,
     model_validator,
 )
+
+from .base import Label, Name, PathText, StrictModel, Text, clip
 
 # Hard caps that make an absurd file fail fast instead of hanging the solver.
 MAX_WORKLOADS = 5000
@@ -52,16 +53,10 @@ INFERENCE_TARGETS = ("tokens_per_s", "prompt_tokens", "output_tokens", "max_tpot
 MODEL_TAGS = ("ModelArch", "ModelConfigRef", "PresetName")
 
 
-class _Strict(BaseModel):
-    model_config = ConfigDict(
-        extra="forbid", frozen=True, allow_inf_nan=False, use_attribute_docstrings=True
-    )
-
-
-class ModelArch(_Strict):
+class ModelArch(StrictModel):
     """A transformer's architecture figures (a preset, an inline mapping or a config.json)."""
 
-    name: str = "custom"
+    name: Label = "custom"
     """A label for reports."""
     params_b: PositiveFloat = Field(le=100_000)
     """Total parameters, billions (all experts of a mixture-of-experts model)."""
@@ -87,7 +82,7 @@ class ModelArch(_Strict):
     """MLP kind; default swiglu when intermediate is set and not 4 x hidden, else gelu."""
     tied_embeddings: bool = False
     """Input and output embeddings share one matrix."""
-    source: str = ""
+    source: Text = ""
     """Where the figures come from (preset citation or config path)."""
 
     @model_validator(mode="after")
@@ -134,14 +129,14 @@ class ModelArch(_Strict):
         return 1 if self.experts == 1 else 2
 
 
-class ModelConfigRef(_Strict):
+class ModelConfigRef(StrictModel):
     """``{config: path/to/config.json}``: a Hugging Face config, relative to the workload file."""
 
-    config: str = Field(min_length=1, max_length=4096)
+    config: PathText
     """Path of a Hugging Face config.json, relative to the workload file's folder."""
     params_b: PositiveFloat | None = Field(default=None, le=100_000)
     """Optional: total parameters in billions, when the config does not let us count them."""
-    name: str | None = None
+    name: Label | None = None
     """Optional label for reports; default the config's ``_name_or_path`` or folder name."""
 
 
@@ -161,7 +156,7 @@ def _model_shape(value: Any) -> str | None:
 ModelSpec = Annotated[
     Annotated[ModelArch, Tag("ModelArch")]
     | Annotated[ModelConfigRef, Tag("ModelConfigRef")]
-    | Annotated[str, Tag("PresetName")],
+    | Annotated[Name, Tag("PresetName")],
     Discriminator(
         _model_shape,
         custom_error_type="model_shape",
@@ -173,7 +168,7 @@ ModelSpec = Annotated[
 ]
 
 
-class DataSpec(_Strict):
+class DataSpec(StrictModel):
     """What a job keeps in host memory and on disk (R11)."""
 
     in_memory_gb: float = Field(default=0.0, ge=0, le=1_000_000)
@@ -188,12 +183,12 @@ class DataSpec(_Strict):
     """Checkpoints kept on disk, TB."""
 
 
-class Workload(_Strict):
+class Workload(StrictModel):
     """One job of the mix; ``replicas`` copies run at once."""
 
-    name: str = Field(min_length=1, max_length=200)
+    name: Name
     """Unique name of the job in this file."""
-    team: str = "unassigned"
+    team: Name = "unassigned"
     """Who owns it (reports group by team)."""
     kind: Kind
     """train, lora, qlora, inference or preprocess."""
@@ -376,7 +371,7 @@ def _power_of_two(name: str, value: int) -> int:
     return value
 
 
-class Policy(_Strict):
+class Policy(StrictModel):
     """How to plan: headroom, parallelism caps, growth, budget, RAM ratios."""
 
     headroom: float = Field(default=0.20, ge=0.0, lt=1.0)
@@ -411,7 +406,7 @@ def duplicate_name_problems(names: list[Any]) -> list[str]:
             continue
         if name in seen:
             problems.append(
-                f"workloads[{i}].name: '{name}' is already the name of workloads[{seen[name]}]; "
+                f"workloads[{i}].name: '{clip(name)}' is already the name of workloads[{seen[name]}]; "
                 "workload names must be unique. To fix: rename one of them"
             )
         else:
@@ -419,7 +414,7 @@ def duplicate_name_problems(names: list[Any]) -> list[str]:
     return problems
 
 
-class WorkloadFile(_Strict):
+class WorkloadFile(StrictModel):
     """A whole workload file."""
 
     name: str = Field(min_length=1, max_length=100, pattern=r"^[A-Za-z0-9][A-Za-z0-9._-]*$")

@@ -6,6 +6,7 @@
 
 from __future__ import annotations
 
+import math
 import time
 from dataclasses import replace
 
@@ -34,7 +35,7 @@ from .solve import DEFAULT_GAP, Outcome, default_solver, lp_duals, set_time_limi
 def infeasibility_reasons(wf: WorkloadFile, catalog: Catalog, cand: Candidates) -> list[str]:
     """Why each workload that cannot run anywhere cannot (empty when every one can)."""
     policy = wf.policy
-    reasons = []
+    reasons = _storage_reasons(wf, catalog)
     best_gpu = max(catalog.gpus, key=lambda g: g.vram_gb)
     line = usable(best_gpu.vram_gb, policy)
     for w in wf.workloads:
@@ -45,24 +46,55 @@ def infeasibility_reasons(wf: WorkloadFile, catalog: Catalog, cand: Candidates) 
                 reasons.append(f"{w.name}: no GPU in the catalog fits any platform")
                 continue
             e = min(tried, key=lambda e: e.vram_gb_per_gpu)
+            # Headroom is what blocks when some option would fit on the bare card.
+            vram = {g.sku: g.vram_gb for g in catalog.gpus}
+            fit_at = max((1 - t.vram_gb_per_gpu / vram[t.gpu] for t in tried if t.gpu in vram),
+                         default=0.0)
+            fix = (f"lower policy.headroom (now {policy.headroom:g}; it would fit at "
+                   f"{_floor(fit_at):g} or less), " if fit_at > 0 else "")
             reasons.append(
                 f"{w.name} needs {e.vram_gb_per_gpu:.1f} GB per GPU even at degree {e.degree} "
                 f"on {e.gpu}; the largest usable VRAM in the catalog is {line:.1f} GB "
                 f"({best_gpu.sku} {best_gpu.vram_gb:g} GB x {1 - policy.headroom:g}) — allowed "
                 f"degrees are capped at {policy.max_parallel_degree} overall and at "
-                f"{policy.max_pcie_parallel_degree} outside an NVLink domain. To fix: raise "
+                f"{policy.max_pcie_parallel_degree} outside an NVLink domain. To fix: {fix}raise "
                 "max_parallel_degree, lower the batch/context/seq_len, or add a larger GPU"
             )
             continue
         if not any(type_accepts(t, o, policy) for o in opts for t in cand.types):
             ram = min(o.ram_gb for o in opts)
-            biggest = max(usable(t.ram_gb, policy) for t in cand.types)
+            biggest = max((usable(t.ram_gb, policy) for t in cand.types), default=0.0)
+            largest = max((t.ram_gb for t in cand.types), default=0.0)
+            fix = (f"lower policy.headroom (now {policy.headroom:g}; it would fit at "
+                   f"{_floor(1 - ram / largest):g} or less), " if ram < largest else "")
             reasons.append(
                 f"{w.name} needs {ram:.0f} GB of host RAM per replica; the largest server in "
-                f"the catalog offers {biggest:.0f} GB under the headroom line. To fix: lower "
-                "data.in_memory_gb / workers, or add a platform with more DIMM slots"
+                f"the catalog offers {biggest:.0f} GB under the headroom line ({largest:.0f} GB "
+                f"x {1 - policy.headroom:g}). To fix: {fix}lower data.in_memory_gb / workers, "
+                "or add a platform with more DIMM slots"
             )
     return reasons
+
+
+def _floor(headroom: float) -> float:
+    """A headroom rounded down to two decimals, for advice that must still hold."""
+    return math.floor(headroom * 100) / 100
+
+
+def _storage_reasons(wf: WorkloadFile, catalog: Catalog) -> list[str]:
+    """The mix keeps data on disk but no platform has a drive bay to put a drive in."""
+    keep = [w for w in wf.workloads if w.storage_tb > 0]
+    if not keep or any(p.drive_bays > 0 for p in catalog.platforms):
+        return []
+    total = sum(w.storage_tb for w in keep)
+    names = ", ".join(w.name for w in keep[:5]) + (f" and {len(keep) - 5} more"
+                                                  if len(keep) > 5 else "")
+    return [(
+        f"the workloads keep {total:g} TB on disk (data.dataset_tb + data.checkpoints_tb of "
+        f"{names}), but every platform in the catalog has drive_bays: 0, so no drive can be "
+        "bought. To fix: give a platform drive bays in the catalog, or set those workloads' "
+        "dataset_tb and checkpoints_tb to 0 if their data lives elsewhere"
+    )]
 
 
 def _counts(option_servers, platforms: bool) -> dict[str, int]:

@@ -163,7 +163,7 @@ class Baseline:
         """This reference with its saving over a plan costing ``plan_cost``."""
         saving = self.total_cost - plan_cost
         return replace(self, saving=round(saving, 2),
-                       saving_pct=round(saving / self.total_cost, 4))
+                       saving_pct=round(saving / self.total_cost, 4) if self.total_cost else 0.0)
 
     def to_json(self) -> dict[str, object]:
         doc: dict[str, object] = {
