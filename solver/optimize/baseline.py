@@ -22,6 +22,7 @@ from dataclasses import dataclass
 from ..estimate.memory import estimate
 from ..inputs.catalog import Catalog
 from ..inputs.workload import WorkloadFile
+from .budget import Budget
 from .build import build, require_reference
 from .candidates import DEGREES, Candidates, policy_degrees, type_accepts
 from .outcome import SolveStatus
@@ -103,14 +104,19 @@ def _drives(tb: float, catalog: Catalog, bays: int) -> tuple[str, int] | None:
 
 
 def baseline_cost(wf: WorkloadFile, catalog: Catalog, cand: Candidates, solver: str,
-                  time_limit: float | None = None) -> dict | None:
-    """The cheapest valid reference configuration for the mix, or None if none applies."""
+                  clock: Budget | None = None) -> dict | None:
+    """The cheapest valid reference configuration for the mix, or None if none applies.
+
+    ``clock`` is the run's time budget: each variant's solve gets half of what is left (the
+    second all of it), and a variant is not started once it is spent.
+    """
+    clock = clock or Budget()
     scenario = scenario_of(wf)
     if scenario is None:
         return None
     served = wf.model_copy(update={"policy": wf.policy.model_copy(update={"budget": None})})
     best = None
-    for ref in SCENARIOS[scenario]:
+    for i, ref in enumerate(SCENARIOS[scenario]):
         try:
             platform = catalog.platform(ref.platform)
             gpu = catalog.gpu(ref.gpu)
@@ -128,7 +134,11 @@ def baseline_cost(wf: WorkloadFile, catalog: Catalog, cand: Candidates, solver: 
             continue
         m = build(served, catalog, cand, None)
         require_reference(m, {t.key for t in allowed}, {t.key: ref.gpus for t in gpu_types})
-        out = solve(m, solver, time_limit)
+        if i and not clock.can_start("the second reference configuration"):
+            break
+        seconds, ticks = clock.limits(0.5 if i == 0 else 1.0)
+        out = solve(m, solver, seconds, work_ticks=ticks)
+        clock.spend(out.ticks, out.clock_stopped)
         if out.status not in (SolveStatus.OPTIMAL, SolveStatus.FEASIBLE):
             continue
         servers = sum(out.n[t.key] for t in gpu_types)
