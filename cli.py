@@ -117,6 +117,9 @@ def plan(workloads: Path, catalog: Path, top: int, budget: float | None, out_dir
          solver: str | None, time_limit: float | None, gap: float, distinct: str,
          no_workbook: bool, as_json: bool) -> None:
     """Solve for the cheapest pool: print the ranked options, write out/<name>.xlsx."""
+    from solver.optimize.budget import process_started, workbook_reserve
+
+    started = process_started()  # --time-limit counts from the command line, not from here
     from solver.inputs.loading import load_catalog, load_workloads
     from solver.inputs.scenario import with_policy
     from solver.optimize.pipeline import plan as run_plan
@@ -129,8 +132,10 @@ def plan(workloads: Path, catalog: Path, top: int, budget: float | None, out_dir
             from solver.report.workbook import check_writable, write_workbook
 
             check_writable(out_dir / f"{wf.name}.xlsx")
+        reserve = 0.0 if no_workbook else workbook_reserve(
+            sum(wf.planned_replicas(w) for w in wf.workloads), top)
         result = run_plan(wf, cat, top=top, solver=solver, time_limit=time_limit, gap=gap,
-                          distinct=distinct)
+                          distinct=distinct, started=started, reserve_s=reserve)
         book = None
         if not no_workbook:
             book = write_workbook(out_dir / f"{wf.name}.xlsx", result, wf, cat,

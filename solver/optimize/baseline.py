@@ -22,6 +22,7 @@ from dataclasses import dataclass
 from ..estimate.memory import estimate
 from ..inputs.catalog import Catalog
 from ..inputs.workload import PARALLEL_DEGREES, Policy, WorkloadFile
+from .budget import Budget
 from .build import build, require_reference
 from .candidates import Candidates, ReplicaOption, ServerType, policy_degrees, type_accepts
 from .outcome import Outcome, SolveStatus
@@ -105,15 +106,23 @@ def _drives(tb: float, catalog: Catalog, bays: int) -> tuple[str, int] | None:
 
 
 def baseline_cost(wf: WorkloadFile, catalog: Catalog, cand: Candidates, solver: str,
-                  time_limit: float | None = None) -> Baseline | None:
-    """The cheapest valid reference configuration for the mix, or None if none applies."""
+                  clock: Budget | None = None) -> Baseline | None:
+    """The cheapest valid reference configuration for the mix, or None if none applies.
+
+    ``clock`` is the run's time budget: each variant's solve gets half of what is left (the
+    second all of it), and a variant is not started once it is spent.
+    """
+    clock = clock or Budget()
     scenario = scenario_of(wf)
     if scenario is None:
         return None
     served = wf.model_copy(update={"policy": wf.policy.model_copy(update={"budget": None})})
     best: tuple[float, Baseline] | None = None
-    for ref in SCENARIOS[scenario]:
-        priced = _price_reference(ref, scenario, served, catalog, cand, solver, time_limit)
+    for i, ref in enumerate(SCENARIOS[scenario]):
+        if i and not clock.can_start("the second reference configuration"):
+            break
+        priced = _price_reference(ref, scenario, served, catalog, cand, solver, clock,
+                                  0.5 if i == 0 else 1.0)
         # Compared unrounded, as the cost each reference really has.
         if priced is not None and (best is None or priced[0] < best[1].total_cost):
             best = priced
@@ -121,8 +130,8 @@ def baseline_cost(wf: WorkloadFile, catalog: Catalog, cand: Candidates, solver: 
 
 
 def _price_reference(ref: Reference, scenario: str, wf: WorkloadFile, catalog: Catalog,
-                     cand: Candidates, solver: str,
-                     time_limit: float | None) -> tuple[float, Baseline] | None:
+                     cand: Candidates, solver: str, clock: Budget,
+                     share: float) -> tuple[float, Baseline] | None:
     """One reference server bought for the whole mix (``wf`` without a budget): its cost
     and what it buys, or None when it cannot run the mix."""
     try:
@@ -141,7 +150,9 @@ def _price_reference(ref: Reference, scenario: str, wf: WorkloadFile, catalog: C
         return None
     m = build(wf, catalog, cand, None)
     require_reference(m, {t.key for t in allowed}, {t.key: ref.gpus for t in gpu_types})
-    out = solve(m, solver, time_limit)
+    seconds, ticks = clock.limits(share)
+    out = solve(m, solver, seconds, work_ticks=ticks)
+    clock.spend(out.ticks, out.clock_stopped)
     if out.status not in (SolveStatus.OPTIMAL, SolveStatus.FEASIBLE):
         return None
     servers = sum(out.n[t.key] for t in gpu_types)

@@ -59,5 +59,9 @@ class Outcome:
     """G_t: GPUs the program installs on each server type bought."""
     exact: bool = True
     """The program was a relaxation of the plan rules (its bound is a valid lower bound)."""
+    ticks: int = 0
+    """Search checkpoints the solve used (its deterministic work; HiGHS only)."""
+    clock_stopped: bool = False
+    """The wall-clock limit, not the work limit, ended the solve (a rerun may differ)."""
 
 
