@@ -1,4 +1,4 @@
-"""The plan checker: verifies one plan against the SPEC's rules alone.
+"""The plan checker: verifies one plan against the plan rules alone (docs/solver.md).
 
 It knows the catalog, the workload file and the estimator, never the integer program, so a
 modelling bug cannot hide behind itself. ``check_plan`` returns every violation found;
@@ -166,7 +166,7 @@ def _check_cost(option: PlanOption, wf: WorkloadFile, catalog: Catalog) -> list[
 
 
 def check_plan(option: PlanOption, wf: WorkloadFile, catalog: Catalog) -> list[str]:
-    """Every way ``option`` breaks the SPEC's plan rules (empty when it is valid)."""
+    """Every way ``option`` breaks the plan rules (empty when it is valid)."""
     return (
         _check_servers(option, catalog)
         + _check_placements(option, wf, catalog)

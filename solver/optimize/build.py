@@ -196,7 +196,7 @@ def define_storage(m: Model, wf: WorkloadFile, catalog: Catalog) -> None:
 
 
 def define_cost(m: Model, catalog: Catalog) -> None:
-    """cost = Σ platforms + GPUs + DIMMs + drives (SPEC: Cost)."""
+    """cost = Σ platforms + GPUs + DIMMs + drives (what every option is ranked by)."""
     terms = []
     for key, t in m.types.items():
         server_price = t.platform.price + t.dimm_count * catalog.dimm(t.memory_sku).price

@@ -110,7 +110,7 @@ def plan(
             found, later ranks are skipped when the time is up).
         gap: relative MIP gap counted as optimal.
         distinct: "gpus" (options differ in GPU mix) or "hardware" (GPU or server mix).
-        with_baseline: also price the seed's reference configuration (R20).
+        with_baseline: also price the rule-of-thumb reference configuration (R20).
     """
     solver = solver or default_solver()
     deadline = time.perf_counter() + time_limit if time_limit else None

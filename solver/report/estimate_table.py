@@ -1,7 +1,8 @@
 """``plan-buy estimate``: estimator rows for every workload x GPU x degree, and their table.
 
-Two pure steps (STYLE habit 6): ``estimate_rows`` decides what to show, as Estimate objects
-(``Estimate.to_json`` is the SPEC's row); ``render_estimate_table`` turns them into text.
+Two pure steps, so the JSON and the table cannot disagree: ``estimate_rows`` decides what to
+show, as Estimate objects (``Estimate.to_json`` is the ``--json`` row, docs/json.md);
+``render_estimate_table`` turns them into text.
 """
 
 from __future__ import annotations
@@ -15,7 +16,7 @@ from ..inputs.workload import Policy, WorkloadFile
 from ..optimize.candidates import policy_degrees
 
 ESTIMATE_DEGREES = (1, 2, 4, 8)
-"""Parallel degrees the estimate command shows (SPEC: d in {1, 2, 4, 8})."""
+"""Parallel degrees the estimate command shows: 1, 2, 4 and 8 GPUs per replica."""
 WASTE_FRACTION = 0.30
 """R7/R18: a job that fits but uses under 30% of the card leaves it mostly idle."""
 
