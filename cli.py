@@ -12,10 +12,9 @@ from pathlib import Path
 
 import click
 
+from solver import __version__
 from solver.errors import PlanBuyError
 
-HERE = Path(__file__).resolve().parent
-DEFAULT_CATALOG = HERE / "catalogs" / "default.yaml"
 COMMANDS = ("plan", "estimate", "sweep")
 
 
@@ -44,12 +43,23 @@ def _fail(exc: PlanBuyError) -> None:
     sys.exit(exc.exit_code)
 
 
+def _default_catalog(ctx: click.Context, param: click.Parameter, value: Path | None) -> Path:
+    # The shipped catalog lives inside the package, so it is found from any working folder;
+    # resolved here, not at import, so --help and --version stay fast.
+    if value is not None:
+        return value
+    from solver.inputs.loading import DEFAULT_CATALOG
+
+    return DEFAULT_CATALOG
+
+
 catalog_option = click.option(
     "--catalog",
     type=click.Path(path_type=Path),
-    default=DEFAULT_CATALOG,
-    show_default="catalogs/default.yaml",
-    help="Priced hardware catalog (YAML).",
+    default=None,
+    callback=_default_catalog,
+    help="Priced hardware catalog (YAML). [default: the catalog shipped with plan-buy, "
+         "identical to catalogs/default.yaml]",
 )
 # Spelled out here rather than read from solver.optimize.solve: importing it would load PuLP at
 # start-up for every command.
@@ -65,7 +75,7 @@ json_option = click.option("--json", "as_json", is_flag=True, help="Print one JS
 
 
 @click.group(cls=DefaultToPlan, context_settings={"help_option_names": ["-h", "--help"]})
-@click.version_option(package_name="plan-buy")
+@click.version_option(version=__version__, prog_name="plan-buy")
 def main() -> None:
     """Plan what GPU hardware to buy for a workload mix.
 

@@ -1,4 +1,4 @@
-"""The plan checker: verifies one plan against the SPEC's rules alone.
+"""The plan checker: verifies one plan against the plan rules alone (docs/solver.md).
 
 It knows the catalog, the workload file and the estimator, never the integer program, so a
 modelling bug cannot hide behind itself. ``check_plan`` returns every violation found;

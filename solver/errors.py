@@ -51,6 +51,6 @@ class SolverError(PlanBuyError):
 
 
 class CheckError(PlanBuyError):
-    """A reported plan broke a SPEC rule: a bug in plan-buy, never the user's fault."""
+    """A reported plan broke a plan rule: a bug in plan-buy, never the user's fault."""
 
     exit_code = 5

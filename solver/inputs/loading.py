@@ -27,6 +27,9 @@ from .catalog import Catalog, duplicate_sku_problems
 from .files import FileProblem, read_text
 from .workload import MAX_WORKLOADS, MODEL_TAGS, WorkloadFile, duplicate_name_problems
 
+DEFAULT_CATALOG = Path(__file__).resolve().parent.parent / "data" / "default-catalog.yaml"
+"""The catalog used without ``--catalog``: package data, so an installed plan-buy finds it from
+any folder. ``catalogs/default.yaml`` in the repository is the same file, for users to copy."""
 MAX_FILE_BYTES = 5_000_000
 """Largest input file read; a real workload file or catalog is a few KB."""
 MAX_NODES = 1_000_000

@@ -1,8 +1,9 @@
 """The workload file: a named mix of jobs and the policy to plan them under.
 
-Every field is documented under its declaration below. Models are strict (see ``base.py``:
-unknown fields, numbers written as strings and booleans as counts are refused), frozen and
-reject NaN/infinity; defaults follow the R-rules of the SPEC.
+Every field is documented under its declaration below and in ``docs/workloads.md``. Models
+are strict (see ``base.py``: unknown fields, numbers written as strings and booleans as
+counts are refused), frozen and reject NaN/infinity; defaults follow the sizing rules (R-ids
+as in docs/memory-model.md and docs/solver.md).
 Upper bounds on counts and sizes are there so that an absurd file fails at once with a clear
 message instead of hanging the estimator or the solver.
 
@@ -174,7 +175,7 @@ class DataSpec(StrictModel):
     in_memory_gb: float = Field(default=0.0, ge=0, le=1_000_000)
     """Data held in host RAM at once, GB, before preprocessing expansion."""
     expansion: float = Field(default=1.5, ge=1.0, le=10.0)
-    """Preprocessing expansion factor (the seed's 1.5-3)."""
+    """Preprocessing expansion factor: data grows 1.5-3x while it is processed."""
     workers: int = Field(default=4, ge=0, le=256)
     """Concurrent loader processes (DataLoader workers)."""
     dataset_tb: float = Field(default=0.0, ge=0, le=100_000)

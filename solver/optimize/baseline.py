@@ -1,6 +1,6 @@
-"""The seed's reference configurations (R20): the rule-of-thumb pool a plan must beat.
+"""The reference configurations (R20): the rule-of-thumb pool a plan must beat.
 
-The seed sizes pools by model scale:
+The rule of thumb sizes pools by model scale:
     small  (7-13B fine-tune): 2x RTX 4090 or 1x A100 40GB, 128 GB DDR4-3200, 2 TB NVMe
     medium (30-70B):          4x A100 80GB or 8x A100 40GB, 512 GB DDR4-3200, 8 TB NVMe
     large  (100B+):           8x H100 or 16x A100 80GB, 1 TB+ DDR5, 16 TB+ NVMe
@@ -78,8 +78,8 @@ def _reference_types(ref: Reference,
                      cand: Candidates) -> tuple[list[ServerType], list[ServerType]]:
     """Reference servers (its platform and GPU, at least its RAM) and CPU-only nodes.
 
-    The seed's configurations size GPU servers; a preprocessing job too big for them runs on
-    CPU-only nodes, as the seed's heterogeneous pool (R16) would.
+    The reference configurations size GPU servers; a preprocessing job too big for them runs on
+    CPU-only nodes, as a heterogeneous pool (R16) would.
     """
     gpu_types = [t for t in cand.types
                  if t.platform.sku == ref.platform and t.gpu is not None and t.gpu.sku == ref.gpu

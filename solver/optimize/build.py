@@ -243,7 +243,7 @@ def define_storage(m: Model, wf: WorkloadFile, catalog: Catalog) -> None:
 
 
 def define_cost(m: Model, catalog: Catalog) -> None:
-    """cost = Σ platforms + GPUs + DIMMs + drives (SPEC: Cost)."""
+    """cost = Σ platforms + GPUs + DIMMs + drives (what every option is ranked by)."""
     terms = []
     for key, t in m.types.items():
         terms.append(t.server_price(catalog) * m.n[key])

@@ -146,7 +146,7 @@ def plan(
             note, when it is spent.
         gap: relative MIP gap counted as optimal.
         distinct: "gpus" (options differ in GPU mix) or "hardware" (GPU or server mix).
-        with_baseline: also price the seed's reference configuration (R20).
+        with_baseline: also price the rule-of-thumb reference configuration (R20).
         started: perf_counter time the run's clock started (default: now).
         reserve_s: seconds the caller needs after ``plan`` returns (the workbook).
     """

@@ -98,7 +98,7 @@ class PlanOption:
         return out
 
     def to_json(self) -> dict:
-        """The SPEC's JSON shape for one option."""
+        """The ``--json`` shape of one option (docs/json.md)."""
         return {
             "rank": self.rank,
             "total_cost": round(self.total_cost, 2),
@@ -187,7 +187,7 @@ class PlanResult:
     gap: float | None = None
     """Relative gap of rank 1 (0 when proven optimal)."""
     baseline: Baseline | None = None
-    """The seed's reference configuration for the same workloads (R20), when one applies."""
+    """The rule-of-thumb reference configuration for the same workloads (R20), when one applies."""
     notes: tuple[str, ...] = field(default_factory=tuple)
     warnings: tuple[str, ...] = field(default_factory=tuple)
     """Inconsistencies between plan-buy's own side figures: reported, never fatal."""

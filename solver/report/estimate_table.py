@@ -1,6 +1,6 @@
 """``plan-buy estimate``: estimator rows for every workload x GPU x degree, and their table.
 
-Two pure steps (STYLE habit 6): ``estimate_rows`` decides what to show, as EstimateRow
+Two pure steps, so the JSON and the table cannot disagree: ``estimate_rows`` decides what to show, as EstimateRow
 objects (the memory Estimate plus one replica's throughput; ``to_json`` is the row of the
 JSON contract); ``render_estimate_table`` turns them into text.
 
@@ -23,7 +23,7 @@ from ..inputs.workload import Policy, WorkloadFile
 from ..optimize.candidates import policy_degrees
 
 ESTIMATE_DEGREES = (1, 2, 4, 8)
-"""Parallel degrees the estimate command shows (SPEC: d in {1, 2, 4, 8})."""
+"""Parallel degrees the estimate command shows: 1, 2, 4 and 8 GPUs per replica."""
 WASTE_FRACTION = 0.30
 """R7/R18: a job that fits but uses under 30% of the card leaves it mostly idle."""
 

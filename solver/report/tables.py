@@ -43,7 +43,7 @@ RULES = (
     ("R17", "Shareable jobs share a GPU; pool cost charged back to teams by use"),
     ("R18", "Utilisation targets: VRAM >= 85%, RAM 70-80%, compute >= 90%, bandwidth >= 60%"),
     ("R19", "Growth: replicas planned = ceil(replicas x growth)"),
-    ("R20", "Saving measured against the seed's reference configuration"),
+    ("R20", "Saving measured against the rule-of-thumb reference configuration for the mix's scale"),
 )
 
 

@@ -448,7 +448,7 @@ class _Book:
         row += 1
         sh.section(row, "Policy")
         row = sh.table(report.policy_table(self.wf), row + 1, filter_=False) + 1
-        sh.section(row, "R-rules applied (from the seed guide)")
+        sh.section(row, "Sizing rules applied")
         sh.table(report.rules_table(), row + 1, filter_=False)
         sh.widths[0] = max(sh.widths.get(0, 0), 24)
         sh.widths[price_col] = max(sh.widths.get(price_col, 0), 14)

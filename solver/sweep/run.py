@@ -1,6 +1,6 @@
 """Scenario sweeps: what each budget, demand growth, headroom and price change buys.
 
-A sweep is data (STYLE habit 7). ``build_sweep`` parses the axes and turns the cartesian
+A sweep is data, so every scenario is checked like a file the user wrote. ``build_sweep`` parses the axes and turns the cartesian
 product into scenarios, each a validated copy of the input (policy overrides through
 ``with_policy``, price multipliers through a re-validated catalog). ``run_sweep`` solves
 them in worker processes and returns one row per scenario; ``sweep_frame`` lays the rows
