@@ -11,6 +11,7 @@ from pathlib import Path
 
 import click
 
+from solver import interrupt
 from solver.errors import PlanBuyError
 
 HERE = Path(__file__).resolve().parent
@@ -25,6 +26,16 @@ class DefaultToPlan(click.Group):
         if args and args[0] not in self.commands and args[0] not in ("--help", "-h", "--version"):
             args = ["plan", *args]
         return super().parse_args(ctx, args)
+
+    def invoke(self, ctx):
+        """Ctrl-C and SIGTERM end every command alike: solvers and temp files gone, exit 130."""
+        with interrupt.sigterm_interrupts():
+            try:
+                return super().invoke(ctx)
+            except KeyboardInterrupt:
+                interrupt.release_all()
+                click.echo("plan-buy: interrupted", err=True)
+                ctx.exit(interrupt.EXIT_CODE)
 
 
 def _fail(exc: PlanBuyError) -> None:
@@ -200,7 +211,7 @@ def sweep(workloads: Path, catalog: Path, budget: str | None, growth: str | None
                                 [skipped] if skipped else []))
     if run.interrupted:
         click.echo("plan-buy: interrupted; the finished scenarios are written", err=True)
-        sys.exit(130)
+        sys.exit(interrupt.EXIT_CODE)
     if run.rows and all(r.total_cost is None for r in run.rows):
         sys.exit(min(r.exit_code or 1 for r in run.rows))
 
