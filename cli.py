@@ -5,14 +5,16 @@ No business logic lives here; every command is a few lines over ``solver``.
 
 from __future__ import annotations
 
+import contextlib
 import json
+import os
 import sys
 from pathlib import Path
 
 import click
 
 from solver import interrupt
-from solver.errors import PlanBuyError
+from solver.errors import InputError, PlanBuyError
 
 HERE = Path(__file__).resolve().parent
 DEFAULT_CATALOG = HERE / "catalogs" / "default.yaml"
@@ -41,6 +43,21 @@ class DefaultToPlan(click.Group):
 def _fail(exc: PlanBuyError) -> None:
     click.echo(f"plan-buy: {exc}", err=True)
     sys.exit(exc.exit_code)
+
+
+def _print(text: str) -> None:
+    """Print to stdout; a full disk or a closed pipe is a clear error (exit 2), no traceback."""
+    try:
+        click.echo(text)
+        sys.stdout.flush()
+    except OSError as exc:
+        # Python flushes stdout again on exit; point it at the null device so that is silent.
+        with contextlib.suppress(OSError, ValueError):
+            os.dup2(os.open(os.devnull, os.O_WRONLY), sys.stdout.fileno())
+        _fail(InputError(
+            f"cannot write to standard output: {exc.strerror or exc}. To fix: redirect it "
+            "to a file on a disk with free space, or to a program that reads all of it"
+        ))
 
 
 catalog_option = click.option(
@@ -89,9 +106,9 @@ def estimate(workloads: Path, catalog: Path, gpus: tuple[str, ...], as_json: boo
     except PlanBuyError as exc:
         _fail(exc)
     if as_json:
-        click.echo(json.dumps({"rows": [r.to_json() for r in rows]}, indent=2))
+        _print(json.dumps({"rows": [r.to_json() for r in rows]}, indent=2))
     else:
-        click.echo(render_estimate_table(wf, cat, rows))
+        _print(render_estimate_table(wf, cat, rows))
 
 
 @main.command()
@@ -125,7 +142,8 @@ def plan(workloads: Path, catalog: Path, top: int, budget: float | None, out_dir
         wf = with_policy(load_workloads(workloads), budget=budget)
         cat = load_catalog(catalog)
         if not no_workbook:
-            from solver.report.workbook import check_writable, write_workbook
+            from solver.report.files import check_writable
+            from solver.report.workbook import write_workbook
 
             check_writable(out_dir / f"{wf.name}.xlsx")
         result = run_plan(wf, cat, top=top, solver=solver, time_limit=time_limit, gap=gap,
@@ -137,9 +155,9 @@ def plan(workloads: Path, catalog: Path, top: int, budget: float | None, out_dir
     except PlanBuyError as exc:
         _fail(exc)
     if as_json:
-        click.echo(json.dumps(result.to_json(), indent=2))
+        _print(json.dumps(result.to_json(), indent=2))
     else:
-        click.echo(render_plan_summary(result, cat, wf.name, book))
+        _print(render_plan_summary(result, cat, wf.name, book))
 
 
 @main.command()
@@ -205,9 +223,9 @@ def sweep(workloads: Path, catalog: Path, budget: str | None, growth: str | None
     except PlanBuyError as exc:
         _fail(exc)
     if as_json:
-        click.echo(json.dumps(sweep_document(run, grid, files), indent=2))
+        _print(json.dumps(sweep_document(run, grid, files), indent=2))
     else:
-        click.echo(render_sweep(run, wf.name, cat.currency, grid.price_targets, files,
+        _print(render_sweep(run, wf.name, cat.currency, grid.price_targets, files,
                                 [skipped] if skipped else []))
     if run.interrupted:
         click.echo("plan-buy: interrupted; the finished scenarios are written", err=True)
