@@ -14,7 +14,12 @@ every per-GPU VRAM and host-RAM need), and searches every plan:
   shareable degree-1 replicas under the headroom line (exact bin packing, R15, R17);
   host RAM of the group ≤ (1 − headroom) × installed RAM (R11, R12, R15);
 - storage: ⌈need / drive size⌉ drives of the catalog's one drive SKU, in the bays of the
-  plan's servers, with extra servers that carry only drives when the bays run out.
+  plan's servers, with extra servers that carry only drives when the bays run out;
+- O1: a server is bought with one of its platform's GPU counts (any 0..slots unless the
+  catalog lists ``gpu_counts``): the group's GPUs rounded up to the next count sold, idle
+  GPUs paid; a group without GPUs on a platform not sold without them carries the fewest
+  idle GPUs of the cheapest SKU it takes;
+- allowed SKUs: every SKU of ``policy.exclude`` is removed from the catalog first.
 
 The cheapest such plan is the exact optimum. ``crosscheck`` draws seeded tiny instances and
 compares that optimum with ``pipeline.plan(...).options[0].total_cost``.
@@ -78,9 +83,26 @@ def _min_bins(sizes: tuple[float, ...], cap: float) -> int:
     return best
 
 
+def _without(catalog: Catalog, exclude) -> Catalog:
+    """The catalog less the excluded SKUs (allowed SKUs); may leave a kind empty."""
+    if not exclude:
+        return catalog
+    return catalog.model_copy(update={
+        kind: [i for i in getattr(catalog, kind) if i.sku not in exclude]
+        for kind in ("gpus", "platforms", "memory", "storage")
+    })
+
+
+def _bought_gpus(p, k: int) -> int | None:
+    """O1: the fewest GPUs ``p`` is sold with that hold ``k`` in use (None: none does)."""
+    sold = sorted(p.gpu_counts) if p.gpu_counts is not None else range(p.gpu_slots + 1)
+    return min((c for c in sold if c >= k), default=None)
+
+
 def optimum(wf: WorkloadFile, catalog: Catalog) -> float | None:
     """Cost of the cheapest valid plan, or None when no plan exists (no budget)."""
     policy = wf.policy
+    catalog = _without(catalog, set(policy.exclude))
     line = 1 - policy.headroom
     works = list(wf.workloads)
     need = [max(1, math.ceil(w.replicas * policy.growth - 1e-9)) for w in works]
@@ -135,6 +157,7 @@ def optimum(wf: WorkloadFile, catalog: Catalog) -> float | None:
             if gsku is None:
                 k = 0
                 platforms = catalog.platforms
+                price_g = None
             else:
                 g = catalog.gpu(gsku)
                 shared = tuple(o[2] for o in picked if o[4])
@@ -149,13 +172,23 @@ def optimum(wf: WorkloadFile, catalog: Catalog) -> float | None:
                 dc = dimm_cost(p, ram)
                 if dc is None:
                     continue
-                cost = p.price + dc + (k * price_g if k else 0)
+                bought = _bought_gpus(p, k)
+                if bought is None:
+                    continue
+                unit = price_g
+                if bought and unit is None:  # no GPU work, but the platform is sold with GPUs
+                    unit = min((g.price for g in catalog.gpus if p.takes(g)), default=None)
+                    if unit is None:
+                        continue
+                cost = p.price + dc + (bought * unit if bought else 0)
                 if cost < best.get(p.drive_bays, math.inf):
                     best[p.drive_bays] = cost
         return best
 
     total_tb = sum(w.storage_tb for w in works)
-    drive = min(catalog.storage, key=lambda s: s.price)  # one drive SKU in tiny catalogs
+    if total_tb > 0 and not catalog.storage:
+        return None
+    drive = min(catalog.storage, key=lambda s: s.price) if catalog.storage else None
     drives = math.ceil(total_tb / drive.size_tb - 1e-9) if total_tb > 0 else 0
 
     full = tuple(need)
@@ -199,7 +232,7 @@ def optimum(wf: WorkloadFile, catalog: Catalog) -> float | None:
     feasible = [c for b, c in best_by_bays.items() if b >= drives]
     if not feasible:
         return None
-    return min(feasible) + drives * drive.price
+    return min(feasible) + (drives * drive.price if drives else 0)
 
 
 # --- seeded tiny instances ----------------------------------------------------------------

@@ -165,10 +165,38 @@ def _check_cost(option: PlanOption, wf: WorkloadFile, catalog: Catalog) -> list[
     return errs
 
 
+def _check_allowed_skus(option: PlanOption, wf: WorkloadFile) -> list[str]:
+    """Allowed SKUs: no server buys a SKU of ``policy.exclude``."""
+    excluded = set(wf.policy.exclude)
+    errs = []
+    for s in option.servers:
+        for sku, q in ((s.platform, 1), (s.gpu, s.gpu_count), (s.memory, s.dimm_count),
+                       (s.storage, s.drive_count)):
+            if sku and q and sku in excluded:
+                errs.append(f"{s.id}: buys {sku}, which the policy excludes")
+    return errs
+
+
+def _check_gpu_counts(option: PlanOption, catalog: Catalog) -> list[str]:
+    """O1: every server is bought with one of its platform's GPU counts."""
+    errs = []
+    for s in option.servers:
+        try:
+            counts = catalog.platform(s.platform).allowed_gpu_counts()
+        except KeyError:
+            continue  # reported by _check_servers
+        if s.gpu_count not in counts:
+            errs.append(f"{s.id}: {s.gpu_count} GPUs, but {s.platform} is sold with "
+                        f"{', '.join(map(str, counts))} (O1)")
+    return errs
+
+
 def check_plan(option: PlanOption, wf: WorkloadFile, catalog: Catalog) -> list[str]:
     """Every way ``option`` breaks the SPEC's plan rules (empty when it is valid)."""
     return (
         _check_servers(option, catalog)
         + _check_placements(option, wf, catalog)
         + _check_cost(option, wf, catalog)
+        + _check_allowed_skus(option, wf)
+        + _check_gpu_counts(option, catalog)
     )

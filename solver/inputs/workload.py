@@ -320,6 +320,9 @@ class Policy(_Strict):
     """R12: host RAM = 0.8 x total VRAM for multi-GPU training."""
     ram_ratio_inference: float = Field(default=0.5, ge=0, le=100)
     """R12: host RAM = 0.5 x VRAM for inference serving."""
+    exclude: tuple[str, ...] = Field(default=(), max_length=1000)
+    """SKUs of any kind (GPU, platform, DIMM, drive) the plan must not buy; each must be a
+    SKU of the catalog."""
 
     @field_validator("max_parallel_degree", "max_pcie_parallel_degree")
     @classmethod

@@ -142,6 +142,18 @@ def define_gpu_slots(m: Model, cand: Candidates) -> None:
             level *= 2
 
 
+def define_fixed_gpu_counts(m: Model) -> None:
+    """O1: a type whose platform sells only some GPU counts holds exactly k_t GPUs a server.
+
+    G_t = k_t n_t (idle GPUs are bought and paid), while the slot levels above already
+    keep the GPUs the replicas use within k_t per server (Lemma 1 with K = k_t). Types with
+    a free count keep G_t = Σ d_o x_wot + s_t ≤ K_t n_t.
+    """
+    for key, t in m.types.items():
+        if t.gpu is not None and t.gpu_count is not None:
+            m._gpu_expr[key] = t.gpu_count * m.n[key]
+
+
 def define_shared_vram(m: Model, cand: Candidates, wf: WorkloadFile) -> None:
     """Shareable replicas on one GPU add up under the headroom line (R15, R17).
 
@@ -177,12 +189,15 @@ def define_storage(m: Model, wf: WorkloadFile, catalog: Catalog) -> None:
     if not need:
         return
     total_need = sum(tb for tb, _ in need)
+    excluded = set(wf.policy.exclude)
     for pi, p in enumerate(catalog.platforms):
-        if p.drive_bays == 0:
+        if p.drive_bays == 0 or p.sku in excluded:
             continue
         servers = [m.n[k] for k, t in m.types.items() if t.platform.sku == p.sku]
         z_terms = []
         for si, s in enumerate(catalog.storage):
+            if s.sku in excluded:
+                continue  # allowed SKUs: never bought
             ub = math.ceil(total_need / s.size_tb) + 1
             tag = f"{pi}_{si}"
             m.z[(p.sku, s.sku)] = z = pulp.LpVariable(f"z_{tag}", 0, ub, cat="Integer")
@@ -275,6 +290,7 @@ def build(wf: WorkloadFile, catalog: Catalog, cand: Candidates, budget: float | 
     define_servers(m, wf, cand, catalog)
     define_placements(m, wf, cand, budget is not None)
     define_gpu_slots(m, cand)
+    define_fixed_gpu_counts(m)
     define_shared_vram(m, cand, wf)
     define_host_ram(m, cand, wf)
     define_storage(m, wf, catalog)

@@ -34,10 +34,17 @@ class ServerType:
     memory_sku: str
     dimm_count: int
     ram_gb: float
+    gpu_count: int | None = None
+    """GPUs every server of this type is bought with, when its platform sells only some
+    counts (O1: an 8-GPU baseboard comes whole); None: any count up to the slots, which
+    the program decides in aggregate."""
 
     @property
     def gpu_slots(self) -> int:
-        return self.platform.gpu_slots if self.gpu else 0
+        """GPUs one server of this type can hold: its fixed count, else the platform's slots."""
+        if not self.gpu:
+            return 0
+        return self.gpu_count if self.gpu_count is not None else self.platform.gpu_slots
 
 
 @dataclass(frozen=True)
@@ -73,8 +80,25 @@ def allowed_degrees(gpu: GpuSku, policy: Policy, max_slots: int) -> list[int]:
     return [d for d in policy_degrees(gpu, policy) if d <= max_slots]
 
 
-def server_types(catalog: Catalog) -> list[ServerType]:
+def _gpu_count_choices(p: Platform, g: GpuSku | None) -> list[int | None]:
+    """The fixed GPU counts to make types for (O1); [None] when the program chooses freely.
+
+    A platform bought without GPUs needs 0 among its counts. A platform that sells only
+    some counts gets one type per positive count k, holding exactly k GPUs (idle ones paid).
+    """
+    counts = p.allowed_gpu_counts()
+    if g is None:
+        return [None] if 0 in counts else []
+    if not p.restricts_gpu_counts:
+        return [None]
+    return [k for k in counts if k > 0]
+
+
+def server_types(catalog: Catalog, exclude: tuple[str, ...] | frozenset = ()) -> list[ServerType]:
     """Every useful (platform, GPU or none, DIMM, DIMM count) (R14: full channels).
+
+    SKUs in ``exclude`` are never part of a type (allowed SKUs). A platform that sells only
+    some GPU counts (O1) gets one type per count.
 
     A memory configuration is dropped when another one of the same platform and GPU has at
     least as much RAM for at most the price (e.g. 32 x 32 GB vs 16 x 64 GB): a plan using it
@@ -82,21 +106,25 @@ def server_types(catalog: Catalog) -> list[ServerType]:
     """
     types = []
     for p in catalog.platforms:
-        gpus: list[GpuSku | None] = [g for g in catalog.gpus if p.takes(g)]
+        if p.sku in exclude:
+            continue
+        gpus: list[GpuSku | None] = [g for g in catalog.gpus if p.takes(g) and g.sku not in exclude]
         gpus.append(None)  # a platform may also serve as a CPU-only node
         for g in gpus:
             for m in catalog.memory:
-                if m.type != p.memory_type:
+                if m.type != p.memory_type or m.sku in exclude:
                     continue
                 for n in p.dimm_counts():
-                    key = f"{p.sku}|{g.sku if g else 'cpu'}|{m.sku}x{n}"
-                    types.append(ServerType(key, p, g, m.sku, n, n * m.size_gb))
+                    for k in _gpu_count_choices(p, g):
+                        key = f"{p.sku}|{g.sku if g else 'cpu'}|{m.sku}x{n}"
+                        key += f"|{k}gpu" if k is not None else ""
+                        types.append(ServerType(key, p, g, m.sku, n, n * m.size_gb, k))
     return [t for t in types if not any(_dominates(o, t, catalog) for o in types)]
 
 
 def _dominates(a: ServerType, b: ServerType, catalog: Catalog) -> bool:
     """Same platform and GPU, at least b's RAM, at most b's DIMM cost, and not b itself."""
-    if a is b or a.platform.sku != b.platform.sku or a.gpu != b.gpu:
+    if a is b or a.platform.sku != b.platform.sku or a.gpu != b.gpu or a.gpu_count != b.gpu_count:
         return False
     cost_a = a.dimm_count * catalog.dimm(a.memory_sku).price
     cost_b = b.dimm_count * catalog.dimm(b.memory_sku).price
@@ -105,8 +133,10 @@ def _dominates(a: ServerType, b: ServerType, catalog: Catalog) -> bool:
     return a.ram_gb >= b.ram_gb and cost_a <= cost_b
 
 
-def _max_slots(catalog: Catalog, gpu: GpuSku) -> int:
-    return max((p.gpu_slots for p in catalog.platforms if p.takes(gpu)), default=0)
+def _max_slots(catalog: Catalog, gpu: GpuSku, exclude: tuple[str, ...] = ()) -> int:
+    """Most GPUs of this SKU one allowed server can be bought with (O1 counts)."""
+    return max((max(p.allowed_gpu_counts()) for p in catalog.platforms
+                if p.takes(gpu) and p.sku not in exclude), default=0)
 
 
 def replica_options(w: Workload, catalog: Catalog, policy: Policy) -> tuple[list[ReplicaOption], list[Estimate]]:
@@ -116,8 +146,10 @@ def replica_options(w: Workload, catalog: Catalog, policy: Policy) -> tuple[list
         return [ReplicaOption(w.name, None, 0, False, 0.0, e.host_ram_gb, e)], [e]
     options, tried = [], []
     for g in catalog.gpus:
+        if g.sku in policy.exclude:
+            continue
         least_ram = float("inf")
-        for d in allowed_degrees(g, policy, _max_slots(catalog, g)):
+        for d in allowed_degrees(g, policy, _max_slots(catalog, g, policy.exclude)):
             e = estimate(w, g, d, policy)
             tried.append(e)
             # A larger degree uses more GPUs; it is only worth offering if it needs
@@ -148,7 +180,7 @@ def enumerate_candidates(wf: WorkloadFile, catalog: Catalog) -> Candidates:
         options[w.name] = tuple(opts)
         tried[w.name] = tuple(est)
     return Candidates(
-        types=tuple(server_types(catalog)),
+        types=tuple(server_types(catalog, wf.policy.exclude)),
         options=options,
         replicas={w.name: wf.planned_replicas(w) for w in wf.workloads},
         tried=tried,
@@ -164,6 +196,6 @@ def type_accepts(t: ServerType, o: ReplicaOption, policy: Policy) -> bool:
     """Whether one replica of this option can sit on one server of this type on its own."""
     if o.gpu is None:
         pass
-    elif t.gpu is None or t.gpu.sku != o.gpu or o.degree > t.platform.gpu_slots:
+    elif t.gpu is None or t.gpu.sku != o.gpu or o.degree > t.gpu_slots:
         return False
     return o.ram_gb <= usable(t.ram_gb, policy) + 1e-9

@@ -193,10 +193,12 @@ def expand(outcome: Outcome, cand: Candidates, wf: WorkloadFile, catalog: Catalo
                         micro_batch=e.micro_batch, grad_accum_steps=e.grad_accum_steps,
                     ))
             t = box.type
-            has_gpus = t.gpu is not None and box.gpus_used > 0
+            has_gpus = t.gpu is not None and (box.gpus_used > 0 or bool(t.gpu_count))
+            # O1: a type of fixed GPU count is bought with all k GPUs, idle ones included.
+            count = t.gpu_count if t.gpu_count is not None else box.gpus_used
             servers.append(Server(
                 id=sid, platform=t.platform.sku, gpu=t.gpu.sku if has_gpus else None,
-                gpu_count=box.gpus_used if has_gpus else 0, memory=t.memory_sku,
+                gpu_count=count if has_gpus else 0, memory=t.memory_sku,
                 dimm_count=t.dimm_count, storage=None, drive_count=0,
             ))
             platform_servers.setdefault(t.platform.sku, []).append(len(servers) - 1)

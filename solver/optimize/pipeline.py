@@ -12,6 +12,7 @@ from dataclasses import replace
 from ..check import check_plan
 from ..errors import CheckError, InfeasibleError, SolverError
 from ..inputs.catalog import Catalog
+from ..inputs.exclude import check_exclude
 from ..inputs.workload import WorkloadFile
 from .baseline import baseline_cost, why_no_reference
 from .build import (
@@ -112,6 +113,7 @@ def plan(
         distinct: "gpus" (options differ in GPU mix) or "hardware" (GPU or server mix).
         with_baseline: also price the seed's reference configuration (R20).
     """
+    check_exclude(wf.policy.exclude, catalog)
     solver = solver or default_solver()
     deadline = time.perf_counter() + time_limit if time_limit else None
     cand = enumerate_candidates(wf, catalog)
