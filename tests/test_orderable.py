@@ -229,3 +229,28 @@ def test_rank1_equals_bruteforce_with_counts_and_exclusions(monkeypatch, jobs, c
     r = run(wf, cat)
     assert r.options[0].total_cost == pytest.approx(expected)
     assert not math.isnan(expected)
+
+
+# --- O2 what the platform includes -------------------------------------------------------
+
+
+def test_summary_and_workbook_say_what_each_platform_includes(root, default_catalog, q3,
+                                                              tmp_path):
+    """O2: the summary and each option sheet list what the platform price covers."""
+    import openpyxl
+
+    from solver.report.summary import render_plan_summary
+    from solver.report.tables import includes_table
+    from solver.report.workbook import write_workbook
+
+    result = plan(q3, default_catalog, top=1, with_baseline=False)
+    text = render_plan_summary(result, default_catalog, q3.name)
+    assert "Platform prices include" in text
+    assert "hgx-a100-8gpu-ddr4: 2 CPUs, 128 cores" in text
+    table = includes_table(result.options[0], default_catalog)
+    assert set(table["platform"]) == {s.platform for s in result.options[0].servers}
+    book = write_workbook(tmp_path / "q3.xlsx", result, q3, default_catalog, {})
+    ws = openpyxl.load_workbook(book)["Option 1"]
+    cells = [c.value for row in ws.iter_rows() for c in row if isinstance(c.value, str)]
+    assert any("boot SSD" in c for c in cells)
+    assert any(c.startswith("What each platform's price includes") for c in cells)

@@ -361,3 +361,22 @@ def sources_table(sources: dict[str, Path]) -> pd.DataFrame:
         else:
             rows.append((label, path.name, None, "(file not found)"))
     return pd.DataFrame(rows, columns=["input", "file", "bytes", "sha256"])
+
+
+def includes_table(option: PlanOption, catalog: Catalog) -> pd.DataFrame:
+    """What the price of each platform the option buys covers (O2), one row per platform.
+
+    Data drives, GPUs and DIMMs are separate lines of the bill of materials; a platform
+    whose catalog entry says nothing is listed as "(not stated in the catalog)".
+    """
+    rows = []
+    for sku in sorted({s.platform for s in option.servers}):
+        p = catalog.platform(sku)
+        rows.append({
+            "platform": sku,
+            "servers": sum(1 for s in option.servers if s.platform == sku),
+            "cpu_cores": p.cpu_cores,
+            "rack_units": p.rack_units,
+            "includes": "; ".join(p.includes) or "(not stated in the catalog)",
+        })
+    return pd.DataFrame(rows, columns=["platform", "servers", "cpu_cores", "rack_units", "includes"])

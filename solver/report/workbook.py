@@ -529,8 +529,23 @@ class _Book:
             r = row + len(opt.servers) + 2
             sh.put(r, 0, "Not served:", f.bold)
             sh.put(r, 1, ", ".join(opt.unserved))
+        self._includes(sh, opt, row + len(opt.servers) + (5 if opt.unserved else 3))
         sh.widths[1] = min(max(sh.widths.get(1, 30), 30), 80)
         sh.finish()
+
+    def _includes(self, sh: _Sheet, opt, row: int) -> None:
+        """What each platform's price covers, so finance sees why a server has no data drive."""
+        sh.section(row - 1, "What each platform's price includes (GPUs, DIMMs, data drives are "
+                            "the lines above)")
+        sh.header(row, ["Platform", "Includes", "CPU cores", "Rack units"])
+        for r, ln in enumerate(report.includes_table(opt, self.catalog).itertuples(index=False),
+                               start=row + 1):
+            sh.put(r, 0, ln.platform)
+            sh.put(r, 1, ln.includes)
+            if ln.cpu_cores is not None and ln.cpu_cores == ln.cpu_cores:
+                sh.put(r, 2, int(ln.cpu_cores), self.fmt.int)
+            if ln.rack_units is not None and ln.rack_units == ln.rack_units:
+                sh.put(r, 3, int(ln.rack_units), self.fmt.int)
 
     # -- Summary ------------------------------------------------------------------------
     def _summary(self, sh: _Sheet) -> None:
