@@ -537,15 +537,15 @@ class _Book:
         """What each platform's price covers, so finance sees why a server has no data drive."""
         sh.section(row - 1, "What each platform's price includes (GPUs, DIMMs, data drives are "
                             "the lines above)")
-        sh.header(row, ["Platform", "Includes", "CPU cores", "Rack units"])
+        # Two text columns: numbers under the BOM's Kind/Quantity columns would read as lines.
+        sh.header(row, ["Platform", "Includes"])
         for r, ln in enumerate(report.includes_table(opt, self.catalog).itertuples(index=False),
                                start=row + 1):
+            facts = [f"{int(v)} {unit}" for v, unit in ((ln.cpu_cores, "CPU cores"),
+                                                        (ln.rack_units, "U"))
+                     if not _missing(v)]
             sh.put(r, 0, ln.platform)
-            sh.put(r, 1, ln.includes)
-            if ln.cpu_cores is not None and ln.cpu_cores == ln.cpu_cores:
-                sh.put(r, 2, int(ln.cpu_cores), self.fmt.int)
-            if ln.rack_units is not None and ln.rack_units == ln.rack_units:
-                sh.put(r, 3, int(ln.rack_units), self.fmt.int)
+            sh.put(r, 1, ln.includes + (f" ({', '.join(facts)})" if facts else ""))
 
     # -- Summary ------------------------------------------------------------------------
     def _summary(self, sh: _Sheet) -> None:
@@ -774,3 +774,8 @@ class _Book:
         chart.set_legend({"position": "bottom"})
         chart.set_size({"width": 720, "height": 360})
         sh.ws.insert_chart(end + 1, 0, chart)
+
+
+def _missing(value: Any) -> bool:
+    """None or NaN (pandas turns a missing integer into NaN)."""
+    return value is None or (isinstance(value, float) and math.isnan(value))
