@@ -19,7 +19,9 @@ every per-GPU VRAM and host-RAM need), and searches every plan:
   catalog lists ``gpu_counts``): the group's GPUs rounded up to the next count sold, idle
   GPUs paid; a group without GPUs on a platform not sold without them carries the fewest
   idle GPUs of the cheapest SKU it takes;
-- allowed SKUs: every SKU of ``policy.exclude`` is removed from the catalog first.
+- allowed SKUs: every SKU of ``policy.exclude`` is removed from the catalog first;
+- O3: the CPU cores of a server's replicas (data.cpu_cores, else training d × (workers + 1),
+  inference 2d, preprocess max(1, workers)) stay within its platform's cpu_cores, when given.
 
 The cheapest such plan is the exact optimum. ``crosscheck`` draws seeded tiny instances and
 compares that optimum with ``pipeline.plan(...).options[0].total_cost``.
@@ -99,6 +101,15 @@ def _bought_gpus(p, k: int) -> int | None:
     return min((c for c in sold if c >= k), default=None)
 
 
+def _cores(w, d: int) -> int:
+    """O3: CPU cores one replica of ``w`` on ``d`` GPUs needs."""
+    if w.data.cpu_cores is not None:
+        return w.data.cpu_cores
+    if w.kind in ("train", "lora", "qlora"):
+        return d * (w.data.workers + 1)
+    return 2 * d if w.kind == "inference" else max(1, w.data.workers)
+
+
 def optimum(wf: WorkloadFile, catalog: Catalog) -> float | None:
     """Cost of the cheapest valid plan, or None when no plan exists (no budget)."""
     policy = wf.policy
@@ -113,7 +124,7 @@ def optimum(wf: WorkloadFile, catalog: Catalog) -> float | None:
         opts = []
         if w.kind == "preprocess":
             e = estimate(w, None, 0, policy)
-            opts.append((None, 0, 0.0, e.host_ram_gb, False))
+            opts.append((None, 0, 0.0, e.host_ram_gb, False, _cores(w, 0)))
         else:
             for g in catalog.gpus:
                 if not any(p.takes(g) for p in catalog.platforms):
@@ -121,9 +132,8 @@ def optimum(wf: WorkloadFile, catalog: Catalog) -> float | None:
                 for d in _degrees_for(g, policy):
                     e = estimate(w, g, d, policy)
                     if e.fits:
-                        opts.append(
-                            (g.sku, d, e.vram_gb_per_gpu, e.host_ram_gb, w.shareable and d == 1)
-                        )
+                        opts.append((g.sku, d, e.vram_gb_per_gpu, e.host_ram_gb,
+                                     w.shareable and d == 1, _cores(w, d)))
         ways.append(opts)
 
     # Cheapest way to give one server of platform p at least ``ram`` GB usable RAM (R14).
@@ -154,6 +164,7 @@ def optimum(wf: WorkloadFile, catalog: Catalog) -> float | None:
             gsku = next(iter(gpus), None)
             exclusive = sum(o[1] for o in picked if o[0] is not None and not o[4])
             ram = sum(o[3] for o in picked)
+            cores = sum(o[5] for o in picked)
             if gsku is None:
                 k = 0
                 platforms = catalog.platforms
@@ -168,6 +179,8 @@ def optimum(wf: WorkloadFile, catalog: Catalog) -> float | None:
                 if k > p.gpu_slots:
                     continue
                 if any(o[1] > p.gpu_slots for o in picked):
+                    continue
+                if p.cpu_cores is not None and cores > p.cpu_cores:
                     continue
                 dc = dimm_cost(p, ram)
                 if dc is None:

@@ -191,6 +191,39 @@ def _check_gpu_counts(option: PlanOption, catalog: Catalog) -> list[str]:
     return errs
 
 
+def _replica_cores(w, gpus: int) -> int:
+    """O3: cores one replica needs: data.cpu_cores, else training d (workers + 1),
+    inference 2d, preprocess max(1, workers)."""
+    if w.data.cpu_cores is not None:
+        return w.data.cpu_cores
+    if w.kind in ("train", "lora", "qlora"):
+        return gpus * (w.data.workers + 1)
+    if w.kind == "inference":
+        return 2 * gpus
+    return max(1, w.data.workers)
+
+
+def _check_cpu_cores(option: PlanOption, wf: WorkloadFile, catalog: Catalog) -> list[str]:
+    """O3: a server's cores cover the sum of its replicas' needs (when the catalog has them)."""
+    by_name = {w.name: w for w in wf.workloads}
+    servers = {s.id: s for s in option.servers}
+    used: dict[str, int] = {}
+    for pl in option.placements:
+        w = by_name.get(pl.workload)
+        if w is not None and pl.server in servers:
+            used[pl.server] = used.get(pl.server, 0) + _replica_cores(w, pl.gpus)
+    errs = []
+    for sid, need in used.items():
+        try:
+            cores = catalog.platform(servers[sid].platform).cpu_cores
+        except KeyError:
+            continue  # reported by _check_servers
+        if cores is not None and need > cores:
+            errs.append(f"{sid}: its replicas need {need} CPU cores, "
+                        f"{servers[sid].platform} has {cores} (O3)")
+    return errs
+
+
 def check_plan(option: PlanOption, wf: WorkloadFile, catalog: Catalog) -> list[str]:
     """Every way ``option`` breaks the SPEC's plan rules (empty when it is valid)."""
     return (
@@ -199,4 +232,5 @@ def check_plan(option: PlanOption, wf: WorkloadFile, catalog: Catalog) -> list[s
         + _check_cost(option, wf, catalog)
         + _check_allowed_skus(option, wf)
         + _check_gpu_counts(option, catalog)
+        + _check_cpu_cores(option, wf, catalog)
     )

@@ -254,3 +254,99 @@ def test_summary_and_workbook_say_what_each_platform_includes(root, default_cata
     cells = [c.value for row in ws.iter_rows() for c in row if isinstance(c.value, str)]
     assert any("boot SSD" in c for c in cells)
     assert any(c.startswith("What each platform's price includes") for c in cells)
+
+
+# --- O3 CPU cores ------------------------------------------------------------------------
+
+
+def _program_servers(wf, cat):
+    """Servers the integer program itself buys on its first solve (before any repair)."""
+    from solver.optimize.build import build
+    from solver.optimize.candidates import enumerate_candidates
+    from solver.optimize.solve import solve
+
+    out = solve(build(wf, cat, enumerate_candidates(wf, cat), None), "highs")
+    return sum(out.n.values())
+
+
+def test_cores_of_big_replicas_sit_apart(monkeypatch):
+    """O3 (define_cpu_cores, one replica over half the cores sits alone): two replicas of
+    6 cores on an 8-core box2 need two boxes, though their GPUs and RAM fit one."""
+    fx.install(monkeypatch, {"a": (15, 10)})
+    plats = [p.model_dump() for p in fx.catalog().platforms]
+    plats[0]["cpu_cores"] = 8
+    cat = fx.catalog(platforms=plats)
+    wf = fx.workloads({"name": "a", "replicas": 2, "data": {"cpu_cores": 6}})
+    assert _program_servers(wf, cat) == 2
+    r = run(wf, cat)
+    assert r.status == "optimal"
+    assert r.options[0].total_cost == 2 * (CHEAPEST_BOX + 1000)
+
+
+def test_cores_add_up_on_a_cpu_node(monkeypatch):
+    """O3 (define_cpu_cores, the sum): three preprocess replicas of max(1, 3 workers) = 3
+    cores need 9 > 8 cores, so two CPU nodes (2 x 900) rather than one."""
+    fx.install(monkeypatch, {"prep": (0, 10)})
+    plats = [p.model_dump() for p in fx.catalog().platforms]
+    plats[1]["cpu_cores"] = 8
+    cat = fx.catalog(platforms=plats)
+    wf = fx.workloads({"name": "prep", "kind": "preprocess", "replicas": 3,
+                       "data": {"workers": 3}})
+    assert _program_servers(wf, cat) == 2
+    r = run(wf, cat)
+    assert r.status == "optimal"
+    assert r.options[0].total_cost == 2 * (500 + 4 * 100)
+
+
+def test_core_needs_by_kind():
+    """O3: training d (workers + 1), inference 2d, preprocess max(1, workers), or the
+    workload's data.cpu_cores."""
+    wf = fx.workloads({"name": "i"}, {"name": "p", "kind": "preprocess", "data": {"workers": 0}},
+                      {"name": "c", "data": {"cpu_cores": 5}})
+    i, p, c = wf.workloads
+    assert (i.cpu_cores_per_replica(4), p.cpu_cores_per_replica(0), c.cpu_cores_per_replica(8)) \
+        == (8, 1, 5)
+
+
+def test_checker_counts_cores(monkeypatch):
+    fx.install(monkeypatch, {"a": (15, 10)})
+    cat = fx.catalog()
+    wf = fx.workloads({"name": "a", "replicas": 2, "data": {"cpu_cores": 6}})
+    option = run(wf, cat).options[0]  # no cores in this catalog: one box holds both
+    plats = [p.model_dump() for p in cat.platforms]
+    plats[0]["cpu_cores"] = 8
+    assert any("(O3)" in e for e in check_plan(option, wf, fx.catalog(platforms=plats)))
+
+
+def test_catalog_without_cores_is_said_once(monkeypatch):
+    fx.install(monkeypatch, {"a": (15, 10), "b": (15, 10)})
+    r = run(fx.workloads({"name": "a"}, {"name": "b"}), fx.catalog(), top=2)
+    said = [n for n in r.notes if "cpu_cores" in n]
+    assert len(said) == 1 and "box2" in said[0] and "cpu" in said[0]
+
+
+@settings(max_examples=30, deadline=None,
+          suppress_health_check=[HealthCheck.function_scoped_fixture])
+@given(jobs=st.lists(job, min_size=1, max_size=2),
+       cores=st.sampled_from([None, 2, 4, 6]),
+       node_cores=st.sampled_from([None, 4]),
+       need=st.sampled_from([None, 1, 3]))
+def test_rank1_equals_bruteforce_with_cores(monkeypatch, jobs, cores, node_cores, need):
+    """O3 on the fixture catalog: rank 1 is bench/bruteforce.py's optimum."""
+    if sum(r for _, _, r, _, _ in jobs) > 3:
+        jobs = jobs[:1]
+    fx.install(monkeypatch, {f"j{i}": (v, r) for i, (v, r, _, _, _) in enumerate(jobs)})
+    monkeypatch.setattr(bruteforce, "estimate", fx.fake_estimate)
+    plats = [p.model_dump() for p in fx.catalog().platforms]
+    plats[0]["cpu_cores"], plats[1]["cpu_cores"] = cores, node_cores
+    cat = fx.catalog(platforms=plats)
+    wf = fx.workloads(*({"name": f"j{i}", "replicas": n, "kind": k, "shareable": sh,
+                         "data": {"cpu_cores": need, "workers": 2}}
+                        for i, (_, _, n, k, sh) in enumerate(jobs)))
+    expected = bruteforce.optimum(wf, cat)
+    if expected is None:
+        with pytest.raises(InfeasibleError):
+            run(wf, cat)
+        return
+    r = run(wf, cat)
+    assert r.options[0].total_cost == pytest.approx(expected)

@@ -181,6 +181,12 @@ class DataSpec(_Strict):
     """Dataset on disk, TB."""
     checkpoints_tb: float = Field(default=0.0, ge=0, le=100_000)
     """Checkpoints kept on disk, TB."""
+    cpu_cores: int | None = Field(default=None, ge=0, le=100_000)
+    """CPU cores one replica needs (O3); default: training d x (workers + 1), inference
+    d x 2, preprocess max(1, workers)."""
+    storage: Literal["local", "shared"] = "local"
+    """Where the dataset is read from (O4): ``local``, a copy on every server running a
+    replica; ``shared``, one copy anywhere in the pool."""
 
 
 class Workload(_Strict):
@@ -290,6 +296,18 @@ class Workload(_Strict):
     @property
     def storage_tb(self) -> float:
         return self.data.dataset_tb + self.data.checkpoints_tb
+
+    def cpu_cores_per_replica(self, degree: int) -> int:
+        """CPU cores one replica on ``degree`` GPUs needs (O3): data.cpu_cores if given, else
+        training d x (workers + 1) (a process per GPU and its loaders), inference d x 2,
+        preprocess max(1, workers)."""
+        if self.data.cpu_cores is not None:
+            return self.data.cpu_cores
+        if self.kind in TRAINING_KINDS:
+            return degree * (self.data.workers + 1)
+        if self.kind == "inference":
+            return degree * 2
+        return max(1, self.data.workers)
 
 
 def _power_of_two(name: str, value: int) -> int:

@@ -182,6 +182,30 @@ def define_host_ram(m: Model, cand: Candidates, wf: WorkloadFile) -> None:
                 m.prob += m.n[key] >= pulp.lpSum(big), f"ram_big_{m.index[key]}"
 
 
+def define_cpu_cores(m: Model) -> None:
+    """O3: Σ_o c_o x_wot ≤ cores_p n_t, and n_t ≥ Σ_{c_o > cores_p / 2} x_wot (a replica
+    needing over half a server's cores sits alone; valid for every plan, as for RAM).
+
+    c_o is a replica's core need (training d (workers + 1), inference 2d, preprocess
+    max(1, workers), or the workload's data.cpu_cores). A platform without cpu_cores in the
+    catalog is not checked. Like RAM this is a per-type sum: expansion packs cores as a
+    third dimension, and cuts and server patterns tighten a type whose sums lie.
+    """
+    for key, t in m.types.items():
+        cap = t.platform.cpu_cores
+        items = [(o, v) for o, v in m.on_type[key] if o.cores > 0]
+        if cap is None or not items:
+            continue
+        i = m.index[key]
+        m.prob += pulp.lpSum(o.cores * v for o, v in items) <= cap * m.n[key], f"cores_{i}"
+        big = [v for o, v in items if o.cores > cap / 2 + 1e-9]
+        if big:
+            m.prob += m.n[key] >= pulp.lpSum(big), f"cores_big_{i}"
+        # A shared GPU sits in one server: it holds at most ⌊cores_p / c_o⌋ such replicas.
+        for j, (o, v) in enumerate((o, v) for o, v in items if o.shared and key in m.shared):
+            m.prob += v <= math.floor(cap / o.cores + 1e-9) * m.shared[key], f"cores_shared_{i}_{j}"
+
+
 def define_storage(m: Model, wf: WorkloadFile, catalog: Catalog) -> None:
     """Σ D_ps size_s ≥ Σ_w u_w (dataset_tb + checkpoints_tb); D_ps ≤ bays_p z_ps;
     Σ_s z_ps ≤ Σ_{t ∈ p} n_t (each server carries drives of one SKU)."""
@@ -293,6 +317,7 @@ def build(wf: WorkloadFile, catalog: Catalog, cand: Candidates, budget: float | 
     define_fixed_gpu_counts(m)
     define_shared_vram(m, cand, wf)
     define_host_ram(m, cand, wf)
+    define_cpu_cores(m)
     define_storage(m, wf, catalog)
     define_cost(m, catalog)
     define_budget(m, budget)
@@ -340,6 +365,11 @@ def add_packing_cuts(m: Model, key: str, headroom: float) -> int:
     for cut in _bin_packing_cuts(m.n[key], ram_items, t.ram_gb * (1 - headroom)):
         m.prob += cut
         added += 1
+    if t.platform.cpu_cores:  # None: unchecked; 0: no replica needing cores is offered
+        core_items = [(o.cores, v) for o, v in m.on_type[key]]
+        for cut in _bin_packing_cuts(m.n[key], core_items, float(t.platform.cpu_cores)):
+            m.prob += cut
+            added += 1
     if key in m.shared:
         vram_items = [(o.vram_gb, v) for o, v in m.on_type[key] if o.shared]
         for cut in _bin_packing_cuts(m.shared[key], vram_items, t.gpu.vram_gb * (1 - headroom)):
@@ -365,7 +395,8 @@ def disaggregate(m: Model, key: str, headroom: float, limit: int = MAX_PATTERNS)
     """Model one server type by server *patterns*: exact where summed RAM failed to pack.
 
     Replicas of the type are grouped into kinds of equal (GPUs, host RAM); a pattern π is a
-    maximal multiset of kinds one server holds (Σ d ≤ K_t, Σ r ≤ (1 − h) R_t), and
+    maximal multiset of kinds one server holds (Σ d ≤ K_t, Σ r ≤ (1 − h) R_t, and with
+    the platform's cores known, Σ c ≤ cores_p: kinds are then (d, r, c)), and
     p_π ∈ ℤ≥0 counts servers built to it:  n_t = Σ_π p_π,  Σ_π a_kπ p_π ≥ Σ_{o ∈ k} x_wot.
     Patterns are downward closed, so any x covered this way packs server by server; every
     real plan is covered, so the program stays a relaxation (the bound stays valid).
@@ -384,27 +415,30 @@ def disaggregate(m: Model, key: str, headroom: float, limit: int = MAX_PATTERNS)
     entries = [((w, oi), v) for (w, oi, k), v in m.x.items() if k == key]
     exclusive = [(wk, v) for wk, v in entries if not m.options[wk].shared]
     shared = [(wk, v) for wk, v in entries if m.options[wk].shared]
-    kinds: dict[tuple[int, float], list] = {}
+    cores_cap = t.platform.cpu_cores
+    kinds: dict[tuple, list] = {}
     for wk, v in exclusive:
         o = m.options[wk]
-        if o.degree == 0 and o.ram_gb <= 0:
+        if o.degree == 0 and o.ram_gb <= 0 and (cores_cap is None or o.cores <= 0):
             continue  # takes nothing from a server
-        kinds.setdefault((o.degree, round(o.ram_gb, 6)), []).append(v)
+        kinds.setdefault(pattern_kind(o, cores_cap), []).append(v)
     shared_kind = None
     if shared and key in m.shared:
         vram_cap = t.gpu.vram_gb * (1 - headroom)
-        per_gpu = max(math.floor(vram_cap / m.options[wk].vram_gb + 1e-9) * m.options[wk].ram_gb
-                      for wk, _ in shared)
+        fill = [(math.floor(vram_cap / m.options[wk].vram_gb + 1e-9), m.options[wk]) for wk, _ in shared]
+        per_gpu = max(n * o.ram_gb for n, o in fill)
         shared_kind = (1, round(per_gpu, 6))
+        if cores_cap is not None:  # the most cores a full shared GPU can need (conservative)
+            shared_kind += (round(max(n * o.cores for n, o in fill), 6),)
         kinds.setdefault(shared_kind, []).append(m.shared[key])
         m.conservative = True
     shape = list(kinds)
     if not shape:
         return False
     ram_cap = t.ram_gb * (1 - headroom)
-    patterns = maximal_patterns(shape, t.gpu_slots, ram_cap, limit)
+    patterns = maximal_patterns(shape, t.gpu_slots, ram_cap, limit, cores_cap)
     if patterns is None:
-        patterns = greedy_patterns(shape, t.gpu_slots, ram_cap)
+        patterns = greedy_patterns(shape, t.gpu_slots, ram_cap, cores_cap)
         m.priced[key] = (shape, t.gpu_slots, ram_cap)
     members = {kind: k for k, kind in enumerate(shape)}
     m.patterns[key] = (members, [], [], members[shared_kind] if shared_kind is not None else None)
@@ -413,6 +447,12 @@ def disaggregate(m: Model, key: str, headroom: float, limit: int = MAX_PATTERNS)
         _add_pattern(m, key, pat)
     _write_pattern_rows(m, key)
     return True
+
+
+def pattern_kind(o: ReplicaOption, cores_cap: int | None) -> tuple:
+    """The kind a replica option is grouped under in server patterns: (GPUs, RAM[, cores])."""
+    kind = (o.degree, round(o.ram_gb, 6))
+    return kind if cores_cap is None else (*kind, round(o.cores, 6))
 
 
 def _add_pattern(m: Model, key: str, pattern: tuple[int, ...]) -> None:
@@ -445,7 +485,7 @@ def price_patterns(m: Model, duals: dict[str, float]) -> int:
         i = m.index[key]
         link = duals.get(f"patlink_{i}", 0.0)
         values = [max(0.0, duals.get(f"patcov_{i}_{k}", 0.0)) for k in range(len(shape))]
-        value, pattern = best_pattern(shape, values, slots, ram_cap)
+        value, pattern = best_pattern(shape, values, slots, ram_cap, m.types[key].platform.cpu_cores)
         if value > link + 1e-6 and pattern not in m.patterns[key][1]:
             _add_pattern(m, key, pattern)
             _write_pattern_rows(m, key)

@@ -60,6 +60,8 @@ class ReplicaOption:
     ram_gb: float
     """Host RAM need of one replica, GB."""
     estimate: Estimate
+    cores: float = 0.0
+    """CPU cores one replica needs (O3)."""
 
 
 def policy_degrees(gpu: GpuSku, policy: Policy, degrees=DEGREES) -> tuple[int, ...]:
@@ -143,7 +145,8 @@ def replica_options(w: Workload, catalog: Catalog, policy: Policy) -> tuple[list
     """The useful options for one workload, and every estimate tried (for error messages)."""
     if w.kind == "preprocess":
         e = estimate(w, None, 0, policy)
-        return [ReplicaOption(w.name, None, 0, False, 0.0, e.host_ram_gb, e)], [e]
+        return [ReplicaOption(w.name, None, 0, False, 0.0, e.host_ram_gb, e,
+                              w.cpu_cores_per_replica(0))], [e]
     options, tried = [], []
     for g in catalog.gpus:
         if g.sku in policy.exclude:
@@ -157,7 +160,7 @@ def replica_options(w: Workload, catalog: Catalog, policy: Policy) -> tuple[list
             if e.fits and e.host_ram_gb < least_ram - 1e-9:
                 shared = w.shareable and d == 1
                 options.append(ReplicaOption(w.name, g.sku, d, shared, e.vram_gb_per_gpu,
-                                             e.host_ram_gb, e))
+                                             e.host_ram_gb, e, w.cpu_cores_per_replica(d)))
                 least_ram = e.host_ram_gb
     return options, tried
 
@@ -198,4 +201,15 @@ def type_accepts(t: ServerType, o: ReplicaOption, policy: Policy) -> bool:
         pass
     elif t.gpu is None or t.gpu.sku != o.gpu or o.degree > t.gpu_slots:
         return False
-    return o.ram_gb <= usable(t.ram_gb, policy) + 1e-9
+    return o.ram_gb <= usable(t.ram_gb, policy) + 1e-9 and o.cores <= cores_of(t) + 1e-9
+
+
+def cores_unchecked(catalog: Catalog, exclude: tuple[str, ...] = ()) -> list[str]:
+    """Platforms (not excluded) whose catalog entry has no cpu_cores: O3 is not checked there."""
+    return [p.sku for p in catalog.platforms if p.cpu_cores is None and p.sku not in exclude]
+
+
+def cores_of(t: ServerType) -> float:
+    """CPU cores one server of this type offers (O3); unbounded when the catalog omits them."""
+    cores = t.platform.cpu_cores
+    return float("inf") if cores is None else float(cores)

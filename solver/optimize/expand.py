@@ -8,8 +8,8 @@ go on that type. Here every replica gets its server and GPU indices:
    into the type's servers, largest degree first, then largest host RAM (first fit);
 3. drives are spread over the servers of each platform, one drive SKU per server.
 
-GPU slots always pack (power-of-two degrees, docs/solver.md Lemma 1). Host RAM and shared
-VRAM are summed per type in the program, so in rare cases first fit needs one more server
+GPU slots always pack (power-of-two degrees, docs/solver.md Lemma 1). Host RAM, CPU cores
+(O3, a third dimension of every server) and shared VRAM are summed per type in the program, so in rare cases first fit needs one more server
 than the program bought: then a server is added ("repair") and the plan is reported as
 feasible with the gap to the program's bound, never as optimal.
 """
@@ -33,6 +33,19 @@ class _Box:
     gpus_used: int = 0
     ram_used: float = 0.0
     items: list = field(default_factory=list)  # (option, [replica ids], gpu count)
+    cores_used: float = 0.0
+
+
+def _cores(payload) -> float:
+    """CPU cores the replicas of one packing item need (O3)."""
+    if payload[0] == "shared":
+        return sum(o.cores for o, _ in payload[1])
+    return payload[1].cores
+
+
+def _cores_cap(t: ServerType) -> float:
+    cores = t.platform.cpu_cores
+    return float("inf") if cores is None else float(cores)
 
 
 @dataclass(frozen=True)
@@ -47,15 +60,18 @@ class Expansion:
     """Server types whose replicas did not pack into the servers the program bought."""
 
 
-def _pack_shared(opts: list[tuple[ReplicaOption, int]], cap: float, gpus: int):
-    """First-fit decreasing of shareable replicas onto GPUs of usable VRAM ``cap``."""
+def _pack_shared(opts: list[tuple[ReplicaOption, int]], cap: float, gpus: int,
+                 cores_cap: float = float("inf")):
+    """First-fit decreasing of shareable replicas onto GPUs of usable VRAM ``cap``, each
+    GPU's replicas within one server's ``cores_cap`` cores (O3)."""
     replicas = sorted(
         ((o, i) for o, count in opts for i in range(count)), key=lambda r: -r[0].vram_gb
     )
     loads: list[list] = []  # [vram, ram, [(option, idx)]]
     for o, i in replicas:
         for load in loads:
-            if load[0] + o.vram_gb <= cap + 1e-9:
+            cores = sum(m.cores for m, _ in load[2])
+            if load[0] + o.vram_gb <= cap + 1e-9 and cores + o.cores <= cores_cap + 1e-9:
                 load[0] += o.vram_gb
                 load[1] += o.ram_gb
                 load[2].append((o, i))
@@ -69,6 +85,7 @@ def _pack_shared(opts: list[tuple[ReplicaOption, int]], cap: float, gpus: int):
 _ORDERS = (
     lambda it: (-it[0], -it[1]),  # most GPUs first, then most RAM
     lambda it: (-it[1], -it[0]),  # most RAM first
+    lambda it: (-_cores(it[2]), -it[0], -it[1]),  # most CPU cores first (O3)
 )
 
 
@@ -80,14 +97,15 @@ def _pack(items: list, start: list[_Box], t: ServerType, ram_cap: float) -> tupl
     bought = len(start)
     best: list[_Box] | None = None
     for order in _ORDERS:
-        boxes = [_Box(t, b.gpus_used, b.ram_used, list(b.items)) for b in start]
+        boxes = [_Box(t, b.gpus_used, b.ram_used, list(b.items), b.cores_used) for b in start]
         for gpus, ram, payload in sorted(items, key=order):
-            box = _first_fit(boxes, gpus, ram, t, ram_cap)
+            box = _first_fit(boxes, gpus, ram, t, ram_cap, _cores(payload))
             if box is None:
                 box = _Box(t)
                 boxes.append(box)
             box.gpus_used += gpus
             box.ram_used += ram
+            box.cores_used += _cores(payload)
             box.items.append((gpus, ram, payload))
         if best is None or len(boxes) < len(best):
             best = boxes
@@ -105,8 +123,10 @@ def _fill_patterns(items: list, patterns, t: ServerType) -> tuple[list[_Box], li
     index, built, shared_kind = patterns
     queues: dict[int, list] = {k: [] for k in set(index.values())}
     left = []
+    with_cores = t.platform.cpu_cores is not None
     for it in items:
-        k = index.get((it[0], round(it[1], 6))) if it[2][0] == "one" else shared_kind
+        kind = (it[0], round(it[1], 6)) + ((round(_cores(it[2]), 6),) if with_cores else ())
+        k = index.get(kind) if it[2][0] == "one" else shared_kind
         (queues[k] if k is not None else left).append(it)
     boxes = []
     for pattern, servers in built:
@@ -118,16 +138,20 @@ def _fill_patterns(items: list, patterns, t: ServerType) -> tuple[list[_Box], li
                         gpus, ram, payload = queues[k].pop()
                         box.gpus_used += gpus
                         box.ram_used += ram
+                        box.cores_used += _cores(payload)
                         box.items.append((gpus, ram, payload))
             boxes.append(box)
     left += [it for q in queues.values() for it in q]
     return boxes, left
 
 
-def _first_fit(boxes: list[_Box], gpus: int, ram: float, t: ServerType, ram_cap: float) -> _Box | None:
+def _first_fit(boxes: list[_Box], gpus: int, ram: float, t: ServerType, ram_cap: float,
+               cores: float = 0.0) -> _Box | None:
     slots = t.gpu_slots
+    cores_cap = _cores_cap(t)
     for box in boxes:
-        if box.gpus_used + gpus <= slots and box.ram_used + ram <= ram_cap + 1e-9:
+        if (box.gpus_used + gpus <= slots and box.ram_used + ram <= ram_cap + 1e-9
+                and box.cores_used + cores <= cores_cap + 1e-9):
             return box
     return None
 
@@ -138,7 +162,8 @@ def _items(opts: list[tuple[ReplicaOption, int]], t: ServerType, shared_gpus: in
     extra = 0
     shared = [(o, c) for o, c in opts if o.shared]
     if shared:
-        loads, extra = _pack_shared(shared, usable(t.gpu.vram_gb, policy), shared_gpus)
+        loads, extra = _pack_shared(shared, usable(t.gpu.vram_gb, policy), shared_gpus,
+                                    _cores_cap(t))
         items += [(1, ram, ("shared", members)) for _vram, ram, members in loads]
     for o, c in opts:
         if not o.shared:

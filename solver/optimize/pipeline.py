@@ -25,7 +25,7 @@ from .build import (
     set_cost_objective,
     set_priority_objective,
 )
-from .candidates import Candidates, enumerate_candidates, type_accepts, usable
+from .candidates import Candidates, cores_unchecked, enumerate_candidates, type_accepts, usable
 from .expand import expand
 from .outcome import SolveStatus
 from .plan import PlanOption, PlanResult
@@ -200,10 +200,16 @@ def plan(
         exact = False
     else:
         rel_gap = max(0.0, (best.total_cost - rank1_bound) / best.total_cost) if best.total_cost else 0.0
-        exact = rank1.status == SolveStatus.OPTIMAL and rank1.exact and rel_gap <= gap + 1e-9
+        # rank1_bound comes only from solves of a relaxation (or a converged LP), so a plan
+        # within the gap of it is proven, even if its own last solve was on patterns.
+        exact = rel_gap <= gap + 1e-9
     baseline = None
     notes: tuple[str, ...] = ()
     warnings: tuple[str, ...] = ()
+    unchecked = cores_unchecked(catalog, wf.policy.exclude)
+    if unchecked:  # said once per run, whatever the number of options
+        notes += ((f"the catalog gives no cpu_cores for {', '.join(unchecked)}: CPU cores are "
+                   "not checked on those servers. To fix: add cpu_cores to each platform"),)
     if skipped:
         notes += (
             (f"{skipped} alternative(s) left out: the time limit ran out more than "
@@ -291,6 +297,10 @@ def _solve_and_expand(m, cand, wf, catalog, solver, deadline, gap, loose=True):
             if failures[key] == 1:
                 progress |= add_packing_cuts(m, key, wf.policy.headroom) > 0
             elif key not in m.patterns:
+                if m.exact and round_gap > gap:
+                    # Patterns may make the program conservative (shared GPUs) or a
+                    # restriction (priced): prove the bound of the relaxation first.
+                    proven = _prove_bound(m, solver, deadline, gap, proven)
                 # False past MAX_PATTERNS: the type then keeps its sums and cuts, and first
                 # fit repairs what does not pack.
                 progress |= disaggregate(m, key, wf.policy.headroom)
@@ -300,6 +310,14 @@ def _solve_and_expand(m, cand, wf, catalog, solver, deadline, gap, loose=True):
         return out, None, proven
     out, exp = best
     return out, exp, proven
+
+
+def _prove_bound(m, solver, deadline, gap, proven):
+    """Solve the program, still a relaxation, to the target gap; the better bound proven."""
+    out = solve(m, solver, set_time_limit_left(deadline, 0.5), gap)
+    if out.exact and out.bound is not None:
+        return out.bound if proven is None else max(proven, out.bound)
+    return proven
 
 
 MAX_PRICING_ROUNDS = 30
