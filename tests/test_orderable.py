@@ -350,3 +350,15 @@ def test_rank1_equals_bruteforce_with_cores(monkeypatch, jobs, cores, node_cores
         return
     r = run(wf, cat)
     assert r.options[0].total_cost == pytest.approx(expected)
+
+
+def test_placement_table_shows_cores_per_server(default_catalog, q3):
+    """O3 in the workbook: each replica's cores, its server's cores used and installed."""
+    from solver.report.tables import placement_table
+
+    result = plan(q3, default_catalog, top=1, with_baseline=False)
+    df = placement_table(result, q3, default_catalog)
+    assert {"cpu_cores", "server_cores_used", "server_cpu_cores"} <= set(df.columns)
+    assert (df["server_cores_used"] <= df["server_cpu_cores"]).all()
+    sums = df.groupby("server")["cpu_cores"].sum()
+    assert (df["server_cores_used"] == df["server"].map(sums)).all()

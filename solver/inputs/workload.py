@@ -184,9 +184,6 @@ class DataSpec(_Strict):
     cpu_cores: int | None = Field(default=None, ge=0, le=100_000)
     """CPU cores one replica needs (O3); default: training d x (workers + 1), inference
     d x 2, preprocess max(1, workers)."""
-    storage: Literal["local", "shared"] = "local"
-    """Where the dataset is read from (O4): ``local``, a copy on every server running a
-    replica; ``shared``, one copy anywhere in the pool."""
 
 
 class Workload(_Strict):

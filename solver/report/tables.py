@@ -132,9 +132,17 @@ def placement_table(result: PlanResult, wf: WorkloadFile, catalog: Catalog) -> p
     """Every replica of every option: server, GPUs, degree, batch, VRAM vs usable, host RAM."""
     team = _team_of(wf)
     kind = {w.name: w.kind for w in wf.workloads}
+    by_name = {w.name: w for w in wf.workloads}
     rows = []
     for opt in result.options:
         platform = {s.id: s.platform for s in opt.servers}
+        cores = {}  # O3: cores each replica needs, and their sum per server
+        for p in opt.placements:
+            w = by_name.get(p.workload)
+            cores[(p.workload, p.replica)] = w.cpu_cores_per_replica(p.gpus) if w else 0
+        server_cores: dict[str, int] = defaultdict(int)
+        for p in opt.placements:
+            server_cores[p.server] += cores[(p.workload, p.replica)]
         for p in opt.placements:
             usable = catalog.gpu(p.gpu).vram_gb * (1 - wf.policy.headroom) if p.gpu else None
             rows.append(
@@ -155,6 +163,10 @@ def placement_table(result: PlanResult, wf: WorkloadFile, catalog: Catalog) -> p
                     "usable_vram_gb": usable,
                     "vram_fill": p.vram_gb_per_gpu / usable if usable else None,
                     "host_ram_gb": p.host_ram_gb,
+                    "cpu_cores": cores[(p.workload, p.replica)],
+                    "server_cores_used": server_cores[p.server],
+                    "server_cpu_cores": catalog.platform(platform[p.server]).cpu_cores
+                    if p.server in platform else None,
                 }
             )
     return pd.DataFrame(rows)
