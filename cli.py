@@ -6,15 +6,15 @@ No business logic lives here; every command is a few lines over ``solver``.
 from __future__ import annotations
 
 import json
+import math
 import sys
 from pathlib import Path
 
 import click
 
+from solver import __version__
 from solver.errors import PlanBuyError
 
-HERE = Path(__file__).resolve().parent
-DEFAULT_CATALOG = HERE / "catalogs" / "default.yaml"
 COMMANDS = ("plan", "estimate", "sweep")
 
 
@@ -27,17 +27,39 @@ class DefaultToPlan(click.Group):
         return super().parse_args(ctx, args)
 
 
+class FiniteFloatRange(click.FloatRange):
+    """A FloatRange that also refuses nan and inf (both pass every range comparison)."""
+
+    def convert(self, value, param, ctx):
+        rv = super().convert(value, param, ctx)
+        if not math.isfinite(rv):
+            self.fail(f"{value!r} is not a finite number. To fix: give a number "
+                      f"({self._describe_range()})", param, ctx)
+        return rv
+
+
 def _fail(exc: PlanBuyError) -> None:
     click.echo(f"plan-buy: {exc}", err=True)
     sys.exit(exc.exit_code)
 
 
+def _default_catalog(ctx: click.Context, param: click.Parameter, value: Path | None) -> Path:
+    # The shipped catalog lives inside the package, so it is found from any working folder;
+    # resolved here, not at import, so --help and --version stay fast.
+    if value is not None:
+        return value
+    from solver.inputs.loading import DEFAULT_CATALOG
+
+    return DEFAULT_CATALOG
+
+
 catalog_option = click.option(
     "--catalog",
-    type=click.Path(path_type=Path, dir_okay=False),
-    default=DEFAULT_CATALOG,
-    show_default="catalogs/default.yaml",
-    help="Priced hardware catalog (YAML).",
+    type=click.Path(path_type=Path),
+    default=None,
+    callback=_default_catalog,
+    help="Priced hardware catalog (YAML). [default: the catalog shipped with plan-buy, "
+         "identical to catalogs/default.yaml]",
 )
 # Spelled out here rather than read from solver.optimize.solve: importing it would load PuLP at
 # start-up for every command.
@@ -46,14 +68,14 @@ solver_option = click.option(
     help="MIP solver [default: highs when installed, else cbc].",
 )
 gap_option = click.option(
-    "--gap", type=click.FloatRange(0, 1), default=1e-4, show_default=True,
+    "--gap", type=FiniteFloatRange(0, 1), default=1e-4, show_default=True,
     help="Relative MIP gap counted as optimal.",
 )
 json_option = click.option("--json", "as_json", is_flag=True, help="Print one JSON document only.")
 
 
 @click.group(cls=DefaultToPlan, context_settings={"help_option_names": ["-h", "--help"]})
-@click.version_option(package_name="plan-buy")
+@click.version_option(version=__version__, prog_name="plan-buy")
 def main() -> None:
     """Plan what GPU hardware to buy for a workload mix.
 
@@ -62,7 +84,7 @@ def main() -> None:
 
 
 @main.command()
-@click.argument("workloads", type=click.Path(path_type=Path, dir_okay=False))
+@click.argument("workloads", type=click.Path(path_type=Path))
 @catalog_option
 @click.option("--gpu", "gpus", multiple=True, help="Only this GPU SKU (repeatable).")
 @json_option
@@ -84,16 +106,16 @@ def estimate(workloads: Path, catalog: Path, gpus: tuple[str, ...], as_json: boo
 
 
 @main.command()
-@click.argument("workloads", type=click.Path(path_type=Path, dir_okay=False))
+@click.argument("workloads", type=click.Path(path_type=Path))
 @catalog_option
 @click.option("--top", type=click.IntRange(1, 20), default=3, show_default=True,
               help="How many distinct purchase plans to rank.")
-@click.option("--budget", type=click.FloatRange(min=0, min_open=True), default=None,
+@click.option("--budget", type=FiniteFloatRange(min=0, min_open=True), default=None,
               help="Spending cap (catalog currency); overrides the file's policy.budget.")
 @click.option("--out", "out_dir", type=click.Path(path_type=Path, file_okay=False),
               default=Path("out"), show_default=True, help="Folder for the workbook.")
 @solver_option
-@click.option("--time-limit", type=click.FloatRange(min=1), default=None,
+@click.option("--time-limit", type=FiniteFloatRange(min=1), default=None,
               help="Seconds for the whole run; the best plan found by then is reported "
                    "(feasible, with its gap).")
 @gap_option
@@ -108,6 +130,9 @@ def plan(workloads: Path, catalog: Path, top: int, budget: float | None, out_dir
          solver: str | None, time_limit: float | None, gap: float, distinct: str,
          no_workbook: bool, exclude: tuple[str, ...], as_json: bool) -> None:
     """Solve for the cheapest pool: print the ranked options, write out/<name>.xlsx."""
+    from solver.optimize.budget import process_started, workbook_reserve
+
+    started = process_started()  # --time-limit counts from the command line, not from here
     from solver.inputs.exclude import check_exclude
     from solver.inputs.loading import load_catalog, load_workloads
     from solver.inputs.scenario import with_exclusions, with_policy
@@ -122,8 +147,10 @@ def plan(workloads: Path, catalog: Path, top: int, budget: float | None, out_dir
             from solver.report.workbook import check_writable, write_workbook
 
             check_writable(out_dir / f"{wf.name}.xlsx")
+        reserve = 0.0 if no_workbook else workbook_reserve(
+            sum(wf.planned_replicas(w) for w in wf.workloads), top)
         result = run_plan(wf, cat, top=top, solver=solver, time_limit=time_limit, gap=gap,
-                          distinct=distinct)
+                          distinct=distinct, started=started, reserve_s=reserve)
         book = None
         if not no_workbook:
             book = write_workbook(out_dir / f"{wf.name}.xlsx", result, wf, cat,
@@ -137,7 +164,7 @@ def plan(workloads: Path, catalog: Path, top: int, budget: float | None, out_dir
 
 
 @main.command()
-@click.argument("workloads", type=click.Path(path_type=Path, dir_okay=False))
+@click.argument("workloads", type=click.Path(path_type=Path))
 @catalog_option
 @click.option("--budget", default=None, metavar="START:STOP:STEPS|B1,B2,...",
               help="Budgets (catalog currency; 500k, 1.5M allowed). Default: the file's "
@@ -154,7 +181,7 @@ def plan(workloads: Path, catalog: Path, top: int, budget: float | None, out_dir
 @click.option("--out", "out_dir", type=click.Path(path_type=Path, file_okay=False),
               default=Path("out"), show_default=True, help="Folder for the CSV and workbook.")
 @solver_option
-@click.option("--time-limit", type=click.FloatRange(min=1), default=None,
+@click.option("--time-limit", type=FiniteFloatRange(min=1), default=None,
               help="Seconds for each scenario's run; a scenario that runs out says so.")
 @gap_option
 @click.option("--no-workbook", is_flag=True, help="Write the CSV only.")

@@ -1,8 +1,8 @@
 """Exhaustive enumeration of tiny instances: an optimum found without the integer program.
 
 Independent of ``solver/optimize/candidates.py``, ``build.py`` and ``expand.py``: it reads only the
-SPEC's plan rules, the catalog and the estimator (which the SPEC names as the source of
-every per-GPU VRAM and host-RAM need), and searches every plan:
+plan rules, the catalog and the estimator (the one source of every per-GPU VRAM and
+host-RAM need), and searches every plan:
 
 - every way to split the planned replicas into groups, one group per server (replicas of
   one workload are interchangeable, so a group is a vector of counts per workload);

@@ -14,8 +14,10 @@ The stages are the library's own, called directly:
     top-3     pipeline.plan(top=3) end to end (its own build, 3+ solves, expansion, checks,
               R20 baseline): what `plan-buy` does before the workbook
     workbook  workbook.write_workbook
-The figures go to stdout as a markdown table and replace the block between the markers in
-bench/results.md (the hand-written analysis around it is kept).
+The figures go to stdout as a markdown table and to out/bench/results.md and results.json
+(``--results-dir DIR`` to choose), so a run leaves the checkout clean. To refresh the
+committed figures, pass ``--results-dir bench``: the block between the markers in
+bench/results.md is replaced and the hand-written analysis around it is kept.
 """
 
 from __future__ import annotations
@@ -37,8 +39,10 @@ HERE = Path(__file__).resolve().parent
 ROOT = HERE.parent
 sys.path.insert(0, str(ROOT))
 
-RESULTS = HERE / "results.md"
-RESULTS_JSON = HERE / "results.json"
+DEFAULT_RESULTS_DIR = ROOT / "out" / "bench"
+"""Where a run writes results.md and results.json unless --results-dir says otherwise."""
+COMMITTED_JSON = HERE / "results.json"
+"""The committed figures; --append starts from them when the results folder has none."""
 BEGIN, END = "<!-- bench:begin -->", "<!-- bench:end -->"
 DEFAULT_SIZES = (10, 50, 200, 1000)
 DEFAULT_SEED = 1
@@ -305,8 +309,9 @@ def render(rows: list[dict], q3: dict | None, cross: dict | None, args) -> str:
     return "\n".join(lines) + "\n"
 
 
-def write_results(block: str) -> None:
-    text = RESULTS.read_text(encoding="utf-8") if RESULTS.exists() else ""
+def write_results(block: str, path: Path) -> None:
+    """Replace the generated block of ``path`` (create the file when it does not exist)."""
+    text = path.read_text(encoding="utf-8") if path.exists() else ""
     new = f"{BEGIN}\n{block}{END}"
     if BEGIN in text and END in text:
         head, rest = text.split(BEGIN, 1)
@@ -314,7 +319,8 @@ def write_results(block: str) -> None:
         text = head + new + tail
     else:
         text = (text.rstrip() + "\n\n" if text else "# plan-buy benchmark results\n\n") + new + "\n"
-    RESULTS.write_text(text, encoding="utf-8")
+    path.parent.mkdir(parents=True, exist_ok=True)
+    path.write_text(text, encoding="utf-8")
 
 
 def main(argv: list[str] | None = None) -> None:
@@ -349,7 +355,8 @@ def main(argv: list[str] | None = None) -> None:
     ap.add_argument(
         "--append",
         action="store_true",
-        help="merge with the rows of bench/results.json (other sizes/solvers)",
+        help="merge with the rows already in the results folder's results.json, else "
+        "bench/results.json (other sizes/solvers)",
     )
     ap.add_argument("--gap", type=float, default=1e-4, help="relative MIP gap (default 1e-4)")
     ap.add_argument("--top", type=int, default=3)
@@ -373,7 +380,14 @@ def main(argv: list[str] | None = None) -> None:
         action="store_true",
         help="N = 10, 50 on the default catalog with HiGHS, 10 cross-checks, q3 x3",
     )
-    ap.add_argument("--no-write", action="store_true", help="do not update bench/results.md")
+    ap.add_argument(
+        "--results-dir",
+        type=Path,
+        default=DEFAULT_RESULTS_DIR,
+        help="folder for results.md and results.json (default out/bench; 'bench' updates "
+        "the committed figures)",
+    )
+    ap.add_argument("--no-write", action="store_true", help="write no results files")
     args = ap.parse_args(argv)
     if args.child:
         _child(args.child)
@@ -391,8 +405,10 @@ def main(argv: list[str] | None = None) -> None:
     catalogs = args.catalogs.split(",")
 
     previous = {}
-    if args.append and RESULTS_JSON.exists():
-        previous = json.loads(RESULTS_JSON.read_text(encoding="utf-8"))
+    results_json = args.results_dir / "results.json"
+    if args.append:
+        source = results_json if results_json.exists() else COMMITTED_JSON
+        previous = json.loads(source.read_text(encoding="utf-8"))
     # q3 first, on a quiet machine; then the exact cross-check; then the sizes.
     q3 = time_q3(args.q3) if args.q3 else previous.get("q3")
     cross = previous.get("cross")
@@ -436,8 +452,8 @@ def main(argv: list[str] | None = None) -> None:
     block = render(rows, q3, cross, args)
     print(block)
     if not args.no_write:
-        write_results(block)
-        RESULTS_JSON.write_text(
+        write_results(block, args.results_dir / "results.md")
+        results_json.write_text(
             json.dumps({"rows": rows, "q3": q3, "cross": cross}, indent=1), encoding="utf-8"
         )
 

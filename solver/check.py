@@ -1,72 +1,140 @@
-"""The plan checker: verifies one plan against the SPEC's rules alone.
+"""The plan checker: verifies one plan against the plan rules alone (docs/solver.md).
 
 It knows the catalog, the workload file and the estimator, never the integer program, so a
 modelling bug cannot hide behind itself. ``check_plan`` returns every violation found;
-the pipeline refuses to report a plan with any.
+the pipeline refuses to report a plan with any. A plan it exists to catch (an unknown SKU,
+a placement on a server that is not in the plan, a negative count) is a violation line,
+never an exception: every catalog lookup here goes through ``_Skus``, which answers None.
 """
 
 from __future__ import annotations
 
 import math
+from dataclasses import dataclass, field
 
-from .estimate.memory import estimate
-from .inputs.catalog import Catalog
-from .inputs.workload import WorkloadFile
-from .optimize.plan import PlanOption
+from .estimate.memory import Estimate, estimate
+from .inputs.catalog import Catalog, GpuSku, MemorySku, Platform, StorageSku
+from .inputs.workload import Policy, Workload, WorkloadFile
+from .optimize.plan import Placement, PlanOption, Server
+from .rules import usable
 
 TOL = 1e-6
 
 
-def _check_servers(option: PlanOption, catalog: Catalog) -> list[str]:
-    errs = []
-    skus = {
-        "platform": {p.sku for p in catalog.platforms},
-        "gpu": {g.sku for g in catalog.gpus},
-        "memory": {m.sku for m in catalog.memory},
-        "storage": {s.sku for s in catalog.storage},
-    }
+@dataclass(frozen=True)
+class _Skus:
+    """The catalog by SKU, looked up without raising (None for an unknown SKU)."""
+
+    platforms: dict[str, Platform]
+    gpus: dict[str, GpuSku]
+    memory: dict[str, MemorySku]
+    storage: dict[str, StorageSku]
+
+    @classmethod
+    def of(cls, catalog: Catalog) -> _Skus:
+        return cls(
+            platforms={p.sku: p for p in catalog.platforms},
+            gpus={g.sku: g for g in catalog.gpus},
+            memory={m.sku: m for m in catalog.memory},
+            storage={s.sku: s for s in catalog.storage},
+        )
+
+    def price(self, sku: str) -> float | None:
+        for kind in (self.gpus, self.platforms, self.memory, self.storage):
+            item = kind.get(sku)
+            if item is not None:
+                return item.price
+        return None
+
+
+def check_plan(option: PlanOption, wf: WorkloadFile, catalog: Catalog) -> list[str]:
+    """Every way ``option`` breaks the SPEC's plan rules (empty when it is valid)."""
+    skus = _Skus.of(catalog)
+    usage = _Usage()
+    errs = _check_servers(option, skus)
+    errs += _check_placements(option, wf, skus, usage)
+    errs += _check_gpu_sharing(usage, option, skus, wf.policy)
+    errs += _check_host_ram(usage, option, skus, wf.policy)
+    served, demand_errs = _check_demand(usage, option, wf)
+    errs += demand_errs
+    errs += _check_storage(option, wf, served, skus)
+    errs += _check_cost(option, wf, skus)
+    errs += _check_allowed_skus(option, wf)
+    errs += _check_gpu_counts(option, skus)
+    errs += _check_cpu_cores(option, wf, skus)
+    return errs
+
+
+# -- Servers ------------------------------------------------------------------------------
+def _check_servers(option: PlanOption, skus: _Skus) -> list[str]:
     ids = [s.id for s in option.servers]
-    if len(set(ids)) != len(ids):
-        errs.append("server ids repeat")
+    errs = ["server ids repeat"] if len(set(ids)) != len(ids) else []
     for s in option.servers:
-        if s.platform not in skus["platform"]:
+        p = skus.platforms.get(s.platform)
+        if p is None:
             errs.append(f"{s.id}: unknown platform {s.platform}")
             continue
-        p = catalog.platform(s.platform)
         if s.gpu_count < 0 or s.dimm_count < 0 or s.drive_count < 0:
             errs.append(f"{s.id}: negative count")
-        if s.gpu_count:
-            if s.gpu not in skus["gpu"]:
-                errs.append(f"{s.id}: unknown GPU {s.gpu}")
-            elif not p.takes(catalog.gpu(s.gpu)):
-                errs.append(f"{s.id}: {s.gpu} form factor not taken by {p.sku}")
-            if s.gpu_count > p.gpu_slots:
-                errs.append(f"{s.id}: {s.gpu_count} GPUs > {p.gpu_slots} slots")
-        if s.memory not in skus["memory"]:
-            errs.append(f"{s.id}: unknown memory {s.memory}")
-        elif catalog.dimm(s.memory).type != p.memory_type:
-            errs.append(f"{s.id}: {s.memory} is not {p.memory_type}")
-        if s.dimm_count <= 0 or s.dimm_count % p.memory_channels or s.dimm_count > p.dimm_slots:
-            errs.append(
-                f"{s.id}: {s.dimm_count} DIMMs must be a positive multiple of "
-                f"{p.memory_channels} channels within {p.dimm_slots} slots (R14)"
-            )
+        errs += _check_server_gpus(s, p, skus)
+        errs += _check_server_memory(s, p, skus)
         if s.drive_count:
-            if s.storage not in skus["storage"]:
+            if s.storage is None or s.storage not in skus.storage:
                 errs.append(f"{s.id}: unknown storage {s.storage}")
             if s.drive_count > p.drive_bays:
                 errs.append(f"{s.id}: {s.drive_count} drives > {p.drive_bays} bays")
     return errs
 
 
-def _check_placements(option: PlanOption, wf: WorkloadFile, catalog: Catalog) -> list[str]:
+def _check_server_gpus(s: Server, p: Platform, skus: _Skus) -> list[str]:
+    if not s.gpu_count:
+        return []
     errs = []
-    policy = wf.policy
+    g = skus.gpus.get(s.gpu) if s.gpu is not None else None
+    if g is None:
+        errs.append(f"{s.id}: unknown GPU {s.gpu}")
+    elif not p.takes(g):
+        errs.append(f"{s.id}: {s.gpu} form factor not taken by {p.sku}")
+    if s.gpu_count > p.gpu_slots:
+        errs.append(f"{s.id}: {s.gpu_count} GPUs > {p.gpu_slots} slots")
+    return errs
+
+
+def _check_server_memory(s: Server, p: Platform, skus: _Skus) -> list[str]:
+    errs = []
+    dimm = skus.memory.get(s.memory)
+    if dimm is None:
+        errs.append(f"{s.id}: unknown memory {s.memory}")
+    elif dimm.type != p.memory_type:
+        errs.append(f"{s.id}: {s.memory} is not {p.memory_type}")
+    if s.dimm_count <= 0 or s.dimm_count % p.memory_channels or s.dimm_count > p.dimm_slots:
+        errs.append(
+            f"{s.id}: {s.dimm_count} DIMMs must be a positive multiple of "
+            f"{p.memory_channels} channels within {p.dimm_slots} slots (R14)"
+        )
+    return errs
+
+
+# -- Placements ---------------------------------------------------------------------------
+@dataclass
+class _Usage:
+    """What the placements take, gathered for the per-GPU and per-server checks."""
+
+    replicas: dict[str, int] = field(default_factory=dict)
+    """Replicas placed per workload."""
+    gpu_load: dict[tuple[str, int], list[tuple[Workload, float]]] = field(default_factory=dict)
+    """(server, GPU index) -> (workload, VRAM GB reserved) of each replica on that GPU."""
+    ram_used: dict[str, float] = field(default_factory=dict)
+    """Host RAM GB reserved per server."""
+
+
+def _check_placements(option: PlanOption, wf: WorkloadFile, skus: _Skus,
+                      usage: _Usage) -> list[str]:
+    """Each placement on its own: a known workload on a server of the plan, a valid degree
+    (R8, R10), distinct GPUs of the server, and VRAM and host RAM at least the estimate."""
+    errs: list[str] = []
     servers = {s.id: s for s in option.servers}
     by_name = {w.name: w for w in wf.workloads}
-    counts: dict[str, int] = {}
-    gpu_load: dict[tuple[str, int], list] = {}
-    ram_used: dict[str, float] = {}
     for pl in option.placements:
         w = by_name.get(pl.workload)
         s = servers.get(pl.server)
@@ -74,58 +142,105 @@ def _check_placements(option: PlanOption, wf: WorkloadFile, catalog: Catalog) ->
         if w is None or s is None:
             errs.append(f"{where}: unknown workload or server {pl.server}")
             continue
-        counts[w.name] = counts.get(w.name, 0) + 1
+        usage.replicas[w.name] = usage.replicas.get(w.name, 0) + 1
         if w.kind == "preprocess":
             if pl.gpus != 0 or pl.gpu_indices:
                 errs.append(f"{where}: preprocess uses no GPU")
-            e = estimate(w, None, 0, policy)
+            e = estimate(w, None, 0, wf.policy)
         else:
-            d = pl.gpus
-            if d < 1 or d & (d - 1) or d > policy.max_parallel_degree:
-                errs.append(f"{where}: degree {d} not a power of two <= {policy.max_parallel_degree}")
+            gpu_e = _check_gpu_placement(pl, w, s, skus, wf.policy, where, errs)
+            if gpu_e is None:
                 continue
-            if pl.gpu != s.gpu:
-                errs.append(f"{where}: placed on {pl.gpu} but {s.id} holds {s.gpu}")
-                continue
-            g = catalog.gpu(pl.gpu)
-            if d > g.nvlink_gpus and d > policy.max_pcie_parallel_degree:
-                errs.append(f"{where}: degree {d} beyond NVLink needs <= "
-                            f"{policy.max_pcie_parallel_degree} (R10)")
-            if len(pl.gpu_indices) != d or len(set(pl.gpu_indices)) != d or any(
-                i < 0 or i >= s.gpu_count for i in pl.gpu_indices
-            ):
-                errs.append(f"{where}: needs {d} distinct GPUs of {s.id} ({s.gpu_count} GPUs)")
-            e = estimate(w, g, d, policy)
-            if not e.fits:
-                errs.append(f"{where}: {e.vram_gb_per_gpu:.1f} GB/GPU does not fit {g.sku}")
-            if pl.vram_gb_per_gpu + TOL < e.vram_gb_per_gpu:
-                errs.append(f"{where}: reserves {pl.vram_gb_per_gpu} GB < need {e.vram_gb_per_gpu}")
+            e = gpu_e
             for i in pl.gpu_indices:
-                gpu_load.setdefault((s.id, i), []).append((w, pl.vram_gb_per_gpu))
+                usage.gpu_load.setdefault((s.id, i), []).append((w, pl.vram_gb_per_gpu))
         ram_need = e.host_ram_gb
         if pl.host_ram_gb + TOL < ram_need:
             errs.append(f"{where}: reserves {pl.host_ram_gb} GB RAM < need {ram_need}")
-        ram_used[s.id] = ram_used.get(s.id, 0.0) + max(pl.host_ram_gb, ram_need)
+        usage.ram_used[s.id] = usage.ram_used.get(s.id, 0.0) + max(pl.host_ram_gb, ram_need)
+    return errs
 
-    for (sid, i), loads in gpu_load.items():
-        g = catalog.gpu(servers[sid].gpu)
-        line = g.vram_gb * (1 - policy.headroom)
+
+def _check_gpu_placement(pl: Placement, w: Workload, s: Server, skus: _Skus, policy: Policy,
+                         where: str, errs: list[str]) -> Estimate | None:
+    """Append what is wrong with one GPU replica to ``errs``; its estimate, or None when the
+    placement is too broken to estimate (bad degree, GPU not the server's or unknown)."""
+    d = pl.gpus
+    if d < 1 or d & (d - 1) or d > policy.max_parallel_degree:
+        errs.append(f"{where}: degree {d} not a power of two <= {policy.max_parallel_degree}")
+        return None
+    if pl.gpu != s.gpu:
+        errs.append(f"{where}: placed on {pl.gpu} but {s.id} holds {s.gpu}")
+        return None
+    g = skus.gpus.get(pl.gpu) if pl.gpu is not None else None
+    if g is None:
+        errs.append(f"{where}: placed on unknown GPU {pl.gpu}")
+        return None
+    if d > g.nvlink_gpus and d > policy.max_pcie_parallel_degree:
+        errs.append(f"{where}: degree {d} beyond NVLink needs <= "
+                    f"{policy.max_pcie_parallel_degree} (R10)")
+    if len(pl.gpu_indices) != d or len(set(pl.gpu_indices)) != d or any(
+        i < 0 or i >= s.gpu_count for i in pl.gpu_indices
+    ):
+        errs.append(f"{where}: needs {d} distinct GPUs of {s.id} ({s.gpu_count} GPUs)")
+    e = estimate(w, g, d, policy)
+    if not e.fits:
+        errs.append(f"{where}: {e.vram_gb_per_gpu:.1f} GB/GPU does not fit {g.sku}")
+    if pl.vram_gb_per_gpu + TOL < e.vram_gb_per_gpu:
+        errs.append(f"{where}: reserves {pl.vram_gb_per_gpu} GB < need {e.vram_gb_per_gpu}")
+    return e
+
+
+def _check_gpu_sharing(usage: _Usage, option: PlanOption, skus: _Skus,
+                       policy: Policy) -> list[str]:
+    """Only shareable replicas share a GPU (R17), within its headroom line (R15)."""
+    errs = []
+    servers = {s.id: s for s in option.servers}
+    for (sid, i), loads in usage.gpu_load.items():
         if len(loads) > 1 and not all(w.shareable for w, _ in loads):
             errs.append(f"{sid} GPU {i}: shared by {len(loads)} replicas, not all shareable (R17)")
+        gpu = servers[sid].gpu
+        g = skus.gpus.get(gpu) if gpu is not None else None
+        if g is None:
+            continue  # an unknown GPU is reported with its placements
+        line = usable(g.vram_gb, policy)
         if sum(v for _, v in loads) > line + TOL:
             errs.append(f"{sid} GPU {i}: {sum(v for _, v in loads):.1f} GB over the "
                         f"headroom line {line:.1f} GB (R15)")
-    for sid, used in ram_used.items():
+    return errs
+
+
+def _check_host_ram(usage: _Usage, option: PlanOption, skus: _Skus,
+                    policy: Policy) -> list[str]:
+    """Each server's reserved host RAM stays under its headroom line (R11, R12, R15)."""
+    errs = []
+    servers = {s.id: s for s in option.servers}
+    for sid, used in usage.ram_used.items():
         s = servers[sid]
-        installed = s.dimm_count * catalog.dimm(s.memory).size_gb
-        if used > installed * (1 - policy.headroom) + TOL:
+        dimm = skus.memory.get(s.memory)
+        if dimm is None:
+            continue  # an unknown DIMM is reported with its server
+        installed = s.dimm_count * dimm.size_gb
+        if used > usable(installed, policy) + TOL:
             errs.append(f"{sid}: host RAM {used:.1f} GB over the headroom line of "
                         f"{installed:.0f} GB (R11, R12, R15)")
+    return errs
 
+
+def _check_demand(usage: _Usage, option: PlanOption,
+                  wf: WorkloadFile) -> tuple[set[str], list[str]]:
+    """Every workload served with ⌈replicas × growth⌉ replicas or listed unserved (R19).
+
+    Returns the workloads served and the violations.
+    """
+    errs = []
     served = set()
+    names = {w.name for w in wf.workloads}
+    errs += [f"{name}: listed unserved but not a workload of the file"
+             for name in option.unserved if name not in names]
     for w in wf.workloads:
-        want = max(1, math.ceil(w.replicas * policy.growth - 1e-9))
-        got = counts.get(w.name, 0)
+        want = max(1, math.ceil(w.replicas * wf.policy.growth - 1e-9))
+        got = usage.replicas.get(w.name, 0)
         if w.name in option.unserved:
             if got:
                 errs.append(f"{w.name}: listed unserved but has {got} replicas placed")
@@ -133,31 +248,45 @@ def _check_placements(option: PlanOption, wf: WorkloadFile, catalog: Catalog) ->
             errs.append(f"{w.name}: {got} replicas placed, {want} needed (R19)")
         else:
             served.add(w.name)
+    return served, errs
+
+
+def _check_storage(option: PlanOption, wf: WorkloadFile, served: set[str],
+                   skus: _Skus) -> list[str]:
+    """The drives hold every served workload's dataset and checkpoints."""
     need_tb = sum(w.storage_tb for w in wf.workloads if w.name in served)
-    have_tb = sum(
-        s.drive_count * catalog.drive(s.storage).size_tb for s in option.servers if s.drive_count
-    )
+    have_tb = 0.0
+    for s in option.servers:
+        drive = skus.storage.get(s.storage) if s.storage is not None else None
+        if s.drive_count and drive is not None:  # an unknown drive is reported with its server
+            have_tb += s.drive_count * drive.size_tb
     if have_tb + TOL < need_tb:
-        errs.append(f"storage {have_tb:.2f} TB < {need_tb:.2f} TB needed")
-    return errs
+        return [f"storage {have_tb:.2f} TB < {need_tb:.2f} TB needed"]
+    return []
 
 
-def _check_cost(option: PlanOption, wf: WorkloadFile, catalog: Catalog) -> list[str]:
+# -- Cost ---------------------------------------------------------------------------------
+def _check_cost(option: PlanOption, wf: WorkloadFile, skus: _Skus) -> list[str]:
+    """The bill of materials lists exactly the servers' parts at catalog prices, and the
+    total is their sum (within the budget, if any)."""
     errs = []
     qty: dict[str, int] = {}
     for s in option.servers:
-        for sku, q in ((s.platform, 1), (s.gpu, s.gpu_count), (s.memory, s.dimm_count),
-                       (s.storage, s.drive_count)):
-            if sku and q:
-                qty[sku] = qty.get(sku, 0) + q
+        for sku, q in s.parts():
+            qty[sku] = qty.get(sku, 0) + q
     lines = {ln.sku: ln for ln in option.lines}
     if set(lines) != set(qty):
         errs.append(f"BOM SKUs {sorted(lines)} differ from the servers' {sorted(qty)}")
+    total = 0.0
     for sku, q in qty.items():
+        price = skus.price(sku)
+        if price is None:
+            errs.append(f"BOM line {sku}: not in the catalog, so it has no price")
+            continue
+        total += q * price
         ln = lines.get(sku)
-        if ln and (ln.qty != q or abs(ln.unit_price - catalog.price_of(sku)) > TOL):
-            errs.append(f"BOM line {sku}: {ln.qty} x {ln.unit_price} != {q} x {catalog.price_of(sku)}")
-    total = sum(q * catalog.price_of(sku) for sku, q in qty.items())
+        if ln and (ln.qty != q or abs(ln.unit_price - price) > TOL):
+            errs.append(f"BOM line {sku}: {ln.qty} x {ln.unit_price} != {q} x {price}")
     if abs(total - option.total_cost) > 0.01:
         errs.append(f"total {option.total_cost:.2f} != priced servers {total:.2f}")
     if wf.policy.budget is not None and total > wf.policy.budget + 0.01:
@@ -177,21 +306,21 @@ def _check_allowed_skus(option: PlanOption, wf: WorkloadFile) -> list[str]:
     return errs
 
 
-def _check_gpu_counts(option: PlanOption, catalog: Catalog) -> list[str]:
+def _check_gpu_counts(option: PlanOption, skus: _Skus) -> list[str]:
     """O1: every server is bought with one of its platform's GPU counts."""
     errs = []
     for s in option.servers:
-        try:
-            counts = catalog.platform(s.platform).allowed_gpu_counts()
-        except KeyError:
+        p = skus.platforms.get(s.platform)
+        if p is None:
             continue  # reported by _check_servers
+        counts = p.allowed_gpu_counts()
         if s.gpu_count not in counts:
             errs.append(f"{s.id}: {s.gpu_count} GPUs, but {s.platform} is sold with "
                         f"{', '.join(map(str, counts))} (O1)")
     return errs
 
 
-def _replica_cores(w, gpus: int) -> int:
+def _replica_cores(w: Workload, gpus: int) -> int:
     """O3: cores one replica needs: data.cpu_cores, else training d (workers + 1),
     inference 2d, preprocess max(1, workers)."""
     if w.data.cpu_cores is not None:
@@ -203,7 +332,7 @@ def _replica_cores(w, gpus: int) -> int:
     return max(1, w.data.workers)
 
 
-def _check_cpu_cores(option: PlanOption, wf: WorkloadFile, catalog: Catalog) -> list[str]:
+def _check_cpu_cores(option: PlanOption, wf: WorkloadFile, skus: _Skus) -> list[str]:
     """O3: a server's cores cover the sum of its replicas' needs (when the catalog has them)."""
     by_name = {w.name: w for w in wf.workloads}
     servers = {s.id: s for s in option.servers}
@@ -214,23 +343,10 @@ def _check_cpu_cores(option: PlanOption, wf: WorkloadFile, catalog: Catalog) -> 
             used[pl.server] = used.get(pl.server, 0) + _replica_cores(w, pl.gpus)
     errs = []
     for sid, need in used.items():
-        try:
-            cores = catalog.platform(servers[sid].platform).cpu_cores
-        except KeyError:
+        p = skus.platforms.get(servers[sid].platform)
+        if p is None:
             continue  # reported by _check_servers
-        if cores is not None and need > cores:
+        if p.cpu_cores is not None and need > p.cpu_cores:
             errs.append(f"{sid}: its replicas need {need} CPU cores, "
-                        f"{servers[sid].platform} has {cores} (O3)")
+                        f"{p.sku} has {p.cpu_cores} (O3)")
     return errs
-
-
-def check_plan(option: PlanOption, wf: WorkloadFile, catalog: Catalog) -> list[str]:
-    """Every way ``option`` breaks the SPEC's plan rules (empty when it is valid)."""
-    return (
-        _check_servers(option, catalog)
-        + _check_placements(option, wf, catalog)
-        + _check_cost(option, wf, catalog)
-        + _check_allowed_skus(option, wf)
-        + _check_gpu_counts(option, catalog)
-        + _check_cpu_cores(option, wf, catalog)
-    )

@@ -21,7 +21,15 @@ class PlanBuyError(Exception):
     def __str__(self) -> str:
         if not self.problems:
             return self.message
-        return self.message + "\n" + "\n".join(f"  - {p}" for p in self.problems)
+        shown = self.problems[:MAX_SHOWN]
+        lines = [self.message, *(f"  - {p}" for p in shown)]
+        if len(self.problems) > len(shown):
+            lines.append(f"  ... and {len(self.problems) - len(shown):,} more problems like these")
+        return "\n".join(lines)
+
+
+MAX_SHOWN = 50
+"""Most problems printed: a generated file with a million mistakes must not flood stderr."""
 
 
 class InputError(PlanBuyError):
@@ -43,6 +51,6 @@ class SolverError(PlanBuyError):
 
 
 class CheckError(PlanBuyError):
-    """A reported plan broke a SPEC rule: a bug in plan-buy, never the user's fault."""
+    """A reported plan broke a plan rule: a bug in plan-buy, never the user's fault."""
 
     exit_code = 5

@@ -17,6 +17,7 @@ from solver.inputs.loading import load_workloads
 from solver.optimize.baseline import SCENARIOS, baseline_cost
 from solver.optimize.candidates import enumerate_candidates
 from solver.optimize.pipeline import plan
+from solver.optimize.plan import Baseline
 
 TWO = textwrap.dedent("""\
     name: two
@@ -39,7 +40,7 @@ def test_two_workload_mix_plans_and_beats_reference(two, default_catalog):
     assert result.status == "optimal"
     assert check_plan(result.options[0], wf, default_catalog) == []
     assert result.warnings == ()
-    assert result.options[0].total_cost <= result.baseline["total_cost"]
+    assert result.options[0].total_cost <= result.baseline.total_cost
 
 
 def test_one_gpu_reference_holds_one_gpu(two, default_catalog):
@@ -59,10 +60,10 @@ def test_one_gpu_reference_holds_one_gpu(two, default_catalog):
     finally:
         baseline.SCENARIOS = saved
     # Each job needs its own A100 40GB, so two whole one-GPU reference servers.
-    assert ref["servers"] == 2 and ref["gpus"] == 2
+    assert ref.servers == 2 and ref.gpus == 2
     platform = default_catalog.platform(one_a100.platform)
     gpu = default_catalog.gpu(one_a100.gpu)
-    assert ref["total_cost"] >= 2 * (platform.price + gpu.price)
+    assert ref.total_cost >= 2 * (platform.price + gpu.price)
 
 
 def test_cli_exits_0_on_two_workload_mix(two, tmp_path):
@@ -75,8 +76,8 @@ def test_reference_disagreement_is_a_warning_not_exit_5(two, tmp_path, monkeypat
     from solver.optimize import pipeline
 
     def cheap(*args, **kwargs):
-        return {"scenario": "small", "name": "test reference", "servers": 1, "gpus": 1,
-                "gpu": "a100-40g", "total_cost": 1.0}
+        return Baseline(scenario="small", name="test reference", servers=1, gpus=1,
+                        gpu="a100-40g", total_cost=1.0)
 
     monkeypatch.setattr(pipeline, "baseline_cost", cheap)
     result = CliRunner().invoke(main, [str(two), "--out", str(tmp_path)])

@@ -1,4 +1,4 @@
-"""catalogs/default.yaml holds every SKU of SPEC.md's hardware table with the SPEC's figures."""
+"""catalogs/default.yaml holds every SKU of the hardware table with its published figures."""
 
 from __future__ import annotations
 
@@ -8,7 +8,7 @@ import pytest
 
 from solver.inputs.catalog import Catalog, GpuSku, Platform
 
-# SPEC.md, "Hardware facts for the default catalog" (vendors' published figures; prices are
+# The hardware table of the default catalog (vendors' published figures; prices are
 # illustrative 2026 street prices). sku: vram GB, mem BW GB/s, dense BF16 TFLOPS, power W,
 # form, NVLink GB/s (0 = none), price USD.
 SPEC_GPUS = {
@@ -51,7 +51,7 @@ def test_gpu_figures(default_catalog: Catalog, sku: str):
     vram, bw, tflops, power, form, nvlink, price = SPEC_GPUS[sku]
     g = default_catalog.gpu(sku)
     assert (g.vram_gb, g.mem_bw_gbps, g.bf16_tflops, g.power_w) == (vram, bw, tflops, power)
-    # The catalog may name the SXM generation (sxm4 / sxm5); the SPEC's column is the family.
+    # The catalog may name the SXM generation (sxm4 / sxm5); the table's column is the family.
     assert g.form_factor.startswith(form)
     assert g.nvlink_gbps == nvlink
     assert g.price == price

@@ -104,11 +104,87 @@ def test_lora_trains_only_adapters():
     assert bd.master_weights_gb == 0
 
 
-def test_qlora_base_is_nf4_plus_16bit_embeddings():
+def test_nf4_bits_with_and_without_double_quantisation():
+    # QLoRA Sec. 3: FP32 absmax per 64 weights = 32/64 = 0.5 bit; double quantisation:
+    # 8-bit absmax per 64 + FP32 second-level absmax per 256 blocks = 8/64 + 32/16384.
+    assert E.NF4_BITS_NO_DQ == 4.5
+    assert E.NF4_BITS == pytest.approx(4.126953125)
+    assert E.NF4_BITS / 8 == pytest.approx(0.515869140625)  # bytes per parameter
+    assert E.INT4_BITS == 4.5 > E.INT4_BITS_GPTQ == pytest.approx(4.15625)
+
+
+def test_quantised_base_keeps_embeddings_head_and_norms_16bit():
     a = preset("llama-2-7b")
-    emb = 2 * 32000 * 4096
-    want = (a.params_b * 1e9 - emb) * 4.127 / 8 + emb * 2
+    emb = 2 * 32000 * 4096                       # 262,144,000 untied embedding + LM head
+    norms = (2 * 32 + 1) * 4096                  # 266,240
+    linear = 6_738_415_616 - emb - norms         # 6,476,005,376 quantised
+    want = linear * 4.126953125 / 8 + (emb + norms) * 2
     assert E.quantised_weights_bytes(a, E.NF4_BITS) == pytest.approx(want)
+    assert want / 1e9 == pytest.approx(3.8656, abs=1e-4)
+
+
+def test_qlora_base_after_kbit_preparation():
+    a = preset("llama-2-7b")
+    emb, norms = 262_144_000, 266_240
+    nf4 = 6_476_005_376 * 4.126953125 / 8
+    bf16 = train(a, kind="qlora", lora_rank=16)
+    fp16 = train(a, kind="qlora", lora_rank=16, precision="fp16")
+    # bf16 recipes cast embeddings and head back to bf16; norms stay FP32.
+    assert E.qlora_base_bytes(bf16) == pytest.approx(nf4 + emb * 2 + norms * 4)
+    # fp16: prepare_model_for_kbit_training leaves every non-quantised tensor in FP32.
+    assert E.qlora_base_bytes(fp16) == pytest.approx(nf4 + (emb + norms) * 4)
+    assert (E.qlora_base_bytes(fp16) - E.qlora_base_bytes(bf16)) / 1e9 == pytest.approx(0.524288)
+
+
+def test_qlora_adapts_every_linear_layer():
+    a = preset("llama-2-7b")
+    w = train(a, kind="qlora", lora_rank=16)
+    # r x (d_in + d_out): q, k, v, o 4 x 8192, gate, up, down 3 x (4096 + 11008), x 32 layers
+    pa = 16 * (4 * 8192 + 3 * (4096 + 11008)) * 32
+    assert pa == 39_976_960
+    assert E.lora_params(a, 16, E.lora_targets(w)) == pa
+    bd = E.estimate(w, H100, 1, POLICY).breakdown
+    assert bd.gradients_gb == pytest.approx(pa * 4 / 1e9)
+    assert bd.optimizer_gb == pytest.approx(pa * 8 / 1e9)
+
+
+def test_dequant_scratch_is_the_largest_layer_in_the_compute_dtype():
+    # Llama-2-7B: the MLP matrix 4096 x 11008 in bf16; Llama-3.1-8B: 4096 x 14336.
+    assert E.dequant_scratch_bytes(preset("llama-2-7b"), 2) == 4096 * 11008 * 2 == 90_177_536
+    assert E.dequant_scratch_bytes(preset("llama-3.1-8b"), 2) == 117_440_512
+    w = train(preset("llama-3.1-8b"), kind="qlora", lora_rank=8)
+    assert E.dequant_scratch_gb(w, 2) == pytest.approx(0.117440512 / 2)
+    assert E.dequant_scratch_gb(train(preset("llama-3.1-8b"), kind="lora", lora_rank=8), 1) == 0
+    assert E.dequant_scratch_gb(infer(preset("llama-2-7b"), precision="int4"), 1) > 0
+    assert E.dequant_scratch_gb(infer(preset("llama-2-7b"), precision="int8"), 1) == 0
+
+
+def test_qlora_layer_activations_hand_count():
+    # Llama-3.1-8B bf16, no checkpointing, bnb 4-bit + PEFT adapters on all 7 matrices:
+    # norms 2h x 4 = 8h; q + k,v (kv/a = 1/4) + flash output (2.5h) x 2 = 5h;
+    # linear inputs saved by MatMul4Bit: qkv h + o h + mlp h + down f, x 2 = 6h + 2f;
+    # dropout output + mask: 6h + f at 3 bytes = 18h + 3f; SwiGLU gate, up, silu 3f x 2 = 6f.
+    a = preset("llama-3.1-8b")
+    h, f, s, b = 4096, 14336, 512, 2
+    w = train(a, kind="qlora", lora_rank=8, seq_len=s)
+    assert E.layer_activation_bytes(w, b, s) == s * b * (37 * h + 11 * f)
+
+
+def test_qlora_logits_at_the_unchunked_fp32_loss():
+    a = preset("llama-3.1-8b")
+    q = train(a, kind="qlora", lora_rank=8, seq_len=512)
+    lo = train(a, kind="lora", lora_rank=8, seq_len=512)
+    assert E.logit_bytes(q) == 12 and E.logit_bytes(lo) == 2
+    layers = 32 * E.layer_activation_bytes(q, 2, 512)
+    # 1024 tokens x 128,256 vocab x 12 bytes = 1.576 GB of logits at the loss
+    assert E.activations_bytes(q, 2, 1) - layers == 1024 * 128256 * 12
+
+
+def test_int4_serving_is_bitsandbytes_4bit():
+    a = preset("llama-2-7b")
+    bd = E.estimate(infer(a, precision="int4", context=128), H100, 1, POLICY).breakdown
+    want = 6_476_005_376 * 4.5 / 8 + (262_144_000 + 266_240) * 2
+    assert bd.weights_gb == pytest.approx(want / 1e9)
 
 
 # --- Inference ---------------------------------------------------------------------------
@@ -264,9 +340,24 @@ def test_to_json_is_the_spec_row():
                                      "overhead_gb"}
 
 
-def test_allocated_excludes_cuda_context():
+def test_allocated_excludes_cuda_context_and_allocator_cache():
     e = E.estimate(infer(preset("gpt2")), H100, 1, POLICY)
-    assert e.allocated_gb == pytest.approx(e.vram_gb_per_gpu - E.CUDA_CONTEXT_GB)
+    bd = e.breakdown
+    cache = E.ALLOCATOR_CACHE_FRACTION * bd.activations_gb
+    assert e.allocator_cache_gb == pytest.approx(cache)
+    assert e.allocated_gb == pytest.approx(e.vram_gb_per_gpu - E.CUDA_CONTEXT_GB - cache)
+    six = bd.total_gb - bd.overhead_gb
+    assert e.allocated_gb == pytest.approx(six)
+
+
+def test_allocated_keeps_the_dequant_scratch():
+    w = train(preset("llama-3.1-8b"), kind="qlora", lora_rank=8, seq_len=512)
+    e = E.estimate(w, H100, 1, POLICY)
+    bd = e.breakdown
+    scratch = 0.117440512
+    assert bd.overhead_gb == pytest.approx(
+        E.CUDA_CONTEXT_GB + scratch + E.ALLOCATOR_CACHE_FRACTION * (bd.activations_gb + scratch))
+    assert e.allocated_gb == pytest.approx(bd.total_gb - bd.overhead_gb + scratch)
 
 
 def test_one_call_well_under_a_millisecond():

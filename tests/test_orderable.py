@@ -84,6 +84,12 @@ def test_checker_rejects_an_excluded_sku(monkeypatch):
     assert any("excludes" in p for p in check_plan(option, banned, cat))
 
 
+def test_exclude_written_as_one_sku_asks_for_a_list():
+    """policy.exclude is a list; a lone SKU is refused with the list to write instead."""
+    with pytest.raises(ValidationError, match=r"not a list.*\[small\]"):
+        fx.workloads({"name": "a"}, exclude="small")
+
+
 def test_unknown_excluded_sku_names_the_closest(monkeypatch):
     fx.install(monkeypatch, {"a": (15, 10)})
     with pytest.raises(InputError) as err:

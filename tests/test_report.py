@@ -13,7 +13,7 @@ from pathlib import Path
 import pytest
 
 from solver.inputs.loading import load_catalog, load_workloads
-from solver.optimize.plan import BomLine, Placement, PlanOption, PlanResult, Server
+from solver.optimize.plan import Baseline, BomLine, Placement, PlanOption, PlanResult, Server
 from solver.report import tables as report
 
 ROOT = Path(__file__).resolve().parents[1]
@@ -97,12 +97,16 @@ def sample_plan():
         options=(o1, o2),
         solver="highs",
         gap=0.0,
-        baseline={
-            "name": "R20 medium: 4x A100 80GB",
-            "total_cost": o1.total_cost + 20000.0,
-            "saving": 20000.0,
-            "saving_pct": 20000.0 / (o1.total_cost + 20000.0),
-        },
+        baseline=Baseline(
+            scenario="medium",
+            name="R20 medium: 4x A100 80GB",
+            servers=2,
+            gpus=8,
+            gpu="a100-80g-pcie",
+            total_cost=o1.total_cost + 20000.0,
+            saving=20000.0,
+            saving_pct=20000.0 / (o1.total_cost + 20000.0),
+        ),
         notes=("hand-made fixture",),
     )
     return result, wf, catalog

@@ -28,7 +28,7 @@ def test_plans_optimal_and_beats_reference(path, catalog):
     option = result.options[0]
     assert check_plan(option, wf, catalog) == []
     if result.baseline is not None:
-        assert option.total_cost <= result.baseline["total_cost"] + 0.01
+        assert option.total_cost <= result.baseline.total_cost + 0.01
 
 
 def test_small_and_large_have_a_reference(catalog):

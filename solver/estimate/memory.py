@@ -20,6 +20,7 @@ from __future__ import annotations
 import math
 from dataclasses import asdict, dataclass, replace
 
+from .. import rules
 from ..inputs.catalog import GpuSku
 from ..inputs.workload import ModelArch, Policy, Workload
 
@@ -41,12 +42,26 @@ SGD momentum (4); bitsandbytes 8-bit Adam, two 1-byte states (2). Matches ZeRO's
 mixed-precision Adam once the 4-byte master copy is counted apart (Rajbhandari et al. 2020)."""
 
 # --- Quantised weights ---------------------------------------------------------------------
-NF4_BITS = 4.0 + 0.127
-"""QLoRA NF4 with double quantisation: 4 bits + 0.127 bits of constants per parameter
-(8-bit absmax per 64 values + FP32 second-level absmax per 256 blocks; Dettmers et al. 2023)."""
-INT4_BITS = 4.0 + (16 + 4) / 128
-"""GPTQ/AWQ-style int4 serving: 4 bits + an FP16 scale and a packed 4-bit zero point per
-group of 128 weights (AutoGPTQ/AutoAWQ default group size 128)."""
+NF4_BLOCKSIZE = 64
+"""bitsandbytes 4-bit (NF4/FP4) block size: one absmax constant per 64 weights (QLoRA paper
+Sec. 3; bitsandbytes ``quantize_4bit`` default ``blocksize=64``)."""
+NF4_DQ_BLOCKSIZE = 256
+"""Double quantisation groups 256 first-level constants under one FP32 second-level absmax."""
+NF4_BITS_NO_DQ = 4.0 + 32 / NF4_BLOCKSIZE
+"""4-bit weights without double quantisation: 4 bits + an FP32 absmax per 64 = 4.5 bits
+(QLoRA paper: "32/64 = 0.5 bits per parameter"). The transformers ``BitsAndBytesConfig``
+default (``bnb_4bit_use_double_quant=False``) and LitGPT ``bnb.nf4``."""
+NF4_BITS = 4.0 + 8 / NF4_BLOCKSIZE + 32 / (NF4_BLOCKSIZE * NF4_DQ_BLOCKSIZE)
+"""NF4 with double quantisation, the QLoRA recipe: 4 bits + an 8-bit absmax per 64 values +
+an FP32 second-level absmax per 256 blocks = 4.127 bits (Dettmers et al. 2023, Sec. 3:
+8/64 + 32/(64*256) = 0.127 bits). Used for ``kind: qlora``."""
+INT4_BITS_GPTQ = 4.0 + (16 + 4) / 128
+"""GPTQ/AWQ-style int4: 4 bits + an FP16 scale and a packed 4-bit zero point per group of 128
+weights (AutoGPTQ/AutoAWQ default group size 128) = 4.16 bits."""
+INT4_BITS = NF4_BITS_NO_DQ
+"""Serving ``precision: int4``: planned as bitsandbytes 4-bit without double quantisation
+(``load_in_4bit=True`` defaults), 4.5 bits; it is the largest of the common 4-bit formats
+(GPTQ/AWQ group 128: 4.16 bits), so the plan holds whichever one is deployed."""
 INT8_ROW_SCALE_BYTES = 4.0
 """bitsandbytes LLM.int8(): one FP32 absmax scale per output row of each int8 matrix
 (Dettmers et al. 2022); outlier columns are computed in FP16 on the fly."""
@@ -54,15 +69,25 @@ QUANT_BITS = {"int4": INT4_BITS, "int8": 8.0, "fp8": 8.0}
 """Bits per quantised linear-layer weight when serving in these precisions."""
 EMBEDDING_BYTES_QUANTISED = 2.0
 """Embeddings, LM head and norms stay 16-bit in quantised models: bitsandbytes/transformers
-skip ``lm_head`` and only replace ``nn.Linear`` layers; vLLM FP8 leaves them in BF16."""
-
+replace only ``nn.Linear`` layers and skip ``lm_head`` (``llm_int8_skip_modules``); vLLM FP8
+leaves them in BF16."""
+KBIT_UPCAST_BYTES = 4.0
+"""PEFT ``prepare_model_for_kbit_training`` casts every parameter that is not quantised
+(embeddings, LM head, norms) to FP32. bf16 recipes cast embeddings and LM head back to bf16
+afterwards (QLoRA's ``qlora.py`` with ``--bf16``; TRL ``peft_module_casting_to_bf16``), fp16
+and fp32 runs keep them in FP32; norms stay FP32 either way."""
+DEQUANT_BUFFERS = 1
+"""bitsandbytes' 4-bit matmul (``MatMul4Bit``) de-quantises the whole weight to the compute
+dtype, in the forward pass and again for the input gradient, one layer at a time: one
+transient copy of the largest linear layer (torchao's NF4 tensor does the same per op)."""
 # --- LoRA (Hu et al. 2021) -----------------------------------------------------------------
 LORA_TARGETS = ("q", "v")
-"""Matrices that get an adapter by default: query and value projections, the original LoRA
-paper's choice and the default of PEFT (``target_modules`` for LLaMA) and LitGPT configs.
-QLoRA's recipe adapts all linear layers: pass ``LORA_ALL_LINEAR`` to ``lora_params``."""
+"""Matrices that get an adapter for ``kind: lora``: query and value projections, the original
+LoRA paper's choice and the default of PEFT (``target_modules`` for LLaMA) and LitGPT."""
 LORA_ALL_LINEAR = ("q", "k", "v", "o", "gate", "up", "down")
-"""Every linear layer of a transformer block (QLoRA paper, Sec. 4)."""
+"""Every linear layer of a transformer block: the adapters of ``kind: qlora``. QLoRA (Dettmers
+et al. 2023, Sec. 4) finds LoRA on all linear layers is required to match 16-bit finetuning,
+and its ``qlora.py`` adapts every ``Linear4bit`` layer."""
 LORA_PARAM_BYTES = 4.0
 """Adapters are trained in FP32 (PEFT ``autocast_adapter_dtype=True`` default), so they need
 no separate master copy; their gradients are FP32 too."""
@@ -79,6 +104,11 @@ saves its FP32 output; Megatron's fused kernel would keep 2 bytes (Korthikanti's
 LORA_DROPOUT_SAVES = True
 """PEFT and LitGPT apply dropout (p = 0.05-0.1; QLoRA paper 0.1/0.05) to each adapter's
 input: autograd keeps its 16-bit output and a 1-byte mask per adapted matrix."""
+HF_LOSS_BYTES_PER_LOGIT = 12.0
+"""``kind: qlora`` is planned on the transformers + PEFT stack, whose causal-LM loss is not
+chunked: it upcasts the logits to FP32 (``logits.float()``), makes a shifted contiguous FP32
+copy and ``cross_entropy`` keeps its FP32 log-softmax output: 3 x 4 bytes per logit at the
+loss. Trainers with a chunked loss (LitGPT, torchtune) hold less."""
 SEED_ACTIVATION_COEFFICIENT = 17.0
 """R6 (the seed): activations = b x s x h x L x dtype bytes x coefficient, coefficient 12-20
 by architecture; 17 is the midpoint, close to Korthikanti's 34 bytes / 2 bytes."""
@@ -130,8 +160,8 @@ class Estimate:
 
     ``vram_gb_per_gpu`` is what a planner must reserve on each GPU: every tensor plus the
     CUDA context and the allocator's cache (comparable to nvidia-smi "used").
-    ``allocated_gb`` is the same minus the CUDA context (comparable to
-    ``torch.cuda.max_memory_allocated`` up to the allocator cache).
+    ``allocated_gb`` is the same minus the CUDA context and the allocator cache, neither of
+    which ``torch.cuda.max_memory_allocated`` counts (comparable to it).
     """
 
     workload: str
@@ -147,6 +177,9 @@ class Estimate:
     note: str = ""
     cuda_context_gb: float = 0.0
     """Part of ``breakdown.overhead_gb`` that is the CUDA context (not in max_allocated)."""
+    allocator_cache_gb: float = 0.0
+    """Part of ``breakdown.overhead_gb`` the caching allocator keeps reserved (not in
+    max_allocated); the rest of the overhead past the context is de-quantisation scratch."""
     data_ram_gb: float = 0.0
     """R11 part of the host-RAM need, GB."""
     ratio_ram_gb: float = 0.0
@@ -156,8 +189,9 @@ class Estimate:
 
     @property
     def allocated_gb(self) -> float:
-        """Per-GPU need without the CUDA context, GB (what max_memory_allocated sees)."""
-        return self.vram_gb_per_gpu - self.cuda_context_gb
+        """Per-GPU need without the CUDA context and the allocator cache, GB: what
+        ``torch.cuda.max_memory_allocated`` sees (tensors, including de-quant scratch)."""
+        return self.vram_gb_per_gpu - self.cuda_context_gb - self.allocator_cache_gb
 
     @property
     def vram_utilisation(self) -> float:
@@ -212,6 +246,18 @@ def ram_ratio(w: Workload, degree: int, policy: Policy) -> float:
     return policy.ram_ratio_single_gpu_train
 
 
+def given(w: Workload, field: str) -> int:
+    """A figure ``w``'s kind requires (seq_len, global_batch for training; context, batch for
+    inference). Validation guarantees it; this narrows ``int | None`` for the type checker.
+
+    A discriminated union of workload kinds would make this unnecessary.
+    """
+    value = getattr(w, field)
+    if value is None:
+        raise ValueError(f"workload {w.name}: {field} is required for kind {w.kind}")
+    return int(value)
+
+
 # --- Parameters ----------------------------------------------------------------------------
 def embedding_params(a: ModelArch) -> float:
     """Token embedding + LM head parameters: vocab x hidden x (1 if tied else 2)."""
@@ -238,13 +284,61 @@ def lora_params(a: ModelArch, rank: int, targets: tuple[str, ...] = LORA_TARGETS
     return per_layer * a.layers
 
 
-def quantised_weights_bytes(a: ModelArch, bits: float, extra_per_row: float = 0.0) -> float:
-    """Quantised linear layers at ``bits`` per weight + 16-bit embeddings and LM head."""
+def norm_params(a: ModelArch) -> float:
+    """Norm weights: two per layer plus the final norm, hidden each: (2L + 1) x h."""
+    return (2 * a.layers + 1) * a.hidden
+
+
+def quantised_weights_bytes(a: ModelArch, bits: float, extra_per_row: float = 0.0,
+                            embedding_bytes: float = EMBEDDING_BYTES_QUANTISED,
+                            norm_bytes: float = EMBEDDING_BYTES_QUANTISED) -> float:
+    """Quantised linear layers at ``bits`` per weight; embeddings, LM head and norms are
+    not quantised and keep ``embedding_bytes`` / ``norm_bytes`` per parameter (16-bit by
+    default; FP32 after PEFT's k-bit preparation)."""
     p = a.params_b * 1e9
     emb = min(embedding_params(a), p)
-    linear = p - emb
+    norms = min(norm_params(a), p - emb)
+    linear = p - emb - norms
     rows = linear / a.hidden  # output rows of the linear layers (most have d_in = hidden)
-    return linear * bits / 8 + rows * extra_per_row + emb * EMBEDDING_BYTES_QUANTISED
+    return linear * bits / 8 + rows * extra_per_row + emb * embedding_bytes + norms * norm_bytes
+
+
+def qlora_base_bytes(w: Workload) -> float:
+    """``kind: qlora`` frozen base: NF4 with double quantisation; non-quantised parameters
+    after PEFT's k-bit preparation: norms FP32, embeddings and LM head FP32 unless the run is
+    bf16 (then cast back to bf16), see ``KBIT_UPCAST_BYTES``."""
+    emb_b = BYTES["bf16"] if w.precision == "bf16" else KBIT_UPCAST_BYTES
+    return quantised_weights_bytes(w.arch, NF4_BITS, embedding_bytes=emb_b,
+                                   norm_bytes=KBIT_UPCAST_BYTES)
+
+
+def largest_linear_params(a: ModelArch) -> int:
+    """Weights of the largest single linear layer of a block (an MoE expert's MLP matrix)."""
+    q_out, kv_out = a.heads * a.d_head, a.n_kv_heads * a.d_head
+    return max(a.hidden * q_out, a.hidden * kv_out, a.hidden * a.d_ff)
+
+
+def dequant_scratch_bytes(a: ModelArch, dtype_bytes: float) -> float:
+    """bitsandbytes 4-bit: the largest linear layer de-quantised to the compute dtype
+    (``DEQUANT_BUFFERS`` transient copies), bytes."""
+    return DEQUANT_BUFFERS * largest_linear_params(a) * dtype_bytes
+
+
+def dequant_scratch_gb(w: Workload, degree: int) -> float:
+    """De-quantisation scratch per GPU, GB: qlora training (bitsandbytes NF4, compute dtype)
+    and int4 serving (bitsandbytes de-quantises for multi-token prefill matmuls, 16-bit)."""
+    if w.kind == "qlora":
+        dtype_bytes = BYTES[w.precision]
+    elif w.kind == "inference" and w.precision == "int4":
+        dtype_bytes = BYTES["bf16"]
+    else:
+        return 0.0
+    return dequant_scratch_bytes(w.arch, dtype_bytes) / GB / degree
+
+
+def lora_targets(w: Workload) -> tuple[str, ...]:
+    """Adapted matrices: ``LORA_TARGETS`` (q, v) for lora, every linear layer for qlora."""
+    return LORA_ALL_LINEAR if w.kind == "qlora" else LORA_TARGETS
 
 
 # --- Activations ---------------------------------------------------------------------------
@@ -262,7 +356,11 @@ def layer_activation_bytes(w: Workload, mb: int, seq: int) -> float:
       norms        2h at the norm's saved dtype (FP32 under autocast / RMSNorm upcast)
       attention    Q h + K,V 2h*kv/a + attention output h            (always saved)
       linear in    qkv-input h + mlp-input h + down/fc2-input f       (trainable or bnb-4bit)
+                   + out-proj input h with flash attention (a copy apart from the kernel's
+                   saved output; in eager attention the output h above is that input)
       MLP inner    SwiGLU: gate, up, silu out = 3f; GELU: GELU input f (always saved)
+      LoRA dropout per adapted matrix its 16-bit output + 1-byte mask (PEFT: one dropout
+                   per adapter): h for q, k, v, o, gate, up; f for down
       dropout      2h masks of 1 byte (GPT/BERT-era models only)
       eager attn   a*s*(softmax bytes + 1 mask + e) per token (no flash attention)
     With MoE, MLP terms count ``active_experts`` times.
@@ -278,11 +376,11 @@ def layer_activation_bytes(w: Workload, mb: int, seq: int) -> float:
     # Frozen nn.Linear layers (LoRA) do not save their input; bitsandbytes' 4-bit matmul
     # (QLoRA) and every trainable layer (train) do.
     saves_linear_inputs = w.kind in ("train", "qlora")
-    targets = LORA_TARGETS
+    targets = lora_targets(w)
     per_tok = 2 * h * norm_b
     per_tok += (h + 2 * h * kv_frac + h) * e
     if saves_linear_inputs:
-        per_tok += (2 * h + f * k_exp) * e
+        per_tok += (2 * h + f * k_exp + (h if flash else 0)) * e
     elif w.kind == "lora":
         # Adapters save their own inputs: attention input, MLP input, down-projection input.
         if set(targets) & {"q", "k", "v"}:
@@ -292,7 +390,8 @@ def layer_activation_bytes(w: Workload, mb: int, seq: int) -> float:
         if "down" in targets:
             per_tok += f * k_exp * e
     if w.kind in ("lora", "qlora") and LORA_DROPOUT_SAVES:
-        per_tok += sum(f * k_exp if t == "down" else h for t in targets) * (e + MASK_BYTES)
+        mlp = {"gate": h * k_exp, "up": h * k_exp, "down": f * k_exp}
+        per_tok += sum(mlp.get(t, h) for t in targets) * (e + MASK_BYTES)
     per_tok += (3 * f if a.mlp_kind == "swiglu" else f) * k_exp * e
     if not flash:
         per_tok += 2 * h * MASK_BYTES
@@ -306,20 +405,27 @@ def activations_bytes(w: Workload, mb: int, degree: int) -> float:
 
     Without recomputation: L x layer bytes. With full recomputation (activation
     checkpointing): L x s x b x h x e (layer inputs, Korthikanti's 2sbh) + one layer's
-    full set while it is recomputed. Logits: s x b x vocab x e (kept once in the compute
-    dtype; the loss upcasts chunk by chunk). All divided by the
-    tensor(+sequence)-parallel degree (Korthikanti Table 2).
+    full set while it is recomputed. Logits: s x b x vocab x ``logit_bytes`` (the compute
+    dtype once where the loss upcasts chunk by chunk; 12 bytes for qlora's un-chunked
+    transformers loss). All divided by the tensor(+sequence)-parallel degree
+    (Korthikanti Table 2).
     """
     a = w.arch
-    seq = w.seq_len
+    seq = given(w, "seq_len")
     e = BYTES[w.precision]
     layer = layer_activation_bytes(w, mb, seq)
     if w.activation_checkpointing:
         body = a.layers * seq * mb * a.hidden * e + layer
     else:
         body = a.layers * layer
-    logits = seq * mb * a.vocab * e
+    logits = seq * mb * a.vocab * logit_bytes(w)
     return (body + logits) / degree
+
+
+def logit_bytes(w: Workload) -> float:
+    """Bytes per logit held at the loss: the compute dtype once (chunked loss), or
+    ``HF_LOSS_BYTES_PER_LOGIT`` for qlora (transformers' un-chunked FP32 loss)."""
+    return HF_LOSS_BYTES_PER_LOGIT if w.kind == "qlora" else BYTES[w.precision]
 
 
 def activations_korthikanti(s: int, b: int, h: int, a: int, layers: int, t: int = 1,
@@ -330,6 +436,7 @@ def activations_korthikanti(s: int, b: int, h: int, a: int, layers: int, t: int 
     parallel s*b*h*(34/t + 5*a*s/(h*t)); "selective" 34*s*b*h/t; "full" 2*s*b*h.
     """
     sbh = s * b * h
+    per: float
     if recompute == "full":
         per = 2 * sbh
     elif recompute == "selective":
@@ -346,17 +453,27 @@ def activations_seed(b: int, s: int, h: int, layers: int, dtype_bytes: float,
 
 
 # --- Component breakdowns ------------------------------------------------------------------
-def _with_overhead(bd: MemoryBreakdown, transient_gb: float) -> MemoryBreakdown:
-    """Add CUDA context + allocator cache (a fraction of the transient memory)."""
-    return replace(bd, overhead_gb=CUDA_CONTEXT_GB + ALLOCATOR_CACHE_FRACTION * transient_gb)
+def allocator_cache_gb(transient_gb: float) -> float:
+    """Caching-allocator reserve past max_allocated: a fraction of the transient memory."""
+    return ALLOCATOR_CACHE_FRACTION * transient_gb
+
+
+def _with_overhead(bd: MemoryBreakdown, transient_gb: float,
+                   scratch_gb: float = 0.0) -> MemoryBreakdown:
+    """Overhead = CUDA context + allocator cache + de-quantisation scratch (SPEC: everything
+    that is not a model tensor). The scratch is allocated, so max_allocated counts it."""
+    cache = allocator_cache_gb(transient_gb + scratch_gb)
+    return replace(bd, overhead_gb=CUDA_CONTEXT_GB + cache + scratch_gb)
 
 
 def training_breakdown(w: Workload, degree: int, mb: int) -> MemoryBreakdown:
     """R1-R6 per GPU for train/lora/qlora at micro-batch ``mb``, GB.
 
     train: weights P*e, gradients P*e (R2), optimizer P*k (R3), master P*4 if mixed (R4).
-    lora:  frozen base P*e; adapters P_A*4 with FP32 gradients and optimizer state.
-    qlora: frozen base NF4 (4.127 bits) + 16-bit embeddings; adapters as lora.
+    lora:  frozen base P*e; adapters (q, v) P_A*4 with FP32 gradients and optimizer state.
+    qlora: frozen base NF4 (4.127 bits) + non-quantised tensors after PEFT's k-bit
+           preparation (``qlora_base_bytes``); adapters on every linear layer, as lora;
+           overhead adds one de-quantised layer (``dequant_scratch_bytes``).
     Every model state is divided by ``degree``.
     """
     a = w.arch
@@ -367,8 +484,8 @@ def training_breakdown(w: Workload, degree: int, mb: int) -> MemoryBreakdown:
         weights, grads, opt = p * e, p * e, p * k
         master = p * FP32_BYTES if (w.uses_master_weights and e < FP32_BYTES) else 0.0
     else:
-        pa = lora_params(a, w.lora_rank or 0)
-        base = quantised_weights_bytes(a, NF4_BITS) if w.kind == "qlora" else p * e
+        pa = lora_params(a, w.lora_rank or 0, lora_targets(w))
+        base = qlora_base_bytes(w) if w.kind == "qlora" else p * e
         weights = base + pa * LORA_PARAM_BYTES
         grads, opt, master = pa * LORA_PARAM_BYTES, pa * k, 0.0
     act = activations_bytes(w, mb, degree) / GB
@@ -379,10 +496,10 @@ def training_breakdown(w: Workload, degree: int, mb: int) -> MemoryBreakdown:
         master_weights_gb=master / GB / degree,
         activations_gb=act,
     )
-    return _with_overhead(bd, act)
+    return _with_overhead(bd, act, dequant_scratch_gb(w, degree))
 
 
-def kv_cache_bytes(a: ModelArch, tokens: int, batch: int, dtype_bytes: float,
+def kv_cache_bytes(a: ModelArch, tokens: float, batch: int, dtype_bytes: float,
                    degree: int = 1) -> float:
     """KV cache per GPU, bytes = 2 x L x kv_heads x head_dim x tokens x batch x bytes.
 
@@ -407,13 +524,14 @@ def inference_breakdown(w: Workload, degree: int) -> MemoryBreakdown:
     a = w.arch
     act_b = FP32_BYTES if w.precision == "fp32" else BYTES["bf16"]  # compute dtype
     weights = inference_weights_bytes(a, w.precision)
-    kv = kv_cache_bytes(a, w.context, w.batch, act_b, degree)
-    chunk = min(w.context * w.batch, PREFILL_CHUNK_TOKENS)
+    context, batch = given(w, "context"), given(w, "batch")
+    kv = kv_cache_bytes(a, context, batch, act_b, degree)
+    chunk = min(context * batch, PREFILL_CHUNK_TOKENS)
     per_tok = (INFER_ACT_VALUES_PER_TOKEN_H * a.hidden + 2 * a.d_ff * a.n_active_experts) * act_b
-    act = (chunk * per_tok + w.batch * a.vocab * FP32_BYTES) / degree
+    act = (chunk * per_tok + batch * a.vocab * FP32_BYTES) / degree
     bd = MemoryBreakdown(weights_gb=weights / GB / degree, kv_cache_gb=kv / GB,
                          activations_gb=act / GB)
-    return _with_overhead(bd, act / GB)
+    return _with_overhead(bd, act / GB, dequant_scratch_gb(w, degree))
 
 
 # --- Micro-batch (R9) ----------------------------------------------------------------------
@@ -424,7 +542,7 @@ def auto_micro_batch(w: Workload, degree: int, usable_gb: float) -> int:
     answer is closed form; one check each side guards float rounding. Returns 1 when even
     a micro-batch of 1 does not fit (the caller reports fits=False).
     """
-    top = w.global_batch
+    top = given(w, "global_batch")
     n1 = training_breakdown(w, degree, 1).total_gb
     if n1 > usable_gb + FIT_EPS_GB:
         return 1
@@ -452,7 +570,7 @@ def estimate(w: Workload, gpu: GpuSku | None, degree: int, policy: Policy) -> Es
                         note="host RAM only (R11)", data_ram_gb=data)
     if degree < 1:
         raise ValueError(f"parallel degree must be >= 1 for a GPU workload, got {degree}")
-    usable = gpu.vram_gb * (1.0 - policy.headroom)
+    usable = rules.usable(gpu.vram_gb, policy)
     mb = accum = None
     note = ""
     if w.kind == "inference":
@@ -463,12 +581,13 @@ def estimate(w: Workload, gpu: GpuSku | None, degree: int, policy: Policy) -> Es
         else:
             mb = w.micro_batch
         bd = training_breakdown(w, degree, mb)
-        accum = math.ceil(w.global_batch / mb)
-        if mb * accum != w.global_batch:
+        global_batch = given(w, "global_batch")
+        accum = math.ceil(global_batch / mb)
+        if mb * accum != global_batch:
             # Not divisible: the last micro-batch of each step carries the remainder, so the
             # global batch stays exact; memory is sized by the full micro-batch.
-            last = w.global_batch - mb * (accum - 1)
-            note = f"{w.global_batch} = {accum - 1} x {mb} + last micro-batch {last}"
+            last = global_batch - mb * (accum - 1)
+            note = f"{global_batch} = {accum - 1} x {mb} + last micro-batch {last}"
     need = bd.total_gb
     fits = need <= usable + FIT_EPS_GB
     if not fits:
@@ -479,5 +598,6 @@ def estimate(w: Workload, gpu: GpuSku | None, degree: int, policy: Policy) -> Es
         workload=w.name, gpu=gpu.sku, degree=degree, fits=fits, vram_gb_per_gpu=need,
         usable_vram_gb=usable, host_ram_gb=max(data, ratio_ram), micro_batch=mb,
         grad_accum_steps=accum, breakdown=bd, note=note, cuda_context_gb=CUDA_CONTEXT_GB,
+        allocator_cache_gb=bd.overhead_gb - CUDA_CONTEXT_GB - dequant_scratch_gb(w, degree),
         data_ram_gb=data, ratio_ram_gb=ratio_ram, gpu_vram_gb=gpu.vram_gb,
     )

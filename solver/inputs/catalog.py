@@ -1,23 +1,25 @@
 """The priced hardware catalog: GPUs, server platforms, DIMMs and drives.
 
-Field names are documented field by field in ``docs/catalog.md``. Every model is
-strict (unknown fields are rejected) and frozen. Prices are in the catalog's currency.
+Every field is documented under its declaration below. Every model is strict (see
+``base.py``: unknown fields and numbers written as strings are rejected) and frozen. Prices
+are in the catalog's currency.
 """
 
 from __future__ import annotations
 
 import datetime as dt
-from typing import Any, Literal
+from typing import Annotated, Any, Literal
 
 from pydantic import (
-    BaseModel,
-    ConfigDict,
+    BeforeValidator,
     Field,
     PositiveFloat,
     PositiveInt,
     ValidationInfo,
     model_validator,
 )
+
+from .base import Label, Name, StrictModel, Text, clip
 
 Sku = str
 FormFactor = Literal["pcie", "sxm", "sxm4", "sxm5"]
@@ -26,18 +28,28 @@ MAX_SKUS_PER_KIND = 500
 """More SKUs of one kind than this is not a catalog but a dump; it would slow the solver."""
 
 
-class _Strict(BaseModel):
-    model_config = ConfigDict(
-        extra="forbid", frozen=True, allow_inf_nan=False, use_attribute_docstrings=True
-    )
 
 
-class GpuSku(_Strict):
+def _iso_date(value: Any) -> Any:
+    """A date may also be written as a quoted 'YYYY-MM-DD' string."""
+    if isinstance(value, str):
+        try:
+            return dt.date.fromisoformat(value)
+        except ValueError:
+            raise ValueError(
+                f"'{clip(value)}' is not a date. To fix: write it as YYYY-MM-DD, e.g. 2026-10-01"
+            ) from None
+    return value
+
+
+IsoDate = Annotated[dt.date, BeforeValidator(_iso_date)]
+
+class GpuSku(StrictModel):
     """One GPU model."""
 
-    sku: Sku = Field(min_length=1)
+    sku: Name
     """Identifier used everywhere else (``h100-sxm``)."""
-    name: str = ""
+    name: Label = ""
     """Human description."""
     vram_gb: PositiveFloat = Field(le=100_000)
     """Memory on the card, GB (10^9 bytes)."""
@@ -57,6 +69,16 @@ class GpuSku(_Strict):
     Default: 8 for SXM with NVLink, 2 for PCIe with a bridge, 1 without NVLink."""
     price: float = Field(ge=0)
     """Unit price in the catalog's currency."""
+    fp8_tflops: PositiveFloat | None = None
+    """Dense FP8 tensor throughput, TFLOPS (FP32 accumulate); none = no FP8 tensor cores
+    (FP8 serving then computes at the BF16 rate)."""
+    arch: Literal["ampere", "ada", "hopper"] | None = None
+    """GPU generation; picks the default MFU/MBU (docs/throughput-model.md). None = unknown:
+    the conservative defaults."""
+    mfu: float | None = Field(default=None, gt=0, le=1)
+    """Override: fraction of the dense TFLOPS a tuned stack reaches on this card, (0, 1]."""
+    mbu: float | None = Field(default=None, gt=0, le=1)
+    """Override: fraction of the memory bandwidth decode reaches on this card, (0, 1]."""
 
     @property
     def nvlink_gpus(self) -> int:
@@ -68,11 +90,11 @@ class GpuSku(_Strict):
         return 8 if self.form_factor.startswith("sxm") else 2
 
 
-class Platform(_Strict):
+class Platform(StrictModel):
     """A server chassis / base system, priced without GPUs, DIMMs or drives."""
 
-    sku: Sku = Field(min_length=1)
-    name: str = ""
+    sku: Name
+    name: Label = ""
     gpu_slots: int = Field(ge=0, le=64)
     """GPUs it takes; 0 for a CPU-only node."""
     form_factors: list[FormFactor] = Field(default_factory=list)
@@ -96,7 +118,7 @@ class Platform(_Strict):
     """CPU cores of the base system (all sockets); default: not known, so not checked (O3)."""
     rack_units: int | None = Field(default=None, ge=1, le=64)
     """Height in rack units (U); default: not known."""
-    includes: list[str] = Field(default_factory=list, max_length=50)
+    includes: list[Label] = Field(default_factory=list, max_length=50)
     """What the platform's price covers (O2): CPUs, power supplies, NICs, boot drive...;
     data drives, GPUs and DIMMs are always separate lines."""
 
@@ -151,11 +173,11 @@ class Platform(_Strict):
         )
 
 
-class MemorySku(_Strict):
+class MemorySku(StrictModel):
     """One registered DIMM."""
 
-    sku: Sku = Field(min_length=1)
-    name: str = ""
+    sku: Name
+    name: Label = ""
     type: Literal["ddr4", "ddr5"]
     speed_mts: PositiveInt
     """Transfer rate, MT/s (DDR5-4800 -> 4800)."""
@@ -170,11 +192,11 @@ class MemorySku(_Strict):
         return self.speed_mts * 8 / 1000
 
 
-class StorageSku(_Strict):
+class StorageSku(StrictModel):
     """One drive."""
 
-    sku: Sku = Field(min_length=1)
-    name: str = ""
+    sku: Name
+    name: Label = ""
     size_tb: PositiveFloat = Field(le=10_000)
     """Capacity, TB (10^12 bytes)."""
     read_gbps: float = Field(default=0, ge=0)
@@ -183,14 +205,14 @@ class StorageSku(_Strict):
     """Unit price in the catalog's currency."""
 
 
-class Catalog(_Strict):
+class Catalog(StrictModel):
     """A whole priced catalog."""
 
-    currency: str = Field(min_length=1, max_length=10)
+    currency: Name = Field(max_length=10)
     """ISO currency code of every price (USD)."""
-    prices_as_of: dt.date
+    prices_as_of: IsoDate
     """Date the prices were taken (YYYY-MM-DD); reports print it."""
-    price_note: str = ""
+    price_note: Text = ""
     """Where the prices come from (illustrative, quote #...)."""
     gpus: list[GpuSku] = Field(min_length=1, max_length=MAX_SKUS_PER_KIND)
     """GPU SKUs."""
@@ -209,6 +231,36 @@ class Catalog(_Strict):
         problems = duplicate_sku_problems(self.model_dump(include=set(SKU_KINDS)))
         if problems:
             raise ValueError("; ".join(problems))
+        return self
+
+    @model_validator(mode="after")
+    def _some_price(self) -> Catalog:
+        # Plans are ranked by cost: with every price 0 each plan costs the same and the
+        # ranking (and every saving) means nothing. A 0 on some SKUs (hardware already
+        # owned) is fine.
+        if all(i.price == 0 for kind in (self.gpus, self.platforms, self.memory, self.storage)
+               for i in kind):
+            raise ValueError(
+                "every price in the catalog is 0, so every plan would cost 0 and none could "
+                "be ranked. To fix: fill in the prices (0 is fine on hardware you already own)"
+            )
+        return self
+
+    @model_validator(mode="after")
+    def _dimms_for_platforms(self) -> Catalog:
+        # R14: every server holds DIMMs, so a platform whose memory type has no DIMM here
+        # can never be bought.
+        types = {m.type for m in self.memory}
+        orphans = [p for p in self.platforms if p.memory_type not in types]
+        if orphans:
+            names = ", ".join(f"'{clip(p.sku)}' ({p.memory_type})" for p in orphans[:5])
+            more = f" and {len(orphans) - 5} more" if len(orphans) > 5 else ""
+            have = ", ".join(sorted(types))
+            raise ValueError(
+                f"no DIMM in memory fits platform {names}{more}: the catalog's DIMMs are "
+                f"{have} only, and every server needs DIMMs of its memory_type (R14). To fix: "
+                "add a DIMM of that type to memory, or remove the platform"
+            )
         return self
 
     def gpu(self, sku: Sku) -> GpuSku:
@@ -272,7 +324,7 @@ def duplicate_sku_problems(data: Any) -> list[str]:
                 continue
             if sku in seen:
                 problems.append(
-                    f"{kind}[{i}].sku: '{sku}' is already the SKU of {seen[sku]}; every SKU "
+                    f"{kind}[{i}].sku: '{clip(sku)}' is already the SKU of {seen[sku]}; every SKU "
                     "must be unique across the catalog. To fix: rename or remove one of them"
                 )
             else:

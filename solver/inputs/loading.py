@@ -12,29 +12,58 @@ Errors become one :class:`InputError` whose problems read
 from __future__ import annotations
 
 import difflib
+import re
 import types
 from pathlib import Path
 from typing import Annotated, Any, Union, get_args, get_origin
 
 import yaml
 from pydantic import BaseModel, ValidationError
+from pydantic_core import ErrorDetails
 
 from ..errors import InputError
+from .base import MAX_ECHO, clip
 from .catalog import Catalog, duplicate_sku_problems
+from .files import FileProblem, read_text
 from .workload import MAX_WORKLOADS, MODEL_TAGS, WorkloadFile, duplicate_name_problems
 
+DEFAULT_CATALOG = Path(__file__).resolve().parent.parent / "data" / "default-catalog.yaml"
+"""The catalog used without ``--catalog``: package data, so an installed plan-buy finds it from
+any folder. ``catalogs/default.yaml`` in the repository is the same file, for users to copy."""
 MAX_FILE_BYTES = 5_000_000
 """Largest input file read; a real workload file or catalog is a few KB."""
 MAX_NODES = 1_000_000
 """Most YAML values a file may expand to once aliases are followed (billion-laughs guard)."""
 MAX_DEPTH = 100
 """Deepest nesting of mappings and lists accepted."""
+MAX_MESSAGE = 1000
+"""Longest single problem line: a validator that echoes a value cannot flood the terminal."""
 
 _SAFE_TAGS = {
     f"tag:yaml.org,2002:{t}"
     for t in ("str", "int", "float", "bool", "null", "map", "seq", "timestamp", "merge")
 }
-_Loader = getattr(yaml, "CSafeLoader", yaml.SafeLoader)
+
+
+class _Loader(getattr(yaml, "CSafeLoader", yaml.SafeLoader)):  # type: ignore[misc]
+    """Safe YAML, reading ``1e11`` and ``1.0e11`` as numbers as YAML 1.2 does.
+
+    YAML 1.1 (PyYAML's default) wants a dot and a signed exponent (``1.0e+11``) and reads the
+    plain scientific notation people write for token counts as a string.
+    """
+
+
+yaml.add_implicit_resolver(
+    "tag:yaml.org,2002:float",
+    re.compile(r"^[-+]?[0-9][0-9_]*(?:\.[0-9_]*)?[eE][-+]?[0-9]+$"),
+    list("-+0123456789"),
+    Loader=_Loader,
+)
+_CHECKED_SCALARS = {f"tag:yaml.org,2002:{t}" for t in ("int", "float", "timestamp")}
+"""Scalars whose construction can fail (a date like 2026-13-45, an int of 5,000 digits)."""
+SHAPE_HINT = (
+    "see workloads/small.yaml (a workload mix) or catalogs/default.yaml (a catalog) for the shape"
+)
 
 
 def _yaml_error(path: Path, exc: yaml.YAMLError) -> InputError:
@@ -49,8 +78,28 @@ def _yaml_error(path: Path, exc: yaml.YAMLError) -> InputError:
     )
 
 
-def _check_nodes(path: Path, root: yaml.Node) -> list[str]:
-    """Problems of the parsed node graph: unsafe tags, duplicate keys, depth, expanded size."""
+def _scalar_problem(path: Path, node: yaml.ScalarNode, loader: Any) -> str | None:
+    """Why YAML cannot build this number or date (it raises a bare ValueError), or None."""
+    try:
+        loader.construct_object(node)
+    except (ValueError, OverflowError) as exc:
+        where = f"line {node.start_mark.line + 1}, column {node.start_mark.column + 1}"
+        if node.tag.endswith("timestamp"):
+            return (
+                f"{path}: {where}: '{clip(node.value)}' reads as a date but is not a real "
+                f"one ({exc}). To fix: write a valid date as YYYY-MM-DD, or put the value "
+                f"in quotes if it is text ('{clip(node.value)}')"
+            )
+        return (
+            f"{path}: {where}: '{clip(node.value)}' reads as a number but cannot be one "
+            f"({clip(exc)}). To fix: write a plain number, or put the value in quotes if it is text"
+        )
+    return None
+
+
+def _check_nodes(path: Path, root: yaml.Node, loader: Any = None) -> list[str]:
+    """Problems of the parsed node graph: unsafe tags, duplicate keys, depth, expanded size,
+    and numbers or dates that YAML recognises but cannot build (2026-13-45)."""
     problems: list[str] = []
     sizes: dict[int, int] = {}
 
@@ -64,14 +113,18 @@ def _check_nodes(path: Path, root: yaml.Node) -> list[str]:
         sizes[key] = 1  # guards against recursive aliases
         if node.tag not in _SAFE_TAGS:
             problems.append(
-                f"{path}: line {line(node)}: YAML tag '{node.tag}' is not allowed; plan-buy "
+                f"{path}: line {line(node)}: YAML tag '{clip(node.tag)}' is not allowed; plan-buy "
                 "reads plain YAML only and never builds objects from tags. To fix: remove "
                 "the tag and write the value as plain text, a number, a list or a mapping"
             )
+        if loader is not None and isinstance(node, yaml.ScalarNode) and node.tag in _CHECKED_SCALARS:
+            problem = _scalar_problem(path, node, loader)
+            if problem:
+                problems.append(problem)
         if depth > MAX_DEPTH:
             problems.append(
                 f"{path}: line {line(node)}: nested more than {MAX_DEPTH} levels deep. "
-                "To fix: input files are a few levels deep; see docs/workloads.md"
+                f"To fix: input files are a few levels deep; {SHAPE_HINT}"
             )
             return 1
         total = 1
@@ -81,7 +134,7 @@ def _check_nodes(path: Path, root: yaml.Node) -> list[str]:
                 if isinstance(k, yaml.ScalarNode) and k.value != "<<":
                     if k.value in seen:
                         problems.append(
-                            f"{path}: line {line(k)}: key '{k.value}' appears twice in one "
+                            f"{path}: line {line(k)}: key '{clip(k.value)}' appears twice in one "
                             f"mapping (first on line {seen[k.value]}). To fix: keep one of them"
                         )
                     else:
@@ -110,28 +163,18 @@ def read_yaml(path: Path) -> Any:
         The top-level mapping, built from plain YAML types only.
     """
     path = Path(path)
-    if not path.is_file():
-        raise InputError(f"{path}: no such file. To fix: check the path.")
-    size = path.stat().st_size
-    if size > MAX_FILE_BYTES:
-        raise InputError(
-            f"{path}: file is {size:,} bytes; plan-buy reads input files up to "
-            f"{MAX_FILE_BYTES:,} bytes. To fix: split the mix or remove generated content."
-        )
     try:
-        text = path.read_text(encoding="utf-8")
-    except (OSError, UnicodeDecodeError) as exc:
-        raise InputError(f"{path}: cannot read the file as UTF-8 text: {exc}") from None
+        text = read_text(path, MAX_FILE_BYTES, "the YAML file itself (a workload mix or catalog)")
+    except FileProblem as exc:
+        raise InputError(f"{path}: {exc}") from None
     loader = _Loader(text)
     try:
         node = loader.get_single_node()
         if node is None:
-            raise InputError(
-                f"{path}: the file is empty. To fix: see docs/workloads.md or docs/catalog.md for the shape."
-            )
-        problems = _check_nodes(path, node)
+            raise InputError(f"{path}: the file is empty. To fix: {SHAPE_HINT}.")
+        problems = _check_nodes(path, node, loader)
         if problems:
-            raise InputError(f"{path}: unsafe or oversized YAML", problems)
+            raise InputError(f"{path}: cannot be read safely as plain YAML", problems)
         data = loader.construct_document(node)
     except yaml.YAMLError as exc:
         raise _yaml_error(path, exc) from None
@@ -142,7 +185,7 @@ def read_yaml(path: Path) -> Any:
     if not isinstance(data, dict):
         raise InputError(
             f"{path}: the top level must be a mapping of fields (name: ..., workloads: ...), "
-            f"got {type(data).__name__}. To fix: see docs/workloads.md or docs/catalog.md for the shape."
+            f"got {type(data).__name__}. To fix: {SHAPE_HINT}."
         )
     return data
 
@@ -156,7 +199,7 @@ def _loc(loc: tuple) -> str:
         if isinstance(part, int):
             out += f"[{part}]"
         else:
-            out += ("." if out else "") + str(part)
+            out += ("." if out else "") + clip(part)
     return out or "(top level)"
 
 
@@ -210,45 +253,52 @@ def _model_at(root: type[BaseModel], loc: tuple) -> type[BaseModel] | None:
 
 
 def _short(value: Any) -> str:
+    if isinstance(value, str):
+        return repr(clip(value, MAX_ECHO - 2))
     text = repr(value)
     if isinstance(value, dict | list):
         text = f"a {'mapping' if isinstance(value, dict) else 'list'} {text}"
-    return text if len(text) <= 80 else text[:77] + "..."
+    return clip(text)
 
 
-def _describe(err: dict, root: type[BaseModel] | None) -> tuple[tuple, str, str | None]:
+def _describe(
+    err: ErrorDetails, root: type[BaseModel] | None
+) -> tuple[tuple, str, str | None]:
     """(clean location, message, typo suggestion) for one pydantic error."""
     raw_loc = tuple(err["loc"])
     loc = tuple(p for p in raw_loc if p not in MODEL_TAGS)
     kind, msg = err["type"], err["msg"].removeprefix("Value error, ")
     _, owner, field = _walk(root, raw_loc) if root else (None, None, None)
     about = owner.model_fields[field].description if owner and field else None
-    if about and not about[:2].isupper():
+    first = about.split()[0] if about else ""
+    if about and first[1:] == first[1:].lower():  # "Hidden size" -> "hidden size"; "LoRA ..." stays
         about = about[0].lower() + about[1:]
     hint = f" To fix: {field} = {about}" if about else ""
     if kind == "extra_forbidden":
         key = str(raw_loc[-1])
+        shown = clip(key)
         parent = _model_at(root, raw_loc[:-1]) if root else None
         names = list(parent.model_fields) if parent else []
         lower = {n.lower(): n for n in names}
         close = [lower[key.lower()]] if key.lower() in lower else []
-        close = close or difflib.get_close_matches(key, names, n=1, cutoff=0.6)
+        if not close and len(key) <= MAX_ECHO:  # a long key is no typo of a field name
+            close = difflib.get_close_matches(key, names, n=1, cutoff=0.6)
         if close:
             return (
                 loc,
                 (
-                    f"unknown field '{key}'; did you mean '{close[0]}'? "
+                    f"unknown field '{shown}'; did you mean '{close[0]}'? "
                     f"To fix: rename it to '{close[0]}'"
                 ),
                 close[0],
             )
         allowed = f"; allowed fields: {', '.join(names)}" if names else ""
-        return loc, f"unknown field '{key}'. To fix: remove it{allowed}", None
+        return loc, f"unknown field '{shown}'. To fix: remove it{allowed}", None
     if kind == "missing":
         what = f" ({field}: {about})" if about else ""
-        return loc, f"missing required field '{raw_loc[-1]}'. To fix: add it{what}", None
+        return loc, f"missing required field '{clip(raw_loc[-1])}'. To fix: add it{what}", None
     if kind in ("value_error", "assertion_error"):
-        return loc, msg, None
+        return loc, clip(msg, MAX_MESSAGE), None
     if kind in ("model_type", "model_attributes_type", "dict_type"):
         msg = "should be a mapping of fields"
     return loc, f"{msg} (got {_short(err.get('input'))}).{hint}", None

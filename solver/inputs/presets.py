@@ -12,7 +12,10 @@ import json
 from pathlib import Path
 
 from pydantic import ValidationError
+from pydantic_core import ErrorDetails
 
+from .base import MAX_TEXT, clip
+from .files import FileProblem, read_text
 from .workload import ModelArch, ModelConfigRef
 
 
@@ -79,7 +82,7 @@ def preset(name: str) -> ModelArch:
     close = difflib.get_close_matches(key, PRESETS, n=3, cutoff=0.5)
     hint = f"did you mean {', '.join(repr(c) for c in close)}? " if close else ""
     raise ValueError(
-        f"unknown model preset '{name}'; {hint}To fix: use one of {', '.join(sorted(PRESETS))}, "
+        f"unknown model preset '{clip(name)}'; {hint}To fix: use one of {', '.join(sorted(PRESETS))}, "
         "an inline mapping (params_b, hidden, layers, heads, vocab) or "
         "{config: path/to/config.json}"
     )
@@ -126,7 +129,7 @@ def _int_field(cfg: dict, *names: str) -> int | None:
     return None
 
 
-def _config_problem(err: dict) -> str:
+def _config_problem(err: ErrorDetails) -> str:
     msg = err["msg"].removeprefix("Value error, ")
     return f"{'.'.join(map(str, err['loc']))}: {msg}" if err["loc"] else msg
 
@@ -138,32 +141,38 @@ def from_hf_config(ref: ModelConfigRef, base_dir: Path) -> ModelArch:
         ValueError: the file is missing, not JSON, or lacks the architecture figures.
     """
     path = (Path(base_dir) / ref.config).expanduser()
-    if not path.is_file():
-        raise ValueError(
-            f"config file '{path}' does not exist. To fix: give the path of a Hugging Face "
-            "config.json, relative to the workload file's folder"
-        )
-    if path.stat().st_size > MAX_CONFIG_BYTES:
-        raise ValueError(
-            f"config file '{path}' is over {MAX_CONFIG_BYTES:,} bytes; "
-            "a config.json is a few KB. To fix: point at the model's config.json"
-        )
+    shown = clip(path, MAX_TEXT)
     try:
-        cfg = json.loads(path.read_text(encoding="utf-8"))
-    except (OSError, UnicodeDecodeError, ValueError) as exc:
-        raise ValueError(f"config file '{path}' is not valid JSON: {exc}") from None
+        text = read_text(path, MAX_CONFIG_BYTES, "the model's Hugging Face config.json")
+    except FileProblem as exc:
+        if str(exc).startswith("no such file"):
+            raise ValueError(
+                f"config file '{shown}' does not exist. To fix: give the path of a Hugging "
+                "Face config.json, relative to the workload file's folder"
+            ) from None
+        raise ValueError(f"config file '{shown}' {exc}") from None
+    try:
+        cfg = json.loads(text)
+    except ValueError as exc:
+        raise ValueError(f"config file '{shown}' is not valid JSON: {clip(exc)}") from None
+    except RecursionError:
+        raise ValueError(
+            f"config file '{shown}' is nested too deeply to read; a config.json is a flat "
+            "object. To fix: point at the model's config.json"
+        ) from None
     if not isinstance(cfg, dict):
         # ValueError, not TypeError: pydantic reports only ValueErrors as input problems.
-        raise ValueError(f"config file '{path}' must hold a JSON object")  # noqa: TRY004
+        raise ValueError(f"config file '{shown}' must hold a JSON object")  # noqa: TRY004
     got = {key: _int_field(cfg, *names) for key, names in _HF_ALIASES.items()}
     missing = [k for k, v in got.items() if v is None]
     if missing:
         raise ValueError(
-            f"config file '{path}' lacks {', '.join(missing)} (whole numbers). To fix: use "
+            f"config file '{shown}' lacks {', '.join(missing)} (whole numbers). To fix: use "
             "the model's complete Hugging Face config.json, or an inline model mapping"
         )
-    hidden, layers = got["hidden_size"], got["num_hidden_layers"]
-    heads, vocab = got["num_attention_heads"], got["vocab_size"]
+    have = {k: v for k, v in got.items() if v is not None}  # every one, after the check above
+    hidden, layers = have["hidden_size"], have["num_hidden_layers"]
+    heads, vocab = have["num_attention_heads"], have["vocab_size"]
     kv = _int_field(cfg, "num_key_value_heads") or heads
     inter = _int_field(cfg, "intermediate_size", "n_inner", "ffn_dim") or 4 * hidden
     experts = _int_field(cfg, "num_local_experts", "num_experts", "n_routed_experts") or 1
@@ -192,11 +201,11 @@ def from_hf_config(ref: ModelConfigRef, base_dir: Path) -> ModelArch:
             head_dim=head_dim,
             mlp="swiglu" if gated else "gelu",
             tied_embeddings=tied,
-            source=str(path),
+            source=shown,
         )
     except ValidationError as exc:
         details = "; ".join(_config_problem(e) for e in exc.errors(include_url=False))
-        raise ValueError(f"config file '{path}' has unusable figures: {details}") from None
+        raise ValueError(f"config file '{shown}' has unusable figures: {details}") from None
 
 
 def resolve(model, base_dir: Path) -> ModelArch | None:

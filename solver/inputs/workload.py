@@ -1,7 +1,9 @@
 """The workload file: a named mix of jobs and the policy to plan them under.
 
-Field names are documented field by field in ``docs/workloads.md``. Models are strict
-(``extra="forbid"``), frozen and reject NaN/infinity; defaults follow the R-rules of the SPEC.
+Every field is documented under its declaration below and in ``docs/workloads.md``. Models
+are strict (see ``base.py``: unknown fields, numbers written as strings and booleans as
+counts are refused), frozen and reject NaN/infinity; defaults follow the sizing rules (R-ids
+as in docs/memory-model.md and docs/solver.md).
 Upper bounds on counts and sizes are there so that an absurd file fails at once with a clear
 message instead of hanging the estimator or the solver.
 
@@ -19,8 +21,7 @@ from pathlib import Path
 from typing import Annotated, Any, Literal
 
 from pydantic import (
-    BaseModel,
-    ConfigDict,
+    BeforeValidator,
     Discriminator,
     Field,
     PositiveFloat,
@@ -30,6 +31,8 @@ from pydantic import (
     field_validator,
     model_validator,
 )
+
+from .base import Label, Name, PathText, StrictModel, Text, clip
 
 # Hard caps that make an absurd file fail fast instead of hanging the solver.
 MAX_WORKLOADS = 5000
@@ -42,21 +45,32 @@ Kind = Literal["train", "lora", "qlora", "inference", "preprocess"]
 Precision = Literal["fp32", "fp16", "bf16", "fp8", "int8", "int4"]
 Optimizer = Literal["adamw", "adam", "sgd", "adamw8bit"]
 TRAINING_KINDS = ("train", "lora", "qlora")
+TRAINING_TARGETS = ("tokens", "deadline_days")
+"""Time-target fields of training kinds (T1)."""
+INFERENCE_TARGETS = ("tokens_per_s", "prompt_tokens", "output_tokens", "max_tpot_ms",
+                     "max_ttft_ms")
+"""Time-target and request-shape fields of inference (T1)."""
+
+
+def _list_as_tuple(value: Any) -> Any:
+    """A YAML or JSON list of SKUs is kept as a tuple (the policy is frozen and hashable)."""
+    if isinstance(value, str):  # pydantic reports a ValueError, not a TypeError, as input
+        raise ValueError(f"'{clip(value)}' is one SKU, not a list. To fix: write a list, "  # noqa: TRY004
+                         f"e.g. [{clip(value)}]")
+    return tuple(value) if isinstance(value, list) else value
+
+
+SkuList = Annotated[tuple[Name, ...], BeforeValidator(_list_as_tuple)]
+"""SKUs written as a list (``[rtx-4090, ddr4-3200-32g]``), kept as a tuple."""
 
 # Tags of the model field's shapes; they appear in pydantic locations and the loader hides them.
 MODEL_TAGS = ("ModelArch", "ModelConfigRef", "PresetName")
 
 
-class _Strict(BaseModel):
-    model_config = ConfigDict(
-        extra="forbid", frozen=True, allow_inf_nan=False, use_attribute_docstrings=True
-    )
-
-
-class ModelArch(_Strict):
+class ModelArch(StrictModel):
     """A transformer's architecture figures (a preset, an inline mapping or a config.json)."""
 
-    name: str = "custom"
+    name: Label = "custom"
     """A label for reports."""
     params_b: PositiveFloat = Field(le=100_000)
     """Total parameters, billions (all experts of a mixture-of-experts model)."""
@@ -82,7 +96,7 @@ class ModelArch(_Strict):
     """MLP kind; default swiglu when intermediate is set and not 4 x hidden, else gelu."""
     tied_embeddings: bool = False
     """Input and output embeddings share one matrix."""
-    source: str = ""
+    source: Text = ""
     """Where the figures come from (preset citation or config path)."""
 
     @model_validator(mode="after")
@@ -129,14 +143,14 @@ class ModelArch(_Strict):
         return 1 if self.experts == 1 else 2
 
 
-class ModelConfigRef(_Strict):
+class ModelConfigRef(StrictModel):
     """``{config: path/to/config.json}``: a Hugging Face config, relative to the workload file."""
 
-    config: str = Field(min_length=1, max_length=4096)
+    config: PathText
     """Path of a Hugging Face config.json, relative to the workload file's folder."""
     params_b: PositiveFloat | None = Field(default=None, le=100_000)
     """Optional: total parameters in billions, when the config does not let us count them."""
-    name: str | None = None
+    name: Label | None = None
     """Optional label for reports; default the config's ``_name_or_path`` or folder name."""
 
 
@@ -156,7 +170,7 @@ def _model_shape(value: Any) -> str | None:
 ModelSpec = Annotated[
     Annotated[ModelArch, Tag("ModelArch")]
     | Annotated[ModelConfigRef, Tag("ModelConfigRef")]
-    | Annotated[str, Tag("PresetName")],
+    | Annotated[Name, Tag("PresetName")],
     Discriminator(
         _model_shape,
         custom_error_type="model_shape",
@@ -168,13 +182,13 @@ ModelSpec = Annotated[
 ]
 
 
-class DataSpec(_Strict):
+class DataSpec(StrictModel):
     """What a job keeps in host memory and on disk (R11)."""
 
     in_memory_gb: float = Field(default=0.0, ge=0, le=1_000_000)
     """Data held in host RAM at once, GB, before preprocessing expansion."""
     expansion: float = Field(default=1.5, ge=1.0, le=10.0)
-    """Preprocessing expansion factor (the seed's 1.5-3)."""
+    """Preprocessing expansion factor: data grows 1.5-3x while it is processed."""
     workers: int = Field(default=4, ge=0, le=256)
     """Concurrent loader processes (DataLoader workers)."""
     dataset_tb: float = Field(default=0.0, ge=0, le=100_000)
@@ -186,12 +200,12 @@ class DataSpec(_Strict):
     d x 2, preprocess max(1, workers)."""
 
 
-class Workload(_Strict):
+class Workload(StrictModel):
     """One job of the mix; ``replicas`` copies run at once."""
 
-    name: str = Field(min_length=1, max_length=200)
+    name: Name
     """Unique name of the job in this file."""
-    team: str = "unassigned"
+    team: Name = "unassigned"
     """Who owns it (reports group by team)."""
     kind: Kind
     """train, lora, qlora, inference or preprocess."""
@@ -225,6 +239,38 @@ class Workload(_Strict):
     """Weight of serving this job when a budget cannot serve all."""
     data: DataSpec = Field(default_factory=DataSpec)
     """Host-RAM and disk needs (R11)."""
+    # --- Time targets (all optional; a workload without them plans as before) ---------------
+    tokens: PositiveFloat | None = Field(default=None, le=1e16)
+    """Training kinds: total tokens to train on (with ``deadline_days``)."""
+    deadline_days: PositiveFloat | None = Field(default=None, le=3650)
+    """Training kinds: days the run may take; needs tokens / (days x 86,400) tokens/s."""
+    tokens_per_s: PositiveFloat | None = Field(default=None, le=1e12)
+    """Inference: output tokens per second the service must sustain at peak."""
+    prompt_tokens: PositiveInt | None = Field(default=None, le=10_000_000)
+    """Inference: mean prompt (input) tokens per request."""
+    output_tokens: PositiveInt | None = Field(default=None, le=10_000_000)
+    """Inference: mean output tokens per request. With prompt_tokens and no ``context``, the
+    KV cache is sized for prompt_tokens + output_tokens per sequence."""
+    max_tpot_ms: PositiveFloat | None = Field(default=None, le=1e6)
+    """Inference: most milliseconds per output token (decode step) a request may see."""
+    max_ttft_ms: PositiveFloat | None = Field(default=None, le=1e7)
+    """Inference: most milliseconds to the first token (prefill of one prompt)."""
+    efficiency: float | None = Field(default=None, gt=0, le=1)
+    """Fraction of the GPU's datasheet rates this job's software stack reaches, in (0, 1]:
+    replaces the MFU (training, prefill) and MBU (decode) defaults for this workload."""
+
+    @model_validator(mode="before")
+    @classmethod
+    def _context_from_lengths(cls, data: Any) -> Any:
+        # T3: an inference workload without ``context`` sizes its KV cache for
+        # prompt_tokens + output_tokens per sequence. Bad values are left for the field checks.
+        if (isinstance(data, dict) and data.get("kind") == "inference"
+                and data.get("context") is None):
+            p, o = data.get("prompt_tokens"), data.get("output_tokens")
+            if (isinstance(p, int) and isinstance(o, int) and not isinstance(p, bool)
+                    and not isinstance(o, bool) and p > 0 and o > 0):
+                return {**data, "context": p + o}
+        return data
 
     @field_validator("micro_batch", mode="before")
     @classmethod
@@ -274,7 +320,45 @@ class Workload(_Strict):
                 f"micro_batch ({self.micro_batch}) is larger than global_batch "
                 f"({self.global_batch}); use a smaller micro_batch or 'auto'"
             )
+        self._check_time_targets()
         return self
+
+    @property
+    def _lengths_given(self) -> bool:
+        return self.prompt_tokens is not None and self.output_tokens is not None
+
+    def _check_time_targets(self) -> None:
+        """Time-target fields belong to their kinds; tokens and deadline_days go together."""
+        wrong = []
+        if self.kind not in TRAINING_KINDS:
+            wrong += [f for f in TRAINING_TARGETS if getattr(self, f) is not None]
+        if self.kind != "inference":
+            wrong += [f for f in INFERENCE_TARGETS if getattr(self, f) is not None]
+        if self.kind == "preprocess" and self.efficiency is not None:
+            wrong.append("efficiency")
+        if wrong:
+            where = ("training kinds (train, lora, qlora)" if wrong[0] in TRAINING_TARGETS
+                     else "inference" if wrong[0] in INFERENCE_TARGETS else "GPU workloads")
+            raise ValueError(
+                f"{', '.join(wrong)} {'is' if len(wrong) == 1 else 'are'} not for a "
+                f"'{self.kind}' workload ({wrong[0]} is for {where}). "
+                f"To fix: remove {', '.join(wrong)} or change kind"
+            )
+        if (self.tokens is None) != (self.deadline_days is None):
+            given, absent = ("tokens", "deadline_days") if self.tokens else (
+                "deadline_days", "tokens")
+            raise ValueError(
+                f"{given} needs {absent}: a training target is tokens over deadline_days. "
+                f"To fix: add {absent}: ... or remove {given}"
+            )
+        if self.kind == "inference" and self.context is not None and self._lengths_given:
+            need = (self.prompt_tokens or 0) + (self.output_tokens or 0)
+            if need > self.context:
+                raise ValueError(
+                    f"prompt_tokens + output_tokens ({need}) exceed context ({self.context}): "
+                    "the KV cache could not hold one request. To fix: raise context or "
+                    "remove it (it then defaults to prompt_tokens + output_tokens)"
+                )
 
     @property
     def arch(self) -> ModelArch:
@@ -316,7 +400,7 @@ def _power_of_two(name: str, value: int) -> int:
     return value
 
 
-class Policy(_Strict):
+class Policy(StrictModel):
     """How to plan: headroom, parallelism caps, growth, budget, RAM ratios."""
 
     headroom: float = Field(default=0.20, ge=0.0, lt=1.0)
@@ -335,14 +419,14 @@ class Policy(_Strict):
     """R12: host RAM = 0.8 x total VRAM for multi-GPU training."""
     ram_ratio_inference: float = Field(default=0.5, ge=0, le=100)
     """R12: host RAM = 0.5 x VRAM for inference serving."""
-    exclude: tuple[str, ...] = Field(default=(), max_length=1000)
+    exclude: SkuList = Field(default=(), max_length=1000)
     """SKUs of any kind (GPU, platform, DIMM, drive) the plan must not buy; each must be a
     SKU of the catalog."""
 
     @field_validator("max_parallel_degree", "max_pcie_parallel_degree")
     @classmethod
     def _pow2(cls, v: int, info: ValidationInfo) -> int:
-        return _power_of_two(info.field_name, v)
+        return _power_of_two(str(info.field_name), v)
 
 
 def duplicate_name_problems(names: list[Any]) -> list[str]:
@@ -354,7 +438,7 @@ def duplicate_name_problems(names: list[Any]) -> list[str]:
             continue
         if name in seen:
             problems.append(
-                f"workloads[{i}].name: '{name}' is already the name of workloads[{seen[name]}]; "
+                f"workloads[{i}].name: '{clip(name)}' is already the name of workloads[{seen[name]}]; "
                 "workload names must be unique. To fix: rename one of them"
             )
         else:
@@ -362,7 +446,7 @@ def duplicate_name_problems(names: list[Any]) -> list[str]:
     return problems
 
 
-class WorkloadFile(_Strict):
+class WorkloadFile(StrictModel):
     """A whole workload file."""
 
     name: str = Field(min_length=1, max_length=100, pattern=r"^[A-Za-z0-9][A-Za-z0-9._-]*$")

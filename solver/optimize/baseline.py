@@ -1,6 +1,6 @@
-"""The seed's reference configurations (R20): the rule-of-thumb pool a plan must beat.
+"""The reference configurations (R20): the rule-of-thumb pool a plan must beat.
 
-The seed sizes pools by model scale:
+The rule of thumb sizes pools by model scale:
     small  (7-13B fine-tune): 2x RTX 4090 or 1x A100 40GB, 128 GB DDR4-3200, 2 TB NVMe
     medium (30-70B):          4x A100 80GB or 8x A100 40GB, 512 GB DDR4-3200, 8 TB NVMe
     large  (100B+):           8x H100 or 16x A100 80GB, 1 TB+ DDR5, 16 TB+ NVMe
@@ -21,10 +21,12 @@ from dataclasses import dataclass
 
 from ..estimate.memory import estimate
 from ..inputs.catalog import Catalog
-from ..inputs.workload import WorkloadFile
+from ..inputs.workload import PARALLEL_DEGREES, Policy, WorkloadFile
+from .budget import Budget
 from .build import build, require_reference
-from .candidates import DEGREES, Candidates, policy_degrees, type_accepts
-from .outcome import SolveStatus
+from .candidates import Candidates, ReplicaOption, ServerType, policy_degrees, type_accepts
+from .outcome import Outcome, SolveStatus
+from .plan import Baseline
 from .solve import solve
 
 
@@ -72,11 +74,12 @@ def scenario_of(wf: WorkloadFile) -> str | None:
     return "small" if biggest < 20 else "medium" if biggest < 100 else "large"
 
 
-def _reference_types(ref: Reference, cand: Candidates) -> tuple[list, list]:
+def _reference_types(ref: Reference,
+                     cand: Candidates) -> tuple[list[ServerType], list[ServerType]]:
     """Reference servers (its platform and GPU, at least its RAM) and CPU-only nodes.
 
-    The seed's configurations size GPU servers; a preprocessing job too big for them runs on
-    CPU-only nodes, as the seed's heterogeneous pool (R16) would.
+    The reference configurations size GPU servers; a preprocessing job too big for them runs on
+    CPU-only nodes, as a heterogeneous pool (R16) would.
     """
     gpu_types = [t for t in cand.types
                  if t.platform.sku == ref.platform and t.gpu is not None and t.gpu.sku == ref.gpu
@@ -85,7 +88,7 @@ def _reference_types(ref: Reference, cand: Candidates) -> tuple[list, list]:
     return gpu_types, cpu_types
 
 
-def _reference_runs(ref: Reference, t, o, policy) -> bool:
+def _reference_runs(ref: Reference, t: ServerType, o: ReplicaOption, policy: Policy) -> bool:
     """Option ``o`` runs on reference type ``t``: it fits, within the reference's GPU count."""
     if not type_accepts(t, o, policy):
         return False
@@ -94,75 +97,94 @@ def _reference_runs(ref: Reference, t, o, policy) -> bool:
 
 def _drives(tb: float, catalog: Catalog, bays: int) -> tuple[str, int] | None:
     """Cheapest single drive SKU and count reaching ``tb`` within ``bays``."""
-    best = None
+    best: tuple[str, int, float] | None = None
     for s in catalog.storage:
         count = max(1, math.ceil(tb / s.size_tb - 1e-9))
         if count <= bays and (best is None or count * s.price < best[2]):
             best = (s.sku, count, count * s.price)
-    return best and best[:2]
+    return best[:2] if best is not None else None
 
 
 def baseline_cost(wf: WorkloadFile, catalog: Catalog, cand: Candidates, solver: str,
-                  time_limit: float | None = None) -> dict | None:
-    """The cheapest valid reference configuration for the mix, or None if none applies."""
+                  clock: Budget | None = None) -> Baseline | None:
+    """The cheapest valid reference configuration for the mix, or None if none applies.
+
+    ``clock`` is the run's time budget: each variant's solve gets half of what is left (the
+    second all of it), and a variant is not started once it is spent.
+    """
+    clock = clock or Budget()
     scenario = scenario_of(wf)
     if scenario is None:
         return None
     served = wf.model_copy(update={"policy": wf.policy.model_copy(update={"budget": None})})
-    best = None
-    for ref in SCENARIOS[scenario]:
-        try:
-            platform = catalog.platform(ref.platform)
-            gpu = catalog.gpu(ref.gpu)
-        except KeyError:
-            continue  # a custom catalog without the reference SKUs
-        gpu_types, cpu_types = _reference_types(ref, cand)
-        allowed = gpu_types + cpu_types
-        runnable = all(
-            any(_reference_runs(ref, t, o, wf.policy)
-                for o in cand.options[w.name] for t in allowed)
-            for w in wf.workloads
-        )
-        drives = _drives(ref.storage_tb, catalog, platform.drive_bays)
-        if not gpu_types or not runnable or drives is None:
-            continue
-        m = build(served, catalog, cand, None)
-        require_reference(m, {t.key for t in allowed}, {t.key: ref.gpus for t in gpu_types})
-        out = solve(m, solver, time_limit)
-        if out.status not in (SolveStatus.OPTIMAL, SolveStatus.FEASIBLE):
-            continue
-        servers = sum(out.n[t.key] for t in gpu_types)
-        # Priced from the servers this solve bought: whole reference servers, each with the
-        # reference's GPU count (the program installed at most that many on each).
-        cost = sum(
-            out.n[t.key] * (t.platform.price + t.dimm_count * catalog.dimm(t.memory_sku).price
-                            + ref.gpus * gpu.price)
-            for t in gpu_types
-        ) + sum(
-            out.n[t.key] * (t.platform.price + t.dimm_count * catalog.dimm(t.memory_sku).price)
-            for t in cpu_types
-        )
-        sku, per_server = drives
-        size = catalog.drive(sku).size_tb
-        need_tb = sum(w.storage_tb for w in wf.workloads)
-        total_drives = max(per_server * servers, math.ceil(need_tb / size - 1e-9))
-        bays = servers * platform.drive_bays + sum(
-            out.n[t.key] * t.platform.drive_bays for t in cpu_types)
-        if total_drives > bays:
-            continue
-        cost += total_drives * catalog.drive(sku).price
-        cpu_nodes = sum(out.n[t.key] for t in cpu_types)
-        label = f"R20 {scenario}: {ref.label}" + (f" + {cpu_nodes} CPU node(s)" if cpu_nodes else "")
-        if best is None or cost < best["total_cost"]:
-            best = {
-                "scenario": scenario,
-                "name": label,
-                "servers": servers + cpu_nodes,
-                "gpus": servers * ref.gpus,
-                "gpu": ref.gpu,
-                "total_cost": round(cost, 2),
-            }
-    return best
+    best: tuple[float, Baseline] | None = None
+    for i, ref in enumerate(SCENARIOS[scenario]):
+        if i and not clock.can_start("the second reference configuration"):
+            break
+        priced = _price_reference(ref, scenario, served, catalog, cand, solver, clock,
+                                  0.5 if i == 0 else 1.0)
+        # Compared unrounded, as the cost each reference really has.
+        if priced is not None and (best is None or priced[0] < best[1].total_cost):
+            best = priced
+    return best[1] if best is not None else None
+
+
+def _price_reference(ref: Reference, scenario: str, wf: WorkloadFile, catalog: Catalog,
+                     cand: Candidates, solver: str, clock: Budget,
+                     share: float) -> tuple[float, Baseline] | None:
+    """One reference server bought for the whole mix (``wf`` without a budget): its cost
+    and what it buys, or None when it cannot run the mix."""
+    try:
+        platform = catalog.platform(ref.platform)
+        catalog.gpu(ref.gpu)
+    except KeyError:
+        return None  # a custom catalog without the reference SKUs
+    gpu_types, cpu_types = _reference_types(ref, cand)
+    allowed = gpu_types + cpu_types
+    runnable = all(
+        any(_reference_runs(ref, t, o, wf.policy) for o in cand.options[w.name] for t in allowed)
+        for w in wf.workloads
+    )
+    drives = _drives(ref.storage_tb, catalog, platform.drive_bays)
+    if not gpu_types or not runnable or drives is None:
+        return None
+    m = build(wf, catalog, cand, None)
+    require_reference(m, {t.key for t in allowed}, {t.key: ref.gpus for t in gpu_types})
+    seconds, ticks = clock.limits(share)
+    out = solve(m, solver, seconds, work_ticks=ticks)
+    clock.spend(out.ticks, out.clock_stopped)
+    if out.status not in (SolveStatus.OPTIMAL, SolveStatus.FEASIBLE):
+        return None
+    servers = sum(out.n[t.key] for t in gpu_types)
+    # Priced from the servers this solve bought: whole reference servers, each with the
+    # reference's GPU count (the program installed at most that many on each).
+    cost = sum(out.n[t.key] * t.server_price(catalog, ref.gpus) for t in gpu_types) + sum(
+        out.n[t.key] * t.server_price(catalog) for t in cpu_types
+    )
+    drive_cost = _reference_drives_cost(drives, servers, platform.drive_bays, cpu_types, out,
+                                        wf, catalog)
+    if drive_cost is None:
+        return None
+    cost += drive_cost
+    cpu_nodes = sum(out.n[t.key] for t in cpu_types)
+    label = f"R20 {scenario}: {ref.label}" + (f" + {cpu_nodes} CPU node(s)" if cpu_nodes else "")
+    return cost, Baseline(scenario=scenario, name=label, servers=servers + cpu_nodes,
+                          gpus=servers * ref.gpus, gpu=ref.gpu, total_cost=round(cost, 2))
+
+
+def _reference_drives_cost(drives: tuple[str, int], servers: int, bays_per_server: int,
+                           cpu_types: list[ServerType], out: Outcome, wf: WorkloadFile,
+                           catalog: Catalog) -> float | None:
+    """The reference drives in each reference server, more if the data needs them; None
+    when they do not fit the bays of the servers bought."""
+    sku, per_server = drives
+    size = catalog.drive(sku).size_tb
+    need_tb = sum(w.storage_tb for w in wf.workloads)
+    total_drives = max(per_server * servers, math.ceil(need_tb / size - 1e-9))
+    bays = servers * bays_per_server + sum(out.n[t.key] * t.platform.drive_bays for t in cpu_types)
+    if total_drives > bays:
+        return None
+    return total_drives * catalog.drive(sku).price
 
 
 def why_no_reference(wf: WorkloadFile, catalog: Catalog, cand: Candidates) -> list[str]:
@@ -191,7 +213,7 @@ def why_no_reference(wf: WorkloadFile, catalog: Catalog, cand: Candidates) -> li
                 blocked.append(f"{w.name} needs more host RAM than the reference server or "
                                "a CPU-only node holds")
                 continue
-            fitting = [d for d in DEGREES if d <= min(platform.gpu_slots, ref.gpus)
+            fitting = [d for d in PARALLEL_DEGREES if d <= min(platform.gpu_slots, ref.gpus)
                        and estimate(w, gpu, d, policy).fits]
             if not fitting:
                 blocked.append(f"{w.name} does not fit in {ref.gpus} x {gpu.sku}")

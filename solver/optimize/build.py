@@ -10,6 +10,7 @@ Notation (docs/solver.md has the full derivation):
     D_ps    drives of SKU s on servers of platform p                 (integer)
     u_w     1 if workload w is served (fixed to 1 without a budget)  (binary)
     G_t     = Σ_{exclusive o} d_o x_wot + s_t      GPUs installed on type t
+              (= k_t n_t for a type of fixed GPU count k_t, O1)
 
 Objective: min Σ_t n_t (price_p + dimms_t·price_m) + Σ_t G_t price_g + Σ_ps D_ps price_s
            + ε Σ_t n_t   (fewer servers among equal costs)
@@ -18,17 +19,64 @@ Objective: min Σ_t n_t (price_p + dimms_t·price_m) + Σ_t G_t price_g + Σ_ps 
 from __future__ import annotations
 
 import math
+from collections.abc import Callable
 from dataclasses import dataclass, field
 
 import pulp
 
-from ..inputs.catalog import Catalog
-from ..inputs.workload import WorkloadFile
+from ..inputs.catalog import Catalog, GpuSku
+from ..inputs.workload import Policy, WorkloadFile
 from .candidates import Candidates, ReplicaOption, ServerType, type_accepts, usable
+from .outcome import BuiltPatterns, Kind, kind_of
 from .patterns import MAX_PATTERNS, best_pattern, greedy_patterns, maximal_patterns
 
 SERVER_EPSILON = 1e-3
 """Tie-break weight per server (currency units): far below any real price difference."""
+
+
+@dataclass
+class PatternModel:
+    """One server type modelled by server patterns (after its summed RAM failed to pack).
+
+    Rows: n_t − Σ_π p_π = 0 (``link_row``) and Σ_π a_kπ p_π − Σ_{o ∈ k} x_wot ≥ 0 for every
+    kind k (``cover_rows``); ``price_patterns`` reads their duals by these names.
+    """
+
+    kinds: tuple[Kind, ...]
+    """Each kind's (GPUs, host RAM GB rounded to 1e-6[, CPU cores]); a kind is its index
+    here. Kinds carry cores exactly when ``cores_cap`` is set."""
+    covers: tuple[list[pulp.LpVariable], ...]
+    """Per kind, the variables its servers must cover (x_wot, or s_t for the shared kind)."""
+    shared_kind: int | None
+    """Index of the one-GPU kind that stands for a shared GPU; None without shared GPUs."""
+    link_row: str
+    cover_rows: tuple[str, ...]
+    cores_cap: int | None = None
+    """CPU cores of one server, a third pattern dimension (O3); None when the catalog omits
+    the platform's cores (not checked)."""
+    patterns: list[tuple[int, ...]] = field(default_factory=list)
+    """Patterns π so far: how many of each kind one server holds."""
+    counts: list[pulp.LpVariable] = field(default_factory=list)
+    """p_π: servers built to each pattern."""
+
+    def solved(self, value: Callable[[pulp.LpVariable], int]) -> BuiltPatterns:
+        """The servers a solve built to each pattern (patterns with none left out)."""
+        built = tuple((pat, value(p)) for pat, p in zip(self.patterns, self.counts) if value(p))
+        return BuiltPatterns({kind: k for k, kind in enumerate(self.kinds)}, built,
+                             self.shared_kind, with_cores=self.cores_cap is not None)
+
+
+@dataclass(frozen=True)
+class PricedType:
+    """A pattern-modelled type whose patterns are generated from LP duals (too many to list)."""
+
+    kinds: tuple[Kind, ...]
+    slots: int
+    """GPU slots of one server."""
+    ram_cap: float
+    """Usable host RAM of one server, GB (the headroom line)."""
+    cores_cap: int | None = None
+    """CPU cores of one server (O3); None: not a dimension of the kinds."""
 
 
 @dataclass
@@ -45,16 +93,13 @@ class Model:
     serve: dict[str, pulp.LpVariable | int] = field(default_factory=dict)
     index: dict[str, int] = field(default_factory=dict)
     on_type: dict[str, list[tuple[ReplicaOption, pulp.LpVariable]]] = field(default_factory=dict)
-    cost: pulp.LpAffineExpression | None = None
-    priority: pulp.LpAffineExpression | None = None
+    cost: pulp.LpAffineExpression = field(default_factory=pulp.LpAffineExpression)
+    priority: pulp.LpAffineExpression = field(default_factory=pulp.LpAffineExpression)
     cuts: int = 0
-    patterns: dict[str, tuple[dict, list, list, int | None]] = field(default_factory=dict)
-    """Server types modelled by server patterns (after their sums failed to pack): kind of
-    each (GPUs, RAM), patterns, their counts p, the shared-GPU kind."""
-    pattern_kinds: dict[str, list[list]] = field(default_factory=dict)
-    """Per pattern-modelled type, the variables each kind must cover."""
-    priced: dict[str, tuple[list, int, float]] = field(default_factory=dict)
-    """Types whose patterns are generated from duals: kinds, GPU slots, usable RAM."""
+    patterns: dict[str, PatternModel] = field(default_factory=dict)
+    """Server types modelled by server patterns (after their sums failed to pack)."""
+    priced: dict[str, PricedType] = field(default_factory=dict)
+    """Types whose patterns are generated from duals."""
     failures: dict[str, int] = field(default_factory=dict)
     """How often each type's replicas failed to pack (the pipeline tightens it each time)."""
     conservative: bool = False
@@ -74,6 +119,11 @@ class Model:
     def gpus(self, key: str) -> pulp.LpAffineExpression:
         """G_t: GPUs installed on servers of type ``key``."""
         return self._gpu_expr[key]
+
+    def pattern_rows(self) -> list[str]:
+        """Names of the rows whose duals price new patterns (those of priced types)."""
+        return [name for key in self.priced
+                for name in (self.patterns[key].link_row, *self.patterns[key].cover_rows)]
 
     _gpu_expr: dict[str, pulp.LpAffineExpression] = field(default_factory=dict)
 
@@ -160,12 +210,16 @@ def define_shared_vram(m: Model, cand: Candidates, wf: WorkloadFile) -> None:
     Σ_w v_w y_wt ≤ U_g s_t, and y_wt ≤ ⌊U_g / v_w⌋ s_t for each shareable w.
     """
     for key, s_t in m.shared.items():
-        cap = usable(m.types[key].gpu.vram_gb, wf.policy)
+        i = m.index[key]
+        cap = usable(_gpu_of(m, key).vram_gb, wf.policy)
         shared = [(o, v) for o, v in m.on_type[key] if o.shared]
-        m.prob += pulp.lpSum(o.vram_gb * v for o, v in shared) <= cap * s_t
-        m.prob += s_t <= pulp.lpSum(v for _, v in shared)  # no empty shared GPU
+        m.prob += pulp.lpSum(o.vram_gb * v for o, v in shared) <= cap * s_t, f"shared_vram_{i}"
+        # No empty shared GPU.
+        m.prob += s_t <= pulp.lpSum(v for _, v in shared), f"shared_used_{i}"
         for o, v in shared:
-            m.prob += v <= math.floor(cap / o.vram_gb + 1e-9) * s_t if o.vram_gb > 0 else v >= 0
+            # Named after its x_wot (x_{w}_{o}_{t}: validated indices).
+            row = v <= math.floor(cap / o.vram_gb + 1e-9) * s_t if o.vram_gb > 0 else v >= 0
+            m.prob += row, f"shared_fit_{v.name}"
 
 
 def define_host_ram(m: Model, cand: Candidates, wf: WorkloadFile) -> None:
@@ -227,19 +281,18 @@ def define_storage(m: Model, wf: WorkloadFile, catalog: Catalog) -> None:
             m.z[(p.sku, s.sku)] = z = pulp.LpVariable(f"z_{tag}", 0, ub, cat="Integer")
             m.drives[(p.sku, s.sku)] = dr = pulp.LpVariable(f"D_{tag}", 0, ub * p.drive_bays,
                                                             cat="Integer")
-            m.prob += dr <= p.drive_bays * z
+            m.prob += dr <= p.drive_bays * z, f"drive_bays_{tag}"
             z_terms.append(z)
-        m.prob += pulp.lpSum(z_terms) <= pulp.lpSum(servers)
+        m.prob += pulp.lpSum(z_terms) <= pulp.lpSum(servers), f"drive_servers_{pi}"
     have = pulp.lpSum(catalog.drive(s).size_tb * v for (_, s), v in m.drives.items())
     m.prob += have >= pulp.lpSum(tb * u for tb, u in need), "storage"
 
 
 def define_cost(m: Model, catalog: Catalog) -> None:
-    """cost = Σ platforms + GPUs + DIMMs + drives (SPEC: Cost)."""
+    """cost = Σ platforms + GPUs + DIMMs + drives (what every option is ranked by)."""
     terms = []
     for key, t in m.types.items():
-        server_price = t.platform.price + t.dimm_count * catalog.dimm(t.memory_sku).price
-        terms.append(server_price * m.n[key])
+        terms.append(t.server_price(catalog) * m.n[key])
         if t.gpu is not None:
             terms.append(t.gpu.price * m.gpus(key))
     terms += [catalog.drive(s).price * v for (_, s), v in m.drives.items()]
@@ -298,11 +351,11 @@ def exclude_bom(m: Model, counts: dict[str, int], ub: int, platforms: bool = Fal
     for i, (sku, expr) in enumerate(bom_vector(m, platforms).items()):
         star = counts.get(sku, 0)
         hi = pulp.LpVariable(f"hi_{m.cuts}_{i}", cat="Binary")
-        m.prob += expr >= (star + 1) * hi
+        m.prob += expr >= (star + 1) * hi, f"distinct_{m.cuts}_hi_{i}"
         flags.append(hi)
         if star > 0:
             lo = pulp.LpVariable(f"lo_{m.cuts}_{i}", cat="Binary")
-            m.prob += expr <= star - 1 + (ub + 1) * (1 - lo)
+            m.prob += expr <= star - 1 + (ub + 1) * (1 - lo), f"distinct_{m.cuts}_lo_{i}"
             flags.append(lo)
     m.prob += pulp.lpSum(flags) >= 1, f"distinct_{m.cuts}"
 
@@ -330,7 +383,8 @@ MAX_CUT_LEVELS = 40
 """Most thresholds used per packing cut family (distinct item sizes, evenly sampled)."""
 
 
-def _bin_packing_cuts(count, items: list[tuple[float, pulp.LpVariable]], cap: float) -> list:
+def _bin_packing_cuts(count: pulp.LpVariable, items: list[tuple[float, pulp.LpVariable]],
+                      cap: float) -> list[pulp.LpConstraint]:
     """Martello-Toth L2 lower bounds on bins, as linear cuts ``count ≥ ...``.
 
     For a threshold α ≤ C/2: J1 = {size > C − α}, J2 = {C/2 < size ≤ C − α},
@@ -354,28 +408,31 @@ def _bin_packing_cuts(count, items: list[tuple[float, pulp.LpVariable]], cap: fl
     return cuts
 
 
-def add_packing_cuts(m: Model, key: str, headroom: float) -> int:
-    """Tighten one server type after its replicas failed to pack (host RAM and shared VRAM).
+def add_packing_cuts(m: Model, key: str, policy: Policy) -> int:
+    """Tighten one server type after its replicas failed to pack (host RAM, CPU cores where
+    the platform's are checked (O3), and shared VRAM).
 
     Returns the number of cuts added. Cuts are valid for every solution, so optimality holds.
+    Rows ``pack_ram_{t}_{j}``, ``pack_cores_{t}_{j}`` and ``pack_vram_{t}_{j}``; added once
+    per type.
     """
     t = m.types[key]
-    added = 0
+    i = m.index[key]
     ram_items = [(o.ram_gb, v) for o, v in m.on_type[key]]
-    for cut in _bin_packing_cuts(m.n[key], ram_items, t.ram_gb * (1 - headroom)):
-        m.prob += cut
-        added += 1
+    cuts = [(f"pack_ram_{i}_{j}", cut) for j, cut in
+            enumerate(_bin_packing_cuts(m.n[key], ram_items, usable(t.ram_gb, policy)))]
     if t.platform.cpu_cores:  # None: unchecked; 0: no replica needing cores is offered
         core_items = [(o.cores, v) for o, v in m.on_type[key]]
-        for cut in _bin_packing_cuts(m.n[key], core_items, float(t.platform.cpu_cores)):
-            m.prob += cut
-            added += 1
+        cuts += [(f"pack_cores_{i}_{j}", cut) for j, cut in
+                 enumerate(_bin_packing_cuts(m.n[key], core_items, float(t.platform.cpu_cores)))]
     if key in m.shared:
         vram_items = [(o.vram_gb, v) for o, v in m.on_type[key] if o.shared]
-        for cut in _bin_packing_cuts(m.shared[key], vram_items, t.gpu.vram_gb * (1 - headroom)):
-            m.prob += cut
-            added += 1
-    return added
+        vram_cap = usable(_gpu_of(m, key).vram_gb, policy)
+        cuts += [(f"pack_vram_{i}_{j}", cut) for j, cut in
+                 enumerate(_bin_packing_cuts(m.shared[key], vram_items, vram_cap))]
+    for name, cut in cuts:
+        m.prob += cut, name
+    return len(cuts)
 
 
 def require_reference(m: Model, type_keys: set[str], gpus_per_server: dict[str, int]) -> None:
@@ -391,7 +448,7 @@ def require_reference(m: Model, type_keys: set[str], gpus_per_server: dict[str, 
         m.prob += m.gpus(key) <= k * m.n[key], f"reference_gpus_{m.index[key]}"
 
 
-def disaggregate(m: Model, key: str, headroom: float, limit: int = MAX_PATTERNS) -> bool:
+def disaggregate(m: Model, key: str, policy: Policy, limit: int = MAX_PATTERNS) -> bool:
     """Model one server type by server *patterns*: exact where summed RAM failed to pack.
 
     Replicas of the type are grouped into kinds of equal (GPUs, host RAM); a pattern π is a
@@ -412,11 +469,45 @@ def disaggregate(m: Model, key: str, headroom: float, limit: int = MAX_PATTERNS)
     if key in m.patterns:
         return True
     t = m.types[key]
+    kinds, shared_kind = _pattern_kinds(m, key, policy)
+    if not kinds:
+        return False
+    shape = tuple(kinds)
+    ram_cap = usable(t.ram_gb, policy)
+    cores_cap = t.platform.cpu_cores
+    patterns = maximal_patterns(shape, t.gpu_slots, ram_cap, limit, cores_cap)
+    if patterns is None:
+        patterns = greedy_patterns(shape, t.gpu_slots, ram_cap, cores_cap)
+        m.priced[key] = PricedType(shape, t.gpu_slots, ram_cap, cores_cap)
+    i = m.index[key]
+    m.patterns[key] = PatternModel(
+        kinds=shape,
+        covers=tuple(kinds[kind] for kind in shape),
+        shared_kind=shape.index(shared_kind) if shared_kind is not None else None,
+        link_row=f"pattern_link_{i}",
+        cover_rows=tuple(f"pattern_cover_{i}_{k}" for k in range(len(shape))),
+        cores_cap=cores_cap,
+    )
+    for pat in patterns:
+        _add_pattern(m, key, pat)
+    _write_pattern_rows(m, key)
+    return True
+
+
+def _pattern_kinds(m: Model, key: str,
+                   policy: Policy) -> tuple[dict[Kind, list[pulp.LpVariable]], Kind | None]:
+    """A type's replicas grouped by kind (GPUs, host RAM[, CPU cores where the platform's are
+    checked, O3]), each with the variables it covers, and the one-GPU kind standing for a
+    shared GPU (None without one).
+
+    A shared GPU carries the most RAM a full one can need: conservative, so this marks the
+    program as no longer a relaxation (``m.conservative``).
+    """
     entries = [((w, oi), v) for (w, oi, k), v in m.x.items() if k == key]
     exclusive = [(wk, v) for wk, v in entries if not m.options[wk].shared]
     shared = [(wk, v) for wk, v in entries if m.options[wk].shared]
-    cores_cap = t.platform.cpu_cores
-    kinds: dict[tuple, list] = {}
+    cores_cap = m.types[key].platform.cpu_cores
+    kinds: dict[Kind, list[pulp.LpVariable]] = {}
     for wk, v in exclusive:
         o = m.options[wk]
         if o.degree == 0 and o.ram_gb <= 0 and (cores_cap is None or o.cores <= 0):
@@ -424,53 +515,47 @@ def disaggregate(m: Model, key: str, headroom: float, limit: int = MAX_PATTERNS)
         kinds.setdefault(pattern_kind(o, cores_cap), []).append(v)
     shared_kind = None
     if shared and key in m.shared:
-        vram_cap = t.gpu.vram_gb * (1 - headroom)
-        fill = [(math.floor(vram_cap / m.options[wk].vram_gb + 1e-9), m.options[wk]) for wk, _ in shared]
+        vram_cap = usable(_gpu_of(m, key).vram_gb, policy)
+        fill = [(math.floor(vram_cap / m.options[wk].vram_gb + 1e-9), m.options[wk])
+                for wk, _ in shared]
         per_gpu = max(n * o.ram_gb for n, o in fill)
-        shared_kind = (1, round(per_gpu, 6))
-        if cores_cap is not None:  # the most cores a full shared GPU can need (conservative)
-            shared_kind += (round(max(n * o.cores for n, o in fill), 6),)
+        # With cores checked, the most cores a full shared GPU can need (conservative too).
+        shared_kind = kind_of(1, per_gpu, None if cores_cap is None
+                              else max(n * o.cores for n, o in fill))
         kinds.setdefault(shared_kind, []).append(m.shared[key])
         m.conservative = True
-    shape = list(kinds)
-    if not shape:
-        return False
-    ram_cap = t.ram_gb * (1 - headroom)
-    patterns = maximal_patterns(shape, t.gpu_slots, ram_cap, limit, cores_cap)
-    if patterns is None:
-        patterns = greedy_patterns(shape, t.gpu_slots, ram_cap, cores_cap)
-        m.priced[key] = (shape, t.gpu_slots, ram_cap)
-    members = {kind: k for k, kind in enumerate(shape)}
-    m.patterns[key] = (members, [], [], members[shared_kind] if shared_kind is not None else None)
-    m.pattern_kinds[key] = [kinds[kind] for kind in shape]
-    for pat in patterns:
-        _add_pattern(m, key, pat)
-    _write_pattern_rows(m, key)
-    return True
+    return kinds, shared_kind
 
 
-def pattern_kind(o: ReplicaOption, cores_cap: int | None) -> tuple:
-    """The kind a replica option is grouped under in server patterns: (GPUs, RAM[, cores])."""
-    kind = (o.degree, round(o.ram_gb, 6))
-    return kind if cores_cap is None else (*kind, round(o.cores, 6))
+def _gpu_of(m: Model, key: str) -> GpuSku:
+    """The GPU SKU of a type that holds GPUs (only such types get GPU rows)."""
+    gpu = m.types[key].gpu
+    assert gpu is not None, f"server type {key} has no GPU"
+    return gpu
+
+
+def pattern_kind(o: ReplicaOption, cores_cap: int | None) -> Kind:
+    """The kind a replica option is grouped under in server patterns: (GPUs, RAM[, cores]),
+    cores only where the platform's are checked (``cores_cap`` not None, O3)."""
+    return kind_of(o.degree, o.ram_gb, None if cores_cap is None else o.cores)
 
 
 def _add_pattern(m: Model, key: str, pattern: tuple[int, ...]) -> None:
-    _, patterns, p, _ = m.patterns[key]
-    patterns.append(pattern)
-    p.append(pulp.LpVariable(f"p_{m.index[key]}_{len(p)}", 0, m.n_ub, cat="Integer"))
+    pm = m.patterns[key]
+    pm.patterns.append(pattern)
+    pm.counts.append(
+        pulp.LpVariable(f"p_{m.index[key]}_{len(pm.counts)}", 0, m.n_ub, cat="Integer"))
 
 
 def _write_pattern_rows(m: Model, key: str) -> None:
     """(Re)write n_t = Σ p and the coverage rows of a pattern-modelled type."""
-    i = m.index[key]
-    _, patterns, p, _ = m.patterns[key]
-    for name in [f"patlink_{i}"] + [f"patcov_{i}_{k}" for k in range(len(m.pattern_kinds[key]))]:
+    pm = m.patterns[key]
+    for name in (pm.link_row, *pm.cover_rows):
         m.prob.constraints.pop(name, None)
-    m.prob += m.n[key] - pulp.lpSum(p) == 0, f"patlink_{i}"
-    for k, members in enumerate(m.pattern_kinds[key]):
-        m.prob += pulp.lpSum(pat[k] * v for pat, v in zip(patterns, p)) - pulp.lpSum(
-            members) >= 0, f"patcov_{i}_{k}"
+    m.prob += m.n[key] - pulp.lpSum(pm.counts) == 0, pm.link_row
+    for k, (members, row) in enumerate(zip(pm.covers, pm.cover_rows)):
+        covered = pulp.lpSum(pat[k] * p for pat, p in zip(pm.patterns, pm.counts))
+        m.prob += covered - pulp.lpSum(members) >= 0, row
 
 
 def price_patterns(m: Model, duals: dict[str, float]) -> int:
@@ -478,15 +563,17 @@ def price_patterns(m: Model, duals: dict[str, float]) -> int:
 
     With duals y of n_t − Σ p = 0 (y_link) and of the coverage rows (y_k ≥ 0), a new pattern
     a has reduced cost y_link − Σ_k a_k y_k; the best one solves a knapsack over GPU slots
-    and RAM. Returns how many patterns were added.
+    and RAM. ``duals`` holds each row's dual by name (``Model.pattern_rows``). Returns how
+    many patterns were added.
     """
     added = 0
-    for key, (shape, slots, ram_cap) in m.priced.items():
-        i = m.index[key]
-        link = duals.get(f"patlink_{i}", 0.0)
-        values = [max(0.0, duals.get(f"patcov_{i}_{k}", 0.0)) for k in range(len(shape))]
-        value, pattern = best_pattern(shape, values, slots, ram_cap, m.types[key].platform.cpu_cores)
-        if value > link + 1e-6 and pattern not in m.patterns[key][1]:
+    for key, priced in m.priced.items():
+        pm = m.patterns[key]
+        link = duals.get(pm.link_row, 0.0)
+        values = [max(0.0, duals.get(row, 0.0)) for row in pm.cover_rows]
+        value, pattern = best_pattern(list(priced.kinds), values, priced.slots, priced.ram_cap,
+                                      priced.cores_cap)
+        if value > link + 1e-6 and pattern not in pm.patterns:
             _add_pattern(m, key, pattern)
             _write_pattern_rows(m, key)
             added += 1

@@ -19,9 +19,8 @@ from dataclasses import dataclass
 
 from ..estimate.memory import Estimate, estimate
 from ..inputs.catalog import Catalog, GpuSku, Platform
-from ..inputs.workload import Policy, Workload, WorkloadFile
-
-DEGREES = (1, 2, 4, 8, 16, 32, 64)
+from ..inputs.workload import PARALLEL_DEGREES, Policy, Workload, WorkloadFile
+from ..rules import usable
 
 
 @dataclass(frozen=True)
@@ -41,10 +40,21 @@ class ServerType:
 
     @property
     def gpu_slots(self) -> int:
-        """GPUs one server of this type can hold: its fixed count, else the platform's slots."""
+        """GPUs one server of this type can hold: its fixed count (O1), else the platform's
+        slots; none when CPU-only."""
         if not self.gpu:
             return 0
         return self.gpu_count if self.gpu_count is not None else self.platform.gpu_slots
+
+    def dimm_cost(self, catalog: Catalog) -> float:
+        """Price of this type's DIMMs (currency units)."""
+        return self.dimm_count * catalog.dimm(self.memory_sku).price
+
+    def server_price(self, catalog: Catalog, gpus: int = 0) -> float:
+        """Price of one server of this type: platform and DIMMs, plus ``gpus`` of its GPU
+        (drives are priced apart, as the program spreads them over a platform's servers)."""
+        price = self.platform.price + self.dimm_cost(catalog)
+        return price + gpus * self.gpu.price if self.gpu is not None and gpus else price
 
 
 @dataclass(frozen=True)
@@ -64,7 +74,8 @@ class ReplicaOption:
     """CPU cores one replica needs (O3)."""
 
 
-def policy_degrees(gpu: GpuSku, policy: Policy, degrees=DEGREES) -> tuple[int, ...]:
+def policy_degrees(gpu: GpuSku, policy: Policy,
+                   degrees: tuple[int, ...] = PARALLEL_DEGREES) -> tuple[int, ...]:
     """Parallel degrees the policy allows on this GPU (R8, R10).
 
     Powers of two up to max_parallel_degree; beyond the GPU's NVLink domain a job talks
@@ -96,7 +107,7 @@ def _gpu_count_choices(p: Platform, g: GpuSku | None) -> list[int | None]:
     return [k for k in counts if k > 0]
 
 
-def server_types(catalog: Catalog, exclude: tuple[str, ...] | frozenset = ()) -> list[ServerType]:
+def server_types(catalog: Catalog, exclude: tuple[str, ...] | frozenset[str] = ()) -> list[ServerType]:
     """Every useful (platform, GPU or none, DIMM, DIMM count) (R14: full channels).
 
     SKUs in ``exclude`` are never part of a type (allowed SKUs). A platform that sells only
@@ -106,7 +117,7 @@ def server_types(catalog: Catalog, exclude: tuple[str, ...] | frozenset = ()) ->
     least as much RAM for at most the price (e.g. 32 x 32 GB vs 16 x 64 GB): a plan using it
     can swap to the other at no extra cost, so the optimum is kept and the program shrinks.
     """
-    types = []
+    types: list[ServerType] = []
     for p in catalog.platforms:
         if p.sku in exclude:
             continue
@@ -128,8 +139,8 @@ def _dominates(a: ServerType, b: ServerType, catalog: Catalog) -> bool:
     """Same platform and GPU, at least b's RAM, at most b's DIMM cost, and not b itself."""
     if a is b or a.platform.sku != b.platform.sku or a.gpu != b.gpu or a.gpu_count != b.gpu_count:
         return False
-    cost_a = a.dimm_count * catalog.dimm(a.memory_sku).price
-    cost_b = b.dimm_count * catalog.dimm(b.memory_sku).price
+    cost_a = a.dimm_cost(catalog)
+    cost_b = b.dimm_cost(catalog)
     if (a.ram_gb, cost_a) == (b.ram_gb, cost_b):
         return a.key < b.key  # identical offers: keep one
     return a.ram_gb >= b.ram_gb and cost_a <= cost_b
@@ -141,13 +152,16 @@ def _max_slots(catalog: Catalog, gpu: GpuSku, exclude: tuple[str, ...] = ()) -> 
                 if p.takes(gpu) and p.sku not in exclude), default=0)
 
 
-def replica_options(w: Workload, catalog: Catalog, policy: Policy) -> tuple[list[ReplicaOption], list[Estimate]]:
+def replica_options(
+    w: Workload, catalog: Catalog, policy: Policy
+) -> tuple[list[ReplicaOption], list[Estimate]]:
     """The useful options for one workload, and every estimate tried (for error messages)."""
     if w.kind == "preprocess":
         e = estimate(w, None, 0, policy)
         return [ReplicaOption(w.name, None, 0, False, 0.0, e.host_ram_gb, e,
                               w.cpu_cores_per_replica(0))], [e]
-    options, tried = [], []
+    options: list[ReplicaOption] = []
+    tried: list[Estimate] = []
     for g in catalog.gpus:
         if g.sku in policy.exclude:
             continue
@@ -177,7 +191,8 @@ class Candidates:
 
 def enumerate_candidates(wf: WorkloadFile, catalog: Catalog) -> Candidates:
     """Server types and replica options for a whole workload file."""
-    options, tried = {}, {}
+    options: dict[str, tuple[ReplicaOption, ...]] = {}
+    tried: dict[str, tuple[Estimate, ...]] = {}
     for w in wf.workloads:
         opts, est = replica_options(w, catalog, wf.policy)
         options[w.name] = tuple(opts)
@@ -188,11 +203,6 @@ def enumerate_candidates(wf: WorkloadFile, catalog: Catalog) -> Candidates:
         replicas={w.name: wf.planned_replicas(w) for w in wf.workloads},
         tried=tried,
     )
-
-
-def usable(value: float, policy: Policy) -> float:
-    """The headroom line (R15): (1 - headroom) x capacity."""
-    return value * (1 - policy.headroom)
 
 
 def type_accepts(t: ServerType, o: ReplicaOption, policy: Policy) -> bool:

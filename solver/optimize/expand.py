@@ -9,20 +9,51 @@ go on that type. Here every replica gets its server and GPU indices:
 3. drives are spread over the servers of each platform, one drive SKU per server.
 
 GPU slots always pack (power-of-two degrees, docs/solver.md Lemma 1). Host RAM, CPU cores
-(O3, a third dimension of every server) and shared VRAM are summed per type in the program, so in rare cases first fit needs one more server
+(O3, a third dimension of every server whose platform lists them) and shared VRAM are
+summed per type in the program, so in rare cases first fit needs one more server
 than the program bought: then a server is added ("repair") and the plan is reported as
 feasible with the gap to the program's bound, never as optimal.
 """
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from dataclasses import dataclass, field, replace
 
 from ..inputs.catalog import Catalog
-from ..inputs.workload import WorkloadFile
-from .candidates import Candidates, ReplicaOption, ServerType, usable
-from .outcome import Outcome
+from ..inputs.workload import Policy, WorkloadFile
+from .candidates import Candidates, ReplicaOption, ServerType, cores_of, usable
+from .outcome import BuiltPatterns, Outcome
 from .plan import BomLine, Placement, Server
+
+
+@dataclass(frozen=True)
+class _Item:
+    """What packs into a server: one exclusive replica, or one shared GPU and its replicas."""
+
+    gpus: int
+    ram_gb: float
+    replicas: tuple[ReplicaOption, ...]
+    """The exclusive replica's option, or the options of the replicas on the shared GPU."""
+    shared: bool = False
+
+    @property
+    def cores(self) -> float:
+        """CPU cores its replicas need (O3)."""
+        return sum(o.cores for o in self.replicas)
+
+
+@dataclass
+class _SharedGpu:
+    """A shared GPU being filled: VRAM and host RAM of the replicas on it, GB."""
+
+    vram_gb: float
+    ram_gb: float
+    replicas: list[ReplicaOption]
+
+    @property
+    def cores(self) -> float:
+        return sum(o.cores for o in self.replicas)
 
 
 @dataclass
@@ -32,20 +63,14 @@ class _Box:
     type: ServerType
     gpus_used: int = 0
     ram_used: float = 0.0
-    items: list = field(default_factory=list)  # (option, [replica ids], gpu count)
+    items: list[_Item] = field(default_factory=list)
     cores_used: float = 0.0
 
-
-def _cores(payload) -> float:
-    """CPU cores the replicas of one packing item need (O3)."""
-    if payload[0] == "shared":
-        return sum(o.cores for o, _ in payload[1])
-    return payload[1].cores
-
-
-def _cores_cap(t: ServerType) -> float:
-    cores = t.platform.cpu_cores
-    return float("inf") if cores is None else float(cores)
+    def add(self, item: _Item) -> None:
+        self.gpus_used += item.gpus
+        self.ram_used += item.ram_gb
+        self.cores_used += item.cores
+        self.items.append(item)
 
 
 @dataclass(frozen=True)
@@ -61,120 +86,125 @@ class Expansion:
 
 
 def _pack_shared(opts: list[tuple[ReplicaOption, int]], cap: float, gpus: int,
-                 cores_cap: float = float("inf")):
+                 cores_cap: float = float("inf")) -> tuple[list[_SharedGpu], int]:
     """First-fit decreasing of shareable replicas onto GPUs of usable VRAM ``cap``, each
-    GPU's replicas within one server's ``cores_cap`` cores (O3)."""
-    replicas = sorted(
-        ((o, i) for o, count in opts for i in range(count)), key=lambda r: -r[0].vram_gb
-    )
-    loads: list[list] = []  # [vram, ram, [(option, idx)]]
-    for o, i in replicas:
+    GPU's replicas within one server's ``cores_cap`` cores (O3).
+
+    Returns the shared GPUs filled and how many more than the ``gpus`` bought they are.
+    """
+    replicas = sorted((o for o, count in opts for _ in range(count)), key=lambda o: -o.vram_gb)
+    loads: list[_SharedGpu] = []
+    for o in replicas:
         for load in loads:
-            cores = sum(m.cores for m, _ in load[2])
-            if load[0] + o.vram_gb <= cap + 1e-9 and cores + o.cores <= cores_cap + 1e-9:
-                load[0] += o.vram_gb
-                load[1] += o.ram_gb
-                load[2].append((o, i))
+            if (load.vram_gb + o.vram_gb <= cap + 1e-9
+                    and load.cores + o.cores <= cores_cap + 1e-9):
+                load.vram_gb += o.vram_gb
+                load.ram_gb += o.ram_gb
+                load.replicas.append(o)
                 break
         else:
-            loads.append([o.vram_gb, o.ram_gb, [(o, i)]])
+            loads.append(_SharedGpu(o.vram_gb, o.ram_gb, [o]))
     return loads, max(0, len(loads) - gpus)
 
 
 # Orders tried when packing a type's replicas into its servers (first fit each time).
-_ORDERS = (
-    lambda it: (-it[0], -it[1]),  # most GPUs first, then most RAM
-    lambda it: (-it[1], -it[0]),  # most RAM first
-    lambda it: (-_cores(it[2]), -it[0], -it[1]),  # most CPU cores first (O3)
+_ORDERS: tuple[Callable[[_Item], tuple[float, ...]], ...] = (
+    lambda it: (-it.gpus, -it.ram_gb),  # most GPUs first, then most RAM
+    lambda it: (-it.ram_gb, -it.gpus),  # most RAM first
+    lambda it: (-it.cores, -it.gpus, -it.ram_gb),  # most CPU cores first (O3)
 )
 
 
-def _pack(items: list, start: list[_Box], t: ServerType, ram_cap: float) -> tuple[list[_Box], int]:
-    """First-fit items (gpus, ram, payload) into the bought servers ``start``.
+def _pack(items: list[_Item], start: list[_Box], t: ServerType,
+          ram_cap: float) -> tuple[list[_Box], int]:
+    """First-fit ``items`` into the bought servers ``start``.
 
     Returns the filled servers and how many had to be added.
     """
     bought = len(start)
-    best: list[_Box] | None = None
-    for order in _ORDERS:
+    best: list[_Box] = []
+    for n, order in enumerate(_ORDERS):
         boxes = [_Box(t, b.gpus_used, b.ram_used, list(b.items), b.cores_used) for b in start]
-        for gpus, ram, payload in sorted(items, key=order):
-            box = _first_fit(boxes, gpus, ram, t, ram_cap, _cores(payload))
+        for item in sorted(items, key=order):
+            box = _first_fit(boxes, item, t, ram_cap)
             if box is None:
                 box = _Box(t)
                 boxes.append(box)
-            box.gpus_used += gpus
-            box.ram_used += ram
-            box.cores_used += _cores(payload)
-            box.items.append((gpus, ram, payload))
-        if best is None or len(boxes) < len(best):
+            box.add(item)
+        if n == 0 or len(boxes) < len(best):
             best = boxes
         if len(best) <= bought:
             break
     return best, len(best) - bought
 
 
-def _fill_patterns(items: list, patterns, t: ServerType) -> tuple[list[_Box], list]:
+def _fill_patterns(items: list[_Item], patterns: BuiltPatterns,
+                   t: ServerType) -> tuple[list[_Box], list[_Item]]:
     """Build the program's servers pattern by pattern; return them and the items left over.
 
-    Items are matched to a pattern's slots by kind (GPUs, host RAM), the key the program
-    grouped them by; a shared GPU fills the one-GPU shared kind whatever its RAM.
+    Items are matched to a pattern's slots by kind (GPUs, host RAM[, CPU cores]), the key the
+    program grouped them by; a shared GPU fills the one-GPU shared kind whatever its RAM.
     """
-    index, built, shared_kind = patterns
-    queues: dict[int, list] = {k: [] for k in set(index.values())}
-    left = []
-    with_cores = t.platform.cpu_cores is not None
+    queues: dict[int, list[_Item]] = {k: [] for k in set(patterns.kind_index.values())}
+    left: list[_Item] = []
     for it in items:
-        kind = (it[0], round(it[1], 6)) + ((round(_cores(it[2]), 6),) if with_cores else ())
-        k = index.get(kind) if it[2][0] == "one" else shared_kind
+        k = (patterns.shared_kind if it.shared
+             else patterns.kind(it.gpus, it.ram_gb, it.cores))
         (queues[k] if k is not None else left).append(it)
     boxes = []
-    for pattern, servers in built:
+    for pattern, servers in patterns.built:
         for _ in range(servers):
             box = _Box(t)
             for k, count in enumerate(pattern):
                 for _ in range(count):
                     if queues[k]:
-                        gpus, ram, payload = queues[k].pop()
-                        box.gpus_used += gpus
-                        box.ram_used += ram
-                        box.cores_used += _cores(payload)
-                        box.items.append((gpus, ram, payload))
+                        box.add(queues[k].pop())
             boxes.append(box)
     left += [it for q in queues.values() for it in q]
     return boxes, left
 
 
-def _first_fit(boxes: list[_Box], gpus: int, ram: float, t: ServerType, ram_cap: float,
-               cores: float = 0.0) -> _Box | None:
+def _first_fit(boxes: list[_Box], item: _Item, t: ServerType, ram_cap: float) -> _Box | None:
     slots = t.gpu_slots
-    cores_cap = _cores_cap(t)
+    cores_cap = cores_of(t)
     for box in boxes:
-        if (box.gpus_used + gpus <= slots and box.ram_used + ram <= ram_cap + 1e-9
-                and box.cores_used + cores <= cores_cap + 1e-9):
+        if (box.gpus_used + item.gpus <= slots and box.ram_used + item.ram_gb <= ram_cap + 1e-9
+                and box.cores_used + item.cores <= cores_cap + 1e-9):
             return box
     return None
 
 
-def _items(opts: list[tuple[ReplicaOption, int]], t: ServerType, shared_gpus: int, policy):
-    """Packing items (gpus, ram, payload) of some replicas: shared ones grouped onto GPUs."""
-    items = []
+def _items(opts: list[tuple[ReplicaOption, int]], t: ServerType, shared_gpus: int,
+           policy: Policy) -> tuple[list[_Item], int]:
+    """Packing items of some replicas, shared ones grouped onto GPUs; and the shared GPUs
+    needed beyond the ``shared_gpus`` bought."""
+    items: list[_Item] = []
     extra = 0
     shared = [(o, c) for o, c in opts if o.shared]
-    if shared:
+    if shared and t.gpu is not None:
         loads, extra = _pack_shared(shared, usable(t.gpu.vram_gb, policy), shared_gpus,
-                                    _cores_cap(t))
-        items += [(1, ram, ("shared", members)) for _vram, ram, members in loads]
+                                    cores_of(t))
+        items += [_Item(1, load.ram_gb, tuple(load.replicas), shared=True) for load in loads]
     for o, c in opts:
         if not o.shared:
-            items += [(o.degree, o.ram_gb, ("one", o)) for _ in range(c)]
+            items += [_Item(o.degree, o.ram_gb, (o,)) for _ in range(c)]
     return items, extra
 
 
 def expand(outcome: Outcome, cand: Candidates, wf: WorkloadFile, catalog: Catalog) -> Expansion:
     """Turn an aggregate outcome into servers and placements that a checker can verify."""
-    policy = wf.policy
-    counters = {w.name: 0 for w in wf.workloads}
+    boxes_by_type, repaired, failed = _fill_types(outcome, cand, wf.policy)
+    servers, placements, platform_servers = _number_servers(boxes_by_type, wf)
+    servers = _place_drives(servers, platform_servers, outcome, catalog)
+    lines = bom_lines(servers, catalog)
+    cost = round(sum(ln.extended for ln in lines), 2)
+    return Expansion(tuple(servers), tuple(placements), lines, cost, repaired, tuple(failed))
+
+
+def _fill_types(outcome: Outcome, cand: Candidates,
+                policy: Policy) -> tuple[dict[str, list[_Box]], int, list[str]]:
+    """Each bought type's servers, filled with its replicas; servers and shared GPUs added
+    beyond the program's counts; the types that needed them."""
     by_type: dict[str, list[tuple[ReplicaOption, int]]] = {}
     for (wname, oi, key), count in sorted(outcome.x.items()):
         by_type.setdefault(key, []).append((cand.options[wname][oi], count))
@@ -197,41 +227,56 @@ def expand(outcome: Outcome, cand: Candidates, wf: WorkloadFile, catalog: Catalo
             repaired += extra + extra_gpus
             failed.append(key)
         boxes_by_type[key] = boxes
+    return boxes_by_type, repaired, failed
 
-    servers, placements = [], []
+
+def _number_servers(
+    boxes_by_type: dict[str, list[_Box]], wf: WorkloadFile
+) -> tuple[list[Server], list[Placement], dict[str, list[int]]]:
+    """Servers s1, s2, ... in type order, every replica placed on its GPU indices, and the
+    positions of each platform's servers (for the drives)."""
+    counters = {w.name: 0 for w in wf.workloads}
+    servers: list[Server] = []
+    placements: list[Placement] = []
     platform_servers: dict[str, list[int]] = {}
-    for key, boxes in boxes_by_type.items():
+    for boxes in boxes_by_type.values():
         for box in boxes:
             sid = f"s{len(servers) + 1}"
             gpu_index = 0
-            for gpus, _ram, payload in box.items:
-                indices = tuple(range(gpu_index, gpu_index + gpus))
-                gpu_index += gpus
-                members = payload[1] if payload[0] == "shared" else [(payload[1], None)]
-                for o, _ in members:
+            for item in box.items:
+                indices = tuple(range(gpu_index, gpu_index + item.gpus))
+                gpu_index += item.gpus
+                for o in item.replicas:
                     counters[o.workload] += 1
-                    e = o.estimate
-                    placements.append(Placement(
-                        workload=o.workload, replica=counters[o.workload], server=sid,
-                        gpu=o.gpu, gpus=o.degree, vram_gb_per_gpu=o.vram_gb,
-                        host_ram_gb=o.ram_gb, gpu_indices=indices,
-                        micro_batch=e.micro_batch, grad_accum_steps=e.grad_accum_steps,
-                    ))
-            t = box.type
-            has_gpus = t.gpu is not None and (box.gpus_used > 0 or bool(t.gpu_count))
-            # O1: a type of fixed GPU count is bought with all k GPUs, idle ones included.
-            count = t.gpu_count if t.gpu_count is not None else box.gpus_used
-            servers.append(Server(
-                id=sid, platform=t.platform.sku, gpu=t.gpu.sku if has_gpus else None,
-                gpu_count=count if has_gpus else 0, memory=t.memory_sku,
-                dimm_count=t.dimm_count, storage=None, drive_count=0,
-            ))
-            platform_servers.setdefault(t.platform.sku, []).append(len(servers) - 1)
+                    placements.append(_placement(o, counters[o.workload], sid, indices))
+            servers.append(_server(sid, box))
+            platform_servers.setdefault(box.type.platform.sku, []).append(len(servers) - 1)
+    return servers, placements, platform_servers
 
-    servers = _place_drives(servers, platform_servers, outcome, catalog)
-    lines = bom_lines(servers, catalog)
-    cost = round(sum(ln.extended for ln in lines), 2)
-    return Expansion(tuple(servers), tuple(placements), lines, cost, repaired, tuple(failed))
+
+def _placement(o: ReplicaOption, replica: int, sid: str, indices: tuple[int, ...]) -> Placement:
+    e = o.estimate
+    return Placement(
+        workload=o.workload, replica=replica, server=sid, gpu=o.gpu, gpus=o.degree,
+        vram_gb_per_gpu=o.vram_gb, host_ram_gb=o.ram_gb, gpu_indices=indices,
+        micro_batch=e.micro_batch, grad_accum_steps=e.grad_accum_steps,
+    )
+
+
+def _server(sid: str, box: _Box) -> Server:
+    """A filled box as a server without drives (a GPU type left without GPUs has none).
+
+    O1: a type of fixed GPU count is bought with all its k GPUs, idle ones included.
+    """
+    t = box.type
+    fixed = t.gpu_count
+    has_gpus = t.gpu is not None and (box.gpus_used > 0 or bool(fixed))
+    gpu = t.gpu.sku if t.gpu is not None and has_gpus else None
+    count = fixed if fixed is not None else box.gpus_used
+    return Server(
+        id=sid, platform=t.platform.sku, gpu=gpu, gpu_count=count if gpu else 0,
+        memory=t.memory_sku, dimm_count=t.dimm_count, storage=None, drive_count=0,
+    )
 
 
 def _place_drives(servers: list[Server], platform_servers: dict[str, list[int]],
@@ -263,13 +308,10 @@ def _place_drives(servers: list[Server], platform_servers: dict[str, list[int]],
 def bom_lines(servers: list[Server] | tuple[Server, ...], catalog: Catalog) -> tuple[BomLine, ...]:
     """The bill of materials of a list of servers: one line per SKU, in kind order."""
     qty: dict[str, int] = {}
-    for s in servers:
-        qty[s.platform] = qty.get(s.platform, 0) + 1
-        if s.gpu and s.gpu_count:
-            qty[s.gpu] = qty.get(s.gpu, 0) + s.gpu_count
-        qty[s.memory] = qty.get(s.memory, 0) + s.dimm_count
-        if s.storage and s.drive_count:
-            qty[s.storage] = qty.get(s.storage, 0) + s.drive_count
+    for server in servers:
+        for sku, q in server.parts():
+            qty[sku] = qty.get(sku, 0) + q
     order = {"platform": 0, "gpu": 1, "memory": 2, "storage": 3}
-    lines = [BomLine(sku, catalog.kind_of(sku), q, catalog.price_of(sku)) for sku, q in qty.items() if q]
+    lines = [BomLine(sku, catalog.kind_of(sku), q, catalog.price_of(sku))
+             for sku, q in qty.items()]
     return tuple(sorted(lines, key=lambda ln: (order[ln.kind], ln.sku)))

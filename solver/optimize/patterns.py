@@ -8,29 +8,38 @@ multiset with Σ d ≤ K (power-of-two degrees pack within it, Lemma 1 of docs/s
 
 from __future__ import annotations
 
+from collections.abc import Sequence
+
 MAX_PATTERNS = 5000
 """Most server patterns enumerated for one type before it is left to the summed model."""
 
+Dims = tuple[float, ...]
+"""A kind's size, or a server's capacity or use, per dimension: (GPUs, RAM GB[, cores])."""
 
-def _caps(slots: int, ram_cap: float, cores_cap: float | None) -> tuple[float, ...]:
+
+def _caps(slots: int, ram_cap: float, cores_cap: float | None) -> Dims:
     return (slots, ram_cap) if cores_cap is None else (slots, ram_cap, cores_cap)
 
 
-def _room(kind, used, caps) -> int:
+def _room(kind: Dims, used: Dims, caps: Dims) -> int:
     """How many more of ``kind`` fit beside ``used`` (every dimension), at most 10,000."""
     most = 10_000
-    for k, u, c in zip(kind, used, caps):
+    for k, u, c in zip(kind, used, caps, strict=False):
         if k > 0:
             most = min(most, int((c - u + 1e-9) // k))
     return max(most, 0)
 
 
-def _nothing(kind) -> bool:
+def _nothing(kind: Dims) -> bool:
     return not any(kind)
 
 
-def maximal_patterns(kinds: list[tuple], slots: int, ram_cap: float,
-                     limit: int, cores_cap: float | None = None) -> list[tuple[int, ...]] | None:
+def _add(used: Dims, kind: Dims, count: int) -> Dims:
+    return tuple(u + count * k for u, k in zip(used, kind, strict=False))
+
+
+def maximal_patterns(kinds: Sequence[Dims], slots: int, ram_cap: float, limit: int,
+                     cores_cap: float | None = None) -> list[tuple[int, ...]] | None:
     """Every maximal multiset of kinds (GPUs d, RAM r[, cores c]) one server holds:
     Σd ≤ K, Σr ≤ C (and Σc ≤ P with ``cores_cap``).
 
@@ -41,10 +50,10 @@ def maximal_patterns(kinds: list[tuple], slots: int, ram_cap: float,
     out: list[tuple[int, ...]] = []
     counts = [0] * len(kinds)
 
-    def fits_more(used) -> bool:
+    def fits_more(used: Dims) -> bool:
         return any(not _nothing(k[:dims]) and _room(k[:dims], used, caps) >= 1 for k in kinds)
 
-    def walk(i: int, used: tuple) -> bool:
+    def walk(i: int, used: Dims) -> bool:
         if i == len(kinds):
             if not fits_more(used):
                 out.append(tuple(counts))
@@ -52,7 +61,7 @@ def maximal_patterns(kinds: list[tuple], slots: int, ram_cap: float,
         kind = kinds[i][:dims]
         for c in range(_room(kind, used, caps), -1, -1):
             counts[i] = c
-            if not walk(i + 1, tuple(u + c * k for u, k in zip(used, kind))):
+            if not walk(i + 1, _add(used, kind, c)):
                 return False
         counts[i] = 0
         return True
@@ -60,28 +69,28 @@ def maximal_patterns(kinds: list[tuple], slots: int, ram_cap: float,
     return out if walk(0, (0,) * dims) else None
 
 
-def greedy_patterns(kinds: list[tuple], slots: int, ram_cap: float,
-                    cores_cap: float | None = None):
+def greedy_patterns(kinds: Sequence[Dims], slots: int, ram_cap: float,
+                    cores_cap: float | None = None) -> list[tuple[int, ...]]:
     """One maximal pattern per kind: as many of it as fit, then the rest filled greedily."""
     caps = _caps(slots, ram_cap, cores_cap)
     dims = len(caps)
-    out = set()
+    out: set[tuple[int, ...]] = set()
     order = sorted(range(len(kinds)), key=lambda k: kinds[k][1])
     for first in range(len(kinds)):
         counts = [0] * len(kinds)
-        used = (0,) * dims
+        used: Dims = (0,) * dims
         for k in [first, *order]:
             kind = kinds[k][:dims]
             if _nothing(kind):
                 continue
             c = min(_room(kind, used, caps), 10_000 - counts[k])
             counts[k] += c
-            used = tuple(u + c * x for u, x in zip(used, kind))
+            used = _add(used, kind, c)
         out.add(tuple(counts))
     return sorted(out)
 
 
-def best_pattern(kinds, values, slots, ram_cap,
+def best_pattern(kinds: Sequence[Dims], values: list[float], slots: int, ram_cap: float,
                  cores_cap: float | None = None) -> tuple[float, tuple[int, ...]]:
     """The pattern of most total value Σ a_k v_k within GPU slots, RAM (and cores), by
     depth-first search with a RAM-ratio bound."""
@@ -89,24 +98,26 @@ def best_pattern(kinds, values, slots, ram_cap,
     dims = len(caps)
     idx = [k for k in range(len(kinds)) if values[k] > 1e-9]
     idx.sort(key=lambda k: -values[k] / max(kinds[k][1], 1e-9))
-    best = [0.0, tuple([0] * len(kinds))]
+    best_value = 0.0
+    best: tuple[int, ...] = tuple([0] * len(kinds))
     counts = [0] * len(kinds)
 
-    def walk(j: int, used: tuple, value: float) -> None:
-        if value > best[0] + 1e-9:
-            best[0], best[1] = value, tuple(counts)
+    def walk(j: int, used: Dims, value: float) -> None:
+        nonlocal best_value, best
+        if value > best_value + 1e-9:
+            best_value, best = value, tuple(counts)
         if j == len(idx):
             return
         rest = idx[j:]
         ratio = max(values[k] / max(kinds[k][1], 1e-9) for k in rest)
-        if value + ratio * (ram_cap - used[1]) <= best[0] + 1e-9:
+        if value + ratio * (ram_cap - used[1]) <= best_value + 1e-9:
             return  # even filling the RAM left at the best ratio cannot beat the best
         k = idx[j]
         kind = kinds[k][:dims]
         for c in range(_room(kind, used, caps), -1, -1):
             counts[k] = c
-            walk(j + 1, tuple(u + c * x for u, x in zip(used, kind)), value + c * values[k])
+            walk(j + 1, _add(used, kind, c), value + c * values[k])
         counts[k] = 0
 
     walk(0, (0,) * dims, 0.0)
-    return best[0], best[1]
+    return best_value, best

@@ -6,7 +6,7 @@ SKUs and numbers only, never solver objects.
 
 from __future__ import annotations
 
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 
 from .outcome import SolveStatus
 
@@ -23,6 +23,13 @@ class Server:
     dimm_count: int
     storage: str | None
     drive_count: int
+
+    def parts(self) -> tuple[tuple[str, int], ...]:
+        """What the server is bought as: (SKU, quantity) of its platform, GPUs, DIMMs and
+        drives, those of quantity zero left out."""
+        parts = ((self.platform, 1), (self.gpu, self.gpu_count), (self.memory, self.dimm_count),
+                 (self.storage, self.drive_count))
+        return tuple((sku, q) for sku, q in parts if sku and q)
 
 
 @dataclass(frozen=True)
@@ -91,7 +98,7 @@ class PlanOption:
         return out
 
     def to_json(self) -> dict:
-        """The SPEC's JSON shape for one option."""
+        """The ``--json`` shape of one option (docs/json.md)."""
         return {
             "rank": self.rank,
             "total_cost": round(self.total_cost, 2),
@@ -135,6 +142,41 @@ class PlanOption:
 
 
 @dataclass(frozen=True)
+class Baseline:
+    """The seed's reference configuration priced for the same workloads (R20)."""
+
+    scenario: str
+    """small | medium | large: the class of the mix's largest model."""
+    name: str
+    """Which reference server, and how many CPU-only nodes were added."""
+    servers: int
+    gpus: int
+    gpu: str
+    total_cost: float
+    """Currency units, rounded to cents."""
+    saving: float | None = None
+    """Reference cost − the cheapest plan's (currency units); None until compared."""
+    saving_pct: float | None = None
+    """``saving`` as a fraction of the reference cost."""
+
+    def compared_with(self, plan_cost: float) -> Baseline:
+        """This reference with its saving over a plan costing ``plan_cost``."""
+        saving = self.total_cost - plan_cost
+        return replace(self, saving=round(saving, 2),
+                       saving_pct=round(saving / self.total_cost, 4) if self.total_cost else 0.0)
+
+    def to_json(self) -> dict[str, object]:
+        doc: dict[str, object] = {
+            "scenario": self.scenario, "name": self.name, "servers": self.servers,
+            "gpus": self.gpus, "gpu": self.gpu, "total_cost": self.total_cost,
+        }
+        if self.saving is not None:
+            doc["saving"] = self.saving
+            doc["saving_pct"] = self.saving_pct
+        return doc
+
+
+@dataclass(frozen=True)
 class PlanResult:
     """The outcome of ``plan``: ranked options and how sure the solver is of them."""
 
@@ -144,14 +186,14 @@ class PlanResult:
     solver: str = ""
     gap: float | None = None
     """Relative gap of rank 1 (0 when proven optimal)."""
-    baseline: dict | None = None
-    """The seed's reference configuration for the same workloads (R20), when one applies."""
+    baseline: Baseline | None = None
+    """The rule-of-thumb reference configuration for the same workloads (R20), when one applies."""
     notes: tuple[str, ...] = field(default_factory=tuple)
     warnings: tuple[str, ...] = field(default_factory=tuple)
     """Inconsistencies between plan-buy's own side figures: reported, never fatal."""
 
     def to_json(self) -> dict:
-        doc = {
+        doc: dict[str, object] = {
             "status": self.status,
             "currency": self.currency,
             "options": [o.to_json() for o in self.options],
@@ -159,7 +201,7 @@ class PlanResult:
         if self.gap is not None:
             doc["gap"] = self.gap
         if self.baseline is not None:
-            doc["baseline"] = self.baseline
+            doc["baseline"] = self.baseline.to_json()
         if self.notes:
             doc["notes"] = list(self.notes)
         if self.warnings:

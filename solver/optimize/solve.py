@@ -7,6 +7,7 @@ so expansion, checking and reporting stay solver-agnostic.
 from __future__ import annotations
 
 import contextlib
+import math
 import os
 import sys
 import time
@@ -42,11 +43,62 @@ def default_solver() -> str:
     return found[0]
 
 
-def _make(name: str, time_limit: float | None, gap: float):
+SEED = 1
+"""Random seed of every solve: with one thread, the same program and limits give the same
+search, so a run that ends on its work budget is reproducible."""
+
+
+class _Highs(pulp.HiGHS):
+    """PuLP's HiGHS, stopped after ``work_ticks`` search checkpoints once it has a plan.
+
+    HiGHS calls the MIP-interrupt callback at fixed points of its search; counting them is
+    a deterministic measure of work (docs/solver.md, "How --time-limit is spent"). PuLP 3.3
+    also lacks HiGHS's "solution limit" status and reads an interrupt without a plan as a
+    plan: both are read here from HiGHS's own primal solution status.
+    """
+
+    def __init__(self, work_ticks: int | None = None, **kwargs):
+        super().__init__(**kwargs)
+        self.work_ticks = work_ticks
+        self.ticks = 0
+
+    def createAndConfigureSolver(self, lp):
+        super().createAndConfigureSolver(lp)
+        limit = self.work_ticks
+        if limit is None:
+            return
+
+        def tick(event) -> None:
+            self.ticks += 1
+            if self.ticks >= limit and event.data_out.mip_primal_bound < 1e300:
+                event.interrupt()
+
+        lp.solverModel.cbMipInterrupt.subscribe(tick)
+
+    def findSolutionValues(self, lp):
+        try:
+            found = super().findSolutionValues(lp)
+        except KeyError:  # a status PuLP 3.3 does not know (solution limit, memory limit)
+            found = (pulp.LpStatusOptimal, pulp.LpSolutionIntegerFeasible)
+        if found[1] == pulp.LpSolutionIntegerFeasible and not _has_plan(lp.solverModel):
+            return pulp.LpStatusNotSolved, pulp.LpSolutionNoSolutionFound
+        return found
+
+
+def _has_plan(highs) -> bool:
+    """HiGHS holds a feasible primal solution (primal solution status 2, 'feasible')."""
+    return highs.getInfo().primal_solution_status == 2
+
+
+def _make(name: str, time_limit: float | None, gap: float, work_ticks: int | None = None):
     if name == "highs":
-        solver = pulp.HiGHS(msg=False, timeLimit=time_limit, gapRel=gap, threads=1)
+        solver = _Highs(work_ticks=work_ticks, msg=False, timeLimit=time_limit, gapRel=gap,
+                        threads=1, random_seed=SEED)
     elif name == "cbc":
-        solver = pulp.PULP_CBC_CMD(msg=False, timeLimit=time_limit, gapRel=gap)
+        # CBC has no work count reachable through PuLP: with one thread and a fixed seed it
+        # is reproducible only when the time limit does not bind.
+        solver = pulp.PULP_CBC_CMD(msg=False, timeLimit=time_limit, gapRel=gap, threads=1,
+                                   options=[f"randomSeed {SEED}", f"randomCbcSeed {SEED}"])
     else:
         raise SolverError(f"unknown solver '{name}'. To fix: use one of {', '.join(SOLVERS)}")
     if not solver.available():
@@ -82,13 +134,18 @@ def _int(v) -> int:
 
 
 def solve(m: Model, solver: str, time_limit: float | None = None,
-          gap: float = DEFAULT_GAP) -> Outcome:
+          gap: float = DEFAULT_GAP, work_ticks: int | None = None) -> Outcome:
     """Solve ``m`` and read back every decision as integers.
+
+    Args:
+        time_limit: wall-clock seconds (the safety net).
+        work_ticks: stop after this many search checkpoints once a plan is found (HiGHS;
+            deterministic, see ``budget.py``).
 
     Raises:
         SolverError: the solver is missing or crashed.
     """
-    engine = _make(solver, time_limit, gap)
+    engine = _make(solver, time_limit, gap, work_ticks)
     start = time.perf_counter()
     try:
         with _quiet_stdout():
@@ -96,12 +153,22 @@ def solve(m: Model, solver: str, time_limit: float | None = None,
     except pulp.PulpSolverError as exc:
         raise SolverError(f"the {solver} solver failed: {exc}") from None
     seconds = time.perf_counter() - start
+    ticks = getattr(engine, "ticks", 0)
+    clock = _clock_stopped(m, solver, time_limit, seconds)
     sol = m.prob.sol_status
     if sol in (pulp.LpSolutionInfeasible, pulp.LpSolutionUnbounded) or m.prob.status == -1:
-        return Outcome(SolveStatus.INFEASIBLE, None, None, None, seconds, {}, {}, {}, {}, {}, {})
+        return Outcome(SolveStatus.INFEASIBLE, None, None, None, seconds, {}, {}, {}, {}, {}, {},
+                       ticks=ticks, clock_stopped=clock)
     if sol not in (pulp.LpSolutionOptimal, pulp.LpSolutionIntegerFeasible):
-        return Outcome(SolveStatus.NO_SOLUTION, None, None, None, seconds, {}, {}, {}, {}, {}, {})
+        return Outcome(SolveStatus.NO_SOLUTION, None, None, None, seconds, {}, {}, {}, {}, {}, {},
+                       ticks=ticks, clock_stopped=clock)
     objective = pulp.value(m.prob.objective)
+    if objective is None or not math.isfinite(objective) or abs(objective) >= HUGE:
+        raise SolverError(
+            f"the {solver} solver returned a plan of cost {objective}: the catalog's prices are "
+            "too large to compute with. To fix: give prices in a unit that keeps every total "
+            "below 1e15 (e.g. thousands of the currency)"
+        )
     bound = _bound(m, solver, objective, sol)
     rel_gap = abs(objective - bound) / max(abs(objective), 1e-9) if bound is not None else None
     proven = sol == pulp.LpSolutionOptimal and (rel_gap or 0) <= gap + 1e-12
@@ -119,12 +186,30 @@ def solve(m: Model, solver: str, time_limit: float | None = None,
         z={k: _int(v) for k, v in m.z.items()},
         drives={k: _int(v) for k, v in m.drives.items()},
         serve={k: _int(v) for k, v in m.serve.items()},
-        patterns={
-            key: (members, [(pat, _int(v)) for pat, v in zip(pats, p) if _int(v)], shared_k)
-            for key, (members, pats, p, shared_k) in m.patterns.items()
-        },
+        patterns={key: pm.solved(_int) for key, pm in m.patterns.items()},
         exact=m.exact,
+        ticks=ticks,
+        clock_stopped=clock,
     )
+
+
+HUGE = 1e15
+"""A plan cost at or above this is a numerical failure, not a price list."""
+
+
+def _clock_stopped(m: Model, solver: str, time_limit: float | None, seconds: float) -> bool:
+    """The wall-clock limit ended this solve (rather than its gap or work limit)."""
+    if time_limit is None:
+        return False
+    highs = getattr(m.prob, "solverModel", None) if solver == "highs" else None
+    if highs is not None:
+        return highs.getModelStatus() == highspy_status("kTimeLimit")
+    return seconds >= 0.95 * time_limit
+
+
+def highspy_status(name: str):
+    """A HiGHS model status by name (highspy is imported by PuLP only when installed)."""
+    return getattr(pulp.apis.highs_api.highspy.HighsModelStatus, name)
 
 
 def lp_duals(m: Model, time_limit: float | None = None) -> dict[str, float] | None:
@@ -143,8 +228,7 @@ def lp_duals(m: Model, time_limit: float | None = None) -> dict[str, float] | No
         return None
     if m.prob.sol_status != pulp.LpSolutionOptimal:
         return None
-    duals = {name: (c.pi or 0.0) for name, c in m.prob.constraints.items()
-             if name.startswith("pat")}
+    duals = {name: (m.prob.constraints[name].pi or 0.0) for name in m.pattern_rows()}
     duals["objective"] = pulp.value(m.prob.objective)
     return duals
 
@@ -160,8 +244,3 @@ def _bound(m: Model, solver: str, objective: float, sol: int) -> float | None:
     return objective if sol == pulp.LpSolutionOptimal else None
 
 
-def set_time_limit_left(deadline: float | None, share: float = 1.0) -> float | None:
-    """``share`` of the seconds left before ``deadline`` (perf_counter time), at least one."""
-    if deadline is None:
-        return None
-    return max(1.0, share * (deadline - time.perf_counter()))

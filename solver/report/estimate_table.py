@@ -1,21 +1,29 @@
 """``plan-buy estimate``: estimator rows for every workload x GPU x degree, and their table.
 
-Two pure steps (STYLE habit 6): ``estimate_rows`` decides what to show, as Estimate objects
-(``Estimate.to_json`` is the SPEC's row); ``render_estimate_table`` turns them into text.
+Two pure steps, so the JSON and the table cannot disagree: ``estimate_rows`` decides what to show, as EstimateRow
+objects (the memory Estimate plus one replica's throughput; ``to_json`` is the row of the
+JSON contract); ``render_estimate_table`` turns them into text.
+
+Throughput keys of a JSON row: training kinds add ``tokens_per_s`` and ``mfu``; inference adds
+``tokens_per_s``, ``mbu`` (or ``mfu`` when the decode step is compute-bound), ``tpot_ms`` and
+``ttft_ms``; they are null when the replica does not fit. Preprocess rows carry none of them.
 """
 
 from __future__ import annotations
 
 import difflib
+from collections.abc import Sequence
+from dataclasses import dataclass, fields
 
 from ..errors import InputError
 from ..estimate.memory import Estimate, estimate
+from ..estimate.throughput import Throughput, throughput
 from ..inputs.catalog import Catalog, GpuSku
 from ..inputs.workload import Policy, WorkloadFile
 from ..optimize.candidates import policy_degrees
 
 ESTIMATE_DEGREES = (1, 2, 4, 8)
-"""Parallel degrees the estimate command shows (SPEC: d in {1, 2, 4, 8})."""
+"""Parallel degrees the estimate command shows: 1, 2, 4 and 8 GPUs per replica."""
 WASTE_FRACTION = 0.30
 """R7/R18: a job that fits but uses under 30% of the card leaves it mostly idle."""
 
@@ -45,18 +53,43 @@ def _select_gpus(catalog: Catalog, gpu_skus: tuple[str, ...]) -> list[GpuSku]:
     return [g for g in catalog.gpus if g.sku in wanted]
 
 
+@dataclass(frozen=True)
+class EstimateRow(Estimate):
+    """A memory estimate with the throughput of the same replica (None for preprocess)."""
+
+    speed: Throughput | None = None
+
+    def to_json(self) -> dict:
+        """The memory row plus the throughput keys (module docstring)."""
+        row = super().to_json()
+        if self.speed is None:
+            return row
+        if self.fits:
+            row.update(self.speed.to_json())
+        else:
+            row.update({k: None for k in self.speed.to_json()})
+        return row
+
+
+def estimate_row(w, gpu: GpuSku | None, degree: int, policy: Policy) -> EstimateRow:
+    """Memory estimate and throughput of one replica of ``w`` on ``degree`` GPUs of ``gpu``."""
+    e = estimate(w, gpu, degree, policy)
+    speed = None if gpu is None else throughput(w, gpu, degree, policy, e)
+    return EstimateRow(**{f.name: getattr(e, f.name) for f in fields(e)}, speed=speed)
+
+
 def estimate_rows(wf: WorkloadFile, catalog: Catalog, gpu_skus: tuple[str, ...] = ()
-                  ) -> list[Estimate]:
+                  ) -> list[EstimateRow]:
     """Every workload x GPU (all, or ``gpu_skus``) x allowed degree; one degree-0 row for
     each preprocess workload. Raises InputError for an unknown GPU SKU."""
     gpus = _select_gpus(catalog, tuple(gpu_skus))
-    rows: list[Estimate] = []
+    rows: list[EstimateRow] = []
     for w in wf.workloads:
         if w.kind == "preprocess":
-            rows.append(estimate(w, None, 0, wf.policy))
+            rows.append(estimate_row(w, None, 0, wf.policy))
             continue
         for g in gpus:
-            rows.extend(estimate(w, g, d, wf.policy) for d in degrees_for(g, wf.policy))
+            rows.extend(estimate_row(w, g, d, wf.policy) for d in degrees_for(g, wf.policy))
     return rows
 
 
@@ -82,7 +115,26 @@ _COLUMNS = (
     ("mb x acc", 9, lambda e: "-" if e.micro_batch is None
      else f"{e.micro_batch} x {e.grad_accum_steps}"),
     ("host RAM", 8, lambda e: f"{e.host_ram_gb:.1f}"),
+    ("tok/s", 8, lambda e: _speed(e, lambda t: _tokens(t.tokens_per_s))),
+    ("TPOT ms", 7, lambda e: _speed(e, lambda t: "-" if t.tpot_ms is None
+                                    else f"{t.tpot_ms:.1f}")),
+    ("TTFT ms", 7, lambda e: _speed(e, lambda t: "-" if t.ttft_ms is None
+                                    else f"{t.ttft_ms:.0f}" if t.ttft_ms >= 10
+                                    else f"{t.ttft_ms:.1f}")),
 )
+
+
+def _tokens(v: float) -> str:
+    """Tokens/s in at most 8 characters: 1234.5, 12345, 1.23M."""
+    if v >= 1e6:
+        return f"{v / 1e6:.2f}M"
+    return f"{v:.0f}" if v >= 100 else f"{v:.1f}"
+
+
+def _speed(e, cell) -> str:
+    """A throughput cell; '-' without a GPU or when the replica does not fit."""
+    t = getattr(e, "speed", None)
+    return cell(t) if t is not None and e.fits else "-"
 
 
 def _line(cells: list[str]) -> str:
@@ -112,7 +164,7 @@ def _title(w) -> str:
     return f"{w.name}  ({', '.join(what)})"
 
 
-def render_estimate_table(wf: WorkloadFile, catalog: Catalog, rows: list[Estimate]) -> str:
+def render_estimate_table(wf: WorkloadFile, catalog: Catalog, rows: Sequence[Estimate]) -> str:
     """Per workload, a fixed-width table of its rows; GB everywhere (10^9 bytes)."""
     by_workload: dict[str, list[Estimate]] = {}
     for r in rows:
@@ -121,6 +173,8 @@ def render_estimate_table(wf: WorkloadFile, catalog: Catalog, rows: list[Estimat
     parts = [
         (f"Memory estimate for {wf.name} (GB = 10^9 bytes; usable = (1 - headroom "
          f"{wf.policy.headroom:.0%}) x card VRAM; see docs/memory-model.md)"),
+        ("tok/s: one replica (training tokens, or output tokens for inference); TPOT/TTFT: "
+         "time per output token / to first token (see docs/throughput-model.md)"),
     ]
     for w in wf.workloads:
         mine = by_workload.get(w.name)

@@ -59,12 +59,12 @@ def render_plan_summary(result: PlanResult, catalog: Catalog, name: str,
     b = result.baseline
     if b:
         lines.append(
-            f"Seed reference ({b['name']}): {b['servers']} server(s), "
-            f"{money(b['total_cost'], result.currency)}; option 1 saves "
-            f"{money(b['saving'], result.currency)} ({b['saving_pct']:.0%})."
+            f"Rule-of-thumb reference ({b.name}): {b.servers} server(s), "
+            f"{money(b.total_cost, result.currency)}; option 1 saves "
+            f"{money(b.saving or 0.0, result.currency)} ({b.saving_pct or 0.0:.0%})."
         )
     for note in result.notes:
-        lines.append(f"Seed reference: {note}." if note.startswith("R20") else f"Note: {note}.")
+        lines.append(f"Rule-of-thumb reference: {note}." if note.startswith("R20") else f"Note: {note}.")
     for warning in result.warnings:
         lines.append(f"Warning: {warning}.")
     if workbook:

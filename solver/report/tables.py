@@ -11,14 +11,16 @@ from __future__ import annotations
 import datetime as dt
 import hashlib
 from collections import defaultdict
+from collections.abc import Callable
 from dataclasses import asdict
 from pathlib import Path
+from typing import Any
 
 import pandas as pd
 
-from .. import __version__
+from .. import __version__, rules
 from ..estimate.memory import estimate
-from ..inputs.catalog import Catalog
+from ..inputs.catalog import Catalog, GpuSku, MemorySku, Platform, StorageSku
 from ..inputs.workload import WorkloadFile
 from ..optimize.plan import PlanOption, PlanResult
 from .metrics import option_metrics, target_status
@@ -41,7 +43,7 @@ RULES = (
     ("R17", "Shareable jobs share a GPU; pool cost charged back to teams by use"),
     ("R18", "Utilisation targets: VRAM >= 85%, RAM 70-80%, compute >= 90%, bandwidth >= 60%"),
     ("R19", "Growth: replicas planned = ceil(replicas x growth)"),
-    ("R20", "Saving measured against the seed's reference configuration"),
+    ("R20", "Saving measured against the rule-of-thumb reference configuration for the mix's scale"),
 )
 
 
@@ -56,7 +58,7 @@ def sha256_of(path: Path) -> str:
 
 def summary_table(result: PlanResult, catalog: Catalog) -> pd.DataFrame:
     """One row per ranked option: costs by kind, counts, R18 utilisation, R20 saving."""
-    ref = (result.baseline or {}).get("total_cost")
+    ref = result.baseline.total_cost if result.baseline is not None else None
     rows = []
     for opt in result.options:
         m = option_metrics(opt, catalog)
@@ -95,12 +97,13 @@ def _describe(catalog: Catalog, sku: str) -> str:
         kind = catalog.kind_of(sku)
     except KeyError:
         return ""
-    item = {
+    lookup: dict[str, Callable[[str], GpuSku | Platform | MemorySku | StorageSku]] = {
         "gpu": catalog.gpu,
         "platform": catalog.platform,
         "memory": catalog.dimm,
         "storage": catalog.drive,
-    }[kind](sku)
+    }
+    item = lookup[kind](sku)
     return item.name or sku
 
 
@@ -144,7 +147,7 @@ def placement_table(result: PlanResult, wf: WorkloadFile, catalog: Catalog) -> p
         for p in opt.placements:
             server_cores[p.server] += cores[(p.workload, p.replica)]
         for p in opt.placements:
-            usable = catalog.gpu(p.gpu).vram_gb * (1 - wf.policy.headroom) if p.gpu else None
+            usable = rules.usable(catalog.gpu(p.gpu).vram_gb, wf.policy) if p.gpu else None
             rows.append(
                 {
                     "option": f"Option {opt.rank}",
@@ -249,7 +252,7 @@ def team_costs(opt: PlanOption, wf: WorkloadFile, catalog: Catalog) -> pd.DataFr
     ram: dict[str, dict[str, float]] = defaultdict(lambda: defaultdict(float))
     for p in opt.placements:
         ram[p.server][team.get(p.workload, UNASSIGNED)] += p.host_ram_gb
-    cost = {k: defaultdict(float) for k in KINDS}
+    cost: dict[str, defaultdict[str, float]] = {k: defaultdict(float) for k in KINDS}
     for s in opt.servers:
         g, r = gpu_units.get(s.id, {}), ram.get(s.id, {})
         first, second = (g, r) if s.gpu_count else (r, g)
@@ -263,7 +266,7 @@ def team_costs(opt: PlanOption, wf: WorkloadFile, catalog: Catalog) -> pd.DataFr
             if amount and not (_split(amount, w1, cost[k]) or _split(amount, w2, cost[k])):
                 cost[k][UNASSIGNED] += amount
     served = {p.workload for p in opt.placements}
-    tb = defaultdict(float)
+    tb: defaultdict[str, float] = defaultdict(float)
     for w in wf.workloads:
         if w.name in served:
             tb[w.team] += w.storage_tb
@@ -273,7 +276,8 @@ def team_costs(opt: PlanOption, wf: WorkloadFile, catalog: Catalog) -> pd.DataFr
         _split(storage, tb, cost["storage"]) or _split(storage, spent, cost["storage"])
     ):
         cost["storage"][UNASSIGNED] += storage
-    gpus, ram_gb = defaultdict(float), defaultdict(float)
+    gpus: defaultdict[str, float] = defaultdict(float)
+    ram_gb: defaultdict[str, float] = defaultdict(float)
     for server_units in gpu_units.values():
         for t, u in server_units.items():
             gpus[t] += u
@@ -284,7 +288,7 @@ def team_costs(opt: PlanOption, wf: WorkloadFile, catalog: Catalog) -> pd.DataFr
     kind_total = {k: sum(cost[k].values()) for k in KINDS}
     rows = []
     for t in teams:
-        row = {
+        row: dict[str, Any] = {
             "option": f"Option {opt.rank}",
             "team": t,
             "workloads": len({p.workload for p in opt.placements if team.get(p.workload) == t}),
@@ -365,7 +369,7 @@ def rules_table() -> pd.DataFrame:
 
 def sources_table(sources: dict[str, Path]) -> pd.DataFrame:
     """Input files: label, file name, size and SHA-256 of the content the run read."""
-    rows = []
+    rows: list[tuple[str, str, int | None, str]] = []
     for label, path in sources.items():
         path = Path(path)
         if path.is_file():

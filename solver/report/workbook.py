@@ -366,7 +366,7 @@ class _Book:
 
     def write(self) -> None:
         cur, date = self.catalog.currency, self.catalog.prices_as_of.isoformat()
-        sheets = {
+        sheets: dict[str | int, _Sheet] = {
             "Summary": self._sheet(
                 "Summary",
                 f"plan-buy: purchase options for {self.wf.name}",
@@ -448,7 +448,7 @@ class _Book:
         row += 1
         sh.section(row, "Policy")
         row = sh.table(report.policy_table(self.wf), row + 1, filter_=False) + 1
-        sh.section(row, "R-rules applied (from the seed guide)")
+        sh.section(row, "Sizing rules applied")
         sh.table(report.rules_table(), row + 1, filter_=False)
         sh.widths[0] = max(sh.widths.get(0, 0), 24)
         sh.widths[price_col] = max(sh.widths.get(price_col, 0), 14)
@@ -589,7 +589,7 @@ class _Book:
             rows.append(("R20 reference configuration", "none applies to this mix", "", None))
         if base is not None:
             rows += [
-                (f"R20 reference: {base.get('name', '')}", "", "reference", f.money),
+                (f"R20 reference: {base.name}", "", "reference", f.money),
                 ("Saving vs R20 reference", "", "saving", f.money),
                 ("Saving vs R20 reference (%)", "", "saving_pct", f.pct),
             ]
@@ -601,7 +601,7 @@ class _Book:
             row_of[key] = r
             sh.put(r, 0, label, f.bold if key == "total" else None)
             if key == "reference":  # one input cell; every option's saving refers to it
-                sh.put(r, 1, float(base.get("total_cost", 0.0)), f.price_input)
+                sh.put(r, 1, float(base.total_cost if base else 0.0), f.price_input)
             else:
                 sh.put(r, 1, target)
             for c, o in enumerate(opts, start=2):

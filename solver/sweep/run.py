@@ -1,6 +1,6 @@
 """Scenario sweeps: what each budget, demand growth, headroom and price change buys.
 
-A sweep is data (STYLE habit 7). ``build_sweep`` parses the axes and turns the cartesian
+A sweep is data, so every scenario is checked like a file the user wrote. ``build_sweep`` parses the axes and turns the cartesian
 product into scenarios, each a validated copy of the input (policy overrides through
 ``with_policy``, price multipliers through a re-validated catalog). ``run_sweep`` solves
 them in worker processes and returns one row per scenario; ``sweep_frame`` lays the rows
@@ -42,6 +42,9 @@ from .axes import (
     priced_catalog,
 )
 
+Group = tuple[float, float, Prices]
+"""(growth, headroom, price multipliers): everything about a scenario but its budget."""
+
 
 @dataclass(frozen=True)
 class Scenario:
@@ -54,7 +57,7 @@ class Scenario:
     prices: Prices = ()
 
     @property
-    def group(self) -> tuple:
+    def group(self) -> Group:
         """Everything but the budget: scenarios of one group share their knee."""
         return (self.growth, self.headroom, self.prices)
 
@@ -66,7 +69,7 @@ class Sweep:
     wf: WorkloadFile
     catalog: Catalog
     scenarios: tuple[Scenario, ...]
-    groups: dict[tuple, tuple[WorkloadFile, Catalog]]
+    groups: dict[Group, tuple[WorkloadFile, Catalog]]
     price_targets: tuple[str, ...] = ()
 
     def inputs(self, s: Scenario) -> tuple[WorkloadFile, Catalog]:
@@ -107,7 +110,9 @@ def build_sweep(
         InputError: a bad axis, an unknown SKU, too many scenarios, or an invalid copy.
     """
     p = wf.policy
-    budgets = parse_values(budget, "--budget", 0.0, strict=True) if budget else (p.budget,)
+    budgets: tuple[float | None, ...] = (
+        parse_values(budget, "--budget", 0.0, strict=True) if budget else (p.budget,)
+    )
     budgets = tuple(sorted(budgets, key=lambda b: -1 if b is None else b))
     growths = parse_values(growth, "--growth", 0.0, strict=True) if growth else (p.growth,)
     headrooms = parse_values(headroom, "--headroom", 0.0, below=1.0) if headroom else (p.headroom,)
@@ -119,7 +124,8 @@ def build_sweep(
             "To fix: use fewer steps or values"
         )
     targets = tuple(t for t, _ in price_axes)
-    scenarios, groups = [], {}
+    scenarios: list[Scenario] = []
+    groups: dict[Group, tuple[WorkloadFile, Catalog]] = {}
     price_grid = list(itertools.product(*(m for _, m in price_axes)))
     for g, h, mults in itertools.product(growths, headrooms, price_grid):
         pr = tuple(zip(targets, mults))
@@ -241,7 +247,7 @@ class SweepRun:
     seconds: float
     jobs: int
     solves: int
-    knees: dict[tuple, ScenarioRow] = field(default_factory=dict)
+    knees: dict[Group, ScenarioRow] = field(default_factory=dict)
     """group -> the row of its full plan (budget None), for the knee report."""
 
 
@@ -335,24 +341,24 @@ def run_sweep(
         on_progress: called with (scenarios done, scenarios in all) after each result.
     """
     start = time.perf_counter()
-    by_group: dict[tuple, list[Scenario]] = {}
+    by_group: dict[Group, list[Scenario]] = {}
     for s in sweep.scenarios:
         by_group.setdefault(s.group, []).append(s)
     p = sweep.wf.policy
-    base_group = (p.growth, p.headroom, tuple((t, 1.0) for t in sweep.price_targets))
+    base_group: Group = (p.growth, p.headroom, tuple((t, 1.0) for t in sweep.price_targets))
     base_needed = with_base and not (p.budget is None and base_group in by_group)
     tasks = len(by_group) + base_needed
     jobs = max(1, min(jobs or default_jobs(), tasks + sum(len(v) for v in by_group.values())))
     ex = ProcessPoolExecutor(jobs, initializer=_ignore_sigint) if jobs > 1 else _Inline()
     rows: dict[int, ScenarioRow] = {}
-    fulls: dict[tuple, Solved] = {}
+    fulls: dict[Group, Solved] = {}
     base: Solved | None = None
-    pending: dict[Future, tuple] = {}
+    pending: dict[Future, _Task] = {}
     solves = 0
     interrupted = False
 
-    def submit(tag: tuple, wf: WorkloadFile, cat: Catalog) -> None:
-        pending[ex.submit(solve_one, wf, cat, solver, time_limit, gap)] = tag
+    def submit(task: _Task, wf: WorkloadFile, cat: Catalog) -> None:
+        pending[ex.submit(solve_one, wf, cat, solver, time_limit, gap)] = task
 
     def result_of(f: Future) -> Solved:
         try:
@@ -362,19 +368,19 @@ def run_sweep(
 
     try:
         if base_needed:
-            submit(("base",), *_base_inputs(sweep))
+            submit(_BasePlan(), *_base_inputs(sweep))
         for group in by_group:
-            submit(("full", group), *sweep.groups[group])
+            submit(_FullPlan(group), *sweep.groups[group])
         while pending:
             done, _ = wait(list(pending), return_when=FIRST_COMPLETED)
             for f in done:
-                tag = pending.pop(f)
+                task = pending.pop(f)
                 solved = result_of(f)
                 solves += 1
-                if tag[0] == "base":
+                if isinstance(task, _BasePlan):
                     base = solved
-                elif tag[0] == "full":
-                    group = tag[1]
+                elif isinstance(task, _FullPlan):
+                    group = task.group
                     fulls[group] = solved
                     if with_base and group == base_group and p.budget is None:
                         base = solved
@@ -386,9 +392,9 @@ def run_sweep(
                                 s, wf, solved, time_limit, reused=s.budget is not None
                             )
                         else:
-                            submit(("budget", s), wf, cat)
+                            submit(_BudgetPlan(s), wf, cat)
                 else:
-                    s = tag[1]
+                    s = task.scenario
                     rows[s.id] = _row(s, sweep.inputs(s)[0], solved, time_limit)
                 if on_progress:
                     on_progress(len(rows), len(sweep.scenarios))
@@ -398,6 +404,29 @@ def run_sweep(
     else:
         ex.shutdown(wait=True)
     return _finish(sweep, rows, fulls, base, interrupted, start, jobs, solves, time_limit)
+
+
+@dataclass(frozen=True)
+class _BasePlan:
+    """A solve of the unswept input (for the workbook)."""
+
+
+@dataclass(frozen=True)
+class _FullPlan:
+    """A solve of a group's full plan, without a budget: its cost is the group's knee."""
+
+    group: Group
+
+
+@dataclass(frozen=True)
+class _BudgetPlan:
+    """A solve of one scenario whose budget is below its group's knee."""
+
+    scenario: Scenario
+
+
+_Task = _BasePlan | _FullPlan | _BudgetPlan
+"""What a submitted solve is for."""
 
 
 def _base_inputs(sweep: Sweep) -> tuple[WorkloadFile, Catalog]:
@@ -411,7 +440,7 @@ def _finish(sweep, rows, fulls, base, interrupted, start, jobs, solves, time_lim
         s0 = Scenario(0, None, *group)
         knees[group] = _row(s0, sweep.groups[group][0], solved, time_limit)
     ordered = []
-    previous: dict[tuple, tuple[float, float]] = {}
+    previous: dict[Group, tuple[float, float]] = {}
     for s in sweep.scenarios:  # grid order: budgets ascend within a group
         if s.id not in rows:
             continue
