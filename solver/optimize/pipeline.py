@@ -30,6 +30,7 @@ from .expand import expand
 from .outcome import SolveStatus
 from .plan import PlanOption, PlanResult
 from .solve import DEFAULT_GAP, Outcome, default_solver, lp_duals, solve
+from .targets import target_figures
 
 
 def infeasibility_reasons(wf: WorkloadFile, catalog: Catalog, cand: Candidates) -> list[str]:
@@ -178,7 +179,10 @@ def plan(
         set_cost_objective(m)
         m.lp_bound = None  # an LP value of the priority phase bounds priority, not cost
 
-    ub = sum(cand.replicas.values()) + 64
+    # Big-M of the distinctness cuts; targets (T3) let replica counts, so GPU counts, grow.
+    ub = sum(cand.replicas.values()) + 64 + sum(
+        (cand.most_replicas(name) - cand.replicas[name]) * wf.policy.max_parallel_degree
+        for name in cand.targets)
     options: list[PlanOption] = []
     rank1: Outcome | None = None
     rank1_bound: float | None = None
@@ -222,6 +226,7 @@ def plan(
         option = PlanOption(
             rank=len(options) + 1, total_cost=exp.cost, servers=exp.servers, lines=exp.lines,
             placements=exp.placements, unserved=unserved, lower_bound=out.bound,
+            throughput=target_figures(exp.placements, wf, unserved),
         )
         problems = check_plan(option, wf, catalog)
         if problems:
