@@ -220,6 +220,40 @@ def timed_options(w: Workload, catalog: Catalog,
     return options, tried
 
 
+def timed_reason(w: Workload, catalog: Catalog, policy: Policy,
+                 tried: tuple[Estimate, ...]) -> str | None:
+    """Why a workload with a target or latency limits has no option although some fit:
+    its best achievable figure and on which GPU (None when nothing fits at all)."""
+    gpus = {g.sku: g for g in catalog.gpus}
+    rates = [(r, e) for e in tried if e.fits and e.gpu in gpus
+             for r in [_rate(w, gpus[e.gpu], e.degree, policy, e)] if r is not None]
+    if not rates:
+        return None
+    parts = []
+    if w.max_tpot_ms is not None:
+        r, e = min(rates, key=lambda re: re[0].tpot_ms or math.inf)
+        parts.append(f"the shortest time per output token is {r.tpot_ms:.1f} ms (batch "
+                     f"{r.batch}) on {e.gpu} x{e.degree}, over max_tpot_ms {w.max_tpot_ms:g}")
+    if w.max_ttft_ms is not None:
+        r, e = min(rates, key=lambda re: re[0].ttft_ms or math.inf)
+        if (r.ttft_ms or 0.0) > w.max_ttft_ms:
+            parts.append(f"the shortest time to first token is {r.ttft_ms:.0f} ms on "
+                         f"{e.gpu} x{e.degree}, over max_ttft_ms {w.max_ttft_ms:g}")
+    ok = [(r, e) for r, e in rates if not latency_misses(w, r)]
+    need = planned_target(w, policy)
+    if ok and need is not None:
+        r, e = max(ok, key=lambda re: re[0].tokens_per_s)
+        per = r.tokens_per_s * delivered_fraction(w, policy)
+        parts = [(f"it needs {need:,.0f} tokens/s; the fastest replica delivers {per:,.1f} "
+                 f"tokens/s on {e.gpu} x{e.degree}, so it would take "
+                 f"{_replicas_for(need, per):,.0f} replicas; plan-buy plans at most "
+                 f"{MAX_PLANNED_REPLICAS:,}")]
+    if not parts:
+        return None
+    return (f"{w.name}: no GPU option meets its targets: {'; '.join(parts)}. To fix: relax the "
+            "limit or target, lower the batch, prompt or precision, or add a faster GPU")
+
+
 def _dominated(o: ReplicaOption, d: int, ram: float, rate: float, targeted: bool) -> bool:
     """Whether ``o`` (a smaller degree of the same GPU) makes degree ``d`` useless."""
     if d % o.degree or o.degree >= d:

@@ -25,7 +25,14 @@ from .build import (
     set_cost_objective,
     set_priority_objective,
 )
-from .candidates import Candidates, enumerate_candidates, type_accepts, usable
+from .candidates import (
+    Candidates,
+    enumerate_candidates,
+    is_timed,
+    timed_reason,
+    type_accepts,
+    usable,
+)
 from .expand import expand
 from .outcome import SolveStatus
 from .plan import PlanOption, PlanResult
@@ -41,6 +48,11 @@ def infeasibility_reasons(wf: WorkloadFile, catalog: Catalog, cand: Candidates) 
     line = usable(best_gpu.vram_gb, policy)
     for w in wf.workloads:
         opts = cand.options[w.name]
+        timed = None if opts or not is_timed(w) else timed_reason(
+            w, catalog, policy, cand.tried[w.name])
+        if timed is not None:
+            reasons.append(timed)
+            continue
         if not opts:
             tried = [e for e in cand.tried[w.name]]
             if not tried:
