@@ -10,6 +10,8 @@ from __future__ import annotations
 
 import pytest
 import solver_fixtures as fx
+from hypothesis import HealthCheck, given, settings
+from hypothesis import strategies as st
 from test_pipeline import run
 
 from solver.errors import InfeasibleError
@@ -132,3 +134,50 @@ def test_checker_catches_mixed_training(monkeypatch):
     job = {"name": "a", **TRAIN, "tokens": 1100 * 86400, "deadline_days": 1}
     errs = check_plan(o, fx.workloads(job, data_parallel_efficiency=1.0), fx.catalog())
     assert any("(T4)" in e for e in errs)
+
+
+def _bench_optimum(monkeypatch, wf, cat):
+    import sys
+    from pathlib import Path
+
+    sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
+    import bench.bruteforce as bf
+
+    monkeypatch.setattr(bf, "estimate", fx.fake_estimate)
+    monkeypatch.setattr(bf, "replica_throughput", fx.fake_throughput)
+    return bf.optimum(wf, cat)
+
+
+target_job = st.tuples(
+    st.sampled_from(["inference", "lora"]),
+    st.sampled_from([15.0, 30.0]),  # VRAM need at degree 1, GB
+    st.sampled_from([5.0, 20.0]),  # host RAM per GPU, GB
+    st.sampled_from([50.0, 150.0, 250.0, 1100.0]),  # target tokens/s
+    st.sampled_from([60.0, 140.0]),  # small GPU tokens/s (per GPU)
+    st.integers(1, 2),  # replicas (at least)
+)
+
+
+@settings(max_examples=20, deadline=None,
+          suppress_health_check=[HealthCheck.function_scoped_fixture])
+@given(job=target_job, eta=st.sampled_from([0.9, 1.0]))
+def test_targets_rank1_equals_brute_force(monkeypatch, job, eta):
+    """Rank 1 with a throughput target equals bench/bruteforce.py's exhaustive minimum on the
+    table estimator (replica counts and option mixes enumerated there); every plan checks."""
+    kind, vram, ram, target, small_rate, n = job
+    fx.install(monkeypatch, {"a": (vram, ram)})
+    fx.install_rates(monkeypatch, {"a": {"small": small_rate, "big": 1000.0}})
+    item: dict = {"name": "a", "replicas": n}
+    if kind == "inference":
+        item["tokens_per_s"] = target
+    else:
+        item.update(TRAIN, tokens=target * 86400, deadline_days=1)
+    wf = fx.workloads(item, data_parallel_efficiency=eta)
+    cat = fx.catalog()
+    expected = _bench_optimum(monkeypatch, wf, cat)
+    if expected is None:
+        with pytest.raises(InfeasibleError):
+            run(wf, cat)
+        return
+    r = run(wf, cat, top=2)
+    assert r.options[0].total_cost == pytest.approx(expected)
