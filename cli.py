@@ -5,15 +5,17 @@ No business logic lives here; every command is a few lines over ``solver``.
 
 from __future__ import annotations
 
+import contextlib
 import json
 import math
+import os
 import sys
 from pathlib import Path
 
 import click
 
-from solver import __version__
-from solver.errors import PlanBuyError
+from solver import __version__, interrupt
+from solver.errors import InputError, PlanBuyError
 
 COMMANDS = ("plan", "estimate", "sweep")
 
@@ -25,6 +27,16 @@ class DefaultToPlan(click.Group):
         if args and args[0] not in self.commands and args[0] not in ("--help", "-h", "--version"):
             args = ["plan", *args]
         return super().parse_args(ctx, args)
+
+    def invoke(self, ctx):
+        """Ctrl-C and SIGTERM end every command alike: solvers and temp files gone, exit 130."""
+        with interrupt.sigterm_interrupts():
+            try:
+                return super().invoke(ctx)
+            except KeyboardInterrupt:
+                interrupt.release_all()
+                click.echo("plan-buy: interrupted", err=True)
+                ctx.exit(interrupt.EXIT_CODE)
 
 
 class FiniteFloatRange(click.FloatRange):
@@ -51,6 +63,19 @@ def _default_catalog(ctx: click.Context, param: click.Parameter, value: Path | N
     from solver.inputs.loading import DEFAULT_CATALOG
 
     return DEFAULT_CATALOG
+def _print(text: str) -> None:
+    """Print to stdout; a full disk or a closed pipe is a clear error (exit 2), no traceback."""
+    try:
+        click.echo(text)
+        sys.stdout.flush()
+    except OSError as exc:
+        # Python flushes stdout again on exit; point it at the null device so that is silent.
+        with contextlib.suppress(OSError, ValueError):
+            os.dup2(os.open(os.devnull, os.O_WRONLY), sys.stdout.fileno())
+        _fail(InputError(
+            f"cannot write to standard output: {exc.strerror or exc}. To fix: redirect it "
+            "to a file on a disk with free space, or to a program that reads all of it"
+        ))
 
 
 catalog_option = click.option(
@@ -100,9 +125,9 @@ def estimate(workloads: Path, catalog: Path, gpus: tuple[str, ...], as_json: boo
     except PlanBuyError as exc:
         _fail(exc)
     if as_json:
-        click.echo(json.dumps({"rows": [r.to_json() for r in rows]}, indent=2))
+        _print(json.dumps({"rows": [r.to_json() for r in rows]}, indent=2))
     else:
-        click.echo(render_estimate_table(wf, cat, rows))
+        _print(render_estimate_table(wf, cat, rows))
 
 
 @main.command()
@@ -139,7 +164,8 @@ def plan(workloads: Path, catalog: Path, top: int, budget: float | None, out_dir
         wf = with_policy(load_workloads(workloads), budget=budget)
         cat = load_catalog(catalog)
         if not no_workbook:
-            from solver.report.workbook import check_writable, write_workbook
+            from solver.report.files import check_writable
+            from solver.report.workbook import write_workbook
 
             check_writable(out_dir / f"{wf.name}.xlsx")
         reserve = 0.0 if no_workbook else workbook_reserve(
@@ -153,9 +179,9 @@ def plan(workloads: Path, catalog: Path, top: int, budget: float | None, out_dir
     except PlanBuyError as exc:
         _fail(exc)
     if as_json:
-        click.echo(json.dumps(result.to_json(), indent=2))
+        _print(json.dumps(result.to_json(), indent=2))
     else:
-        click.echo(render_plan_summary(result, cat, wf.name, book))
+        _print(render_plan_summary(result, cat, wf.name, book))
 
 
 @main.command()
@@ -221,13 +247,13 @@ def sweep(workloads: Path, catalog: Path, budget: str | None, growth: str | None
     except PlanBuyError as exc:
         _fail(exc)
     if as_json:
-        click.echo(json.dumps(sweep_document(run, grid, files), indent=2))
+        _print(json.dumps(sweep_document(run, grid, files), indent=2))
     else:
-        click.echo(render_sweep(run, wf.name, cat.currency, grid.price_targets, files,
+        _print(render_sweep(run, wf.name, cat.currency, grid.price_targets, files,
                                 [skipped] if skipped else []))
     if run.interrupted:
         click.echo("plan-buy: interrupted; the finished scenarios are written", err=True)
-        sys.exit(130)
+        sys.exit(interrupt.EXIT_CODE)
     if run.rows and all(r.total_cost is None for r in run.rows):
         sys.exit(min(r.exit_code or 1 for r in run.rows))
 

@@ -318,7 +318,7 @@ def test_failed_rename_keeps_previous_and_is_an_input_error(plan, tmp_path, monk
     def no_rename(src, dst):
         raise PermissionError(13, "Permission denied")
 
-    monkeypatch.setattr("solver.report.workbook.os.replace", no_rename)
+    monkeypatch.setattr("solver.report.files.os.replace", no_rename)
     with pytest.raises(InputError):
         write_workbook(out, result, wf, catalog, SOURCES)
     assert out.read_bytes() == b"previous workbook"

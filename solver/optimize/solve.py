@@ -16,6 +16,7 @@ import pulp
 
 from ..errors import SolverError
 from .build import Model
+from .children import contained
 from .outcome import Outcome, SolveStatus
 
 SOLVERS = ("highs", "cbc")
@@ -148,7 +149,7 @@ def solve(m: Model, solver: str, time_limit: float | None = None,
     engine = _make(solver, time_limit, gap, work_ticks)
     start = time.perf_counter()
     try:
-        with _quiet_stdout():
+        with _quiet_stdout(), contained(engine):
             m.prob.solve(engine)
     except pulp.PulpSolverError as exc:
         raise SolverError(f"the {solver} solver failed: {exc}") from None

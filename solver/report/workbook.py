@@ -21,20 +21,20 @@ from __future__ import annotations
 
 import datetime as dt
 import math
-import os
-import secrets
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 import xlsxwriter
+from xlsxwriter.exceptions import FileCreateError
 from xlsxwriter.utility import quote_sheetname, xl_col_to_name, xl_rowcol_to_cell
 
 from .. import __version__
-from ..errors import InputError
 from ..inputs.catalog import Catalog
 from ..inputs.workload import WorkloadFile
 from ..optimize.plan import PlanResult
 from . import tables as report
+from .cells import starts_like_formula
+from .files import replacing
 from .metrics import target_label
 
 if TYPE_CHECKING:
@@ -42,28 +42,7 @@ if TYPE_CHECKING:
 
 HEADER_ROW = 3
 """0-based row of every table header (rows 0-1 hold the title and a note)."""
-FORMULA_START = ("=", "+", "-", "@", "\t", "\r")
 CURRENCY_SYMBOLS = {"USD": "$", "EUR": "€", "GBP": "£", "JPY": "¥", "CNY": "¥"}
-
-
-_FIX = "To fix: pass --out with a folder you can write to, or fix its permissions."
-
-
-def _reserve_temp(path: Path) -> Path:
-    """Create the folder and an empty temp file beside ``path``; InputError if impossible."""
-    folder = path.parent
-    try:
-        folder.mkdir(parents=True, exist_ok=True)
-        tmp = folder / f".{path.name}.{os.getpid()}.{secrets.token_hex(4)}.tmp"
-        os.close(os.open(tmp, os.O_CREAT | os.O_EXCL | os.O_WRONLY, 0o666))
-    except OSError as exc:
-        raise InputError(f"cannot write {path}: {exc.strerror or exc}. {_FIX}") from None
-    return tmp
-
-
-def check_writable(path: Path) -> None:
-    """Fail fast (before a long solve) when the workbook could not be written."""
-    _reserve_temp(Path(path)).unlink(missing_ok=True)
 
 
 def write_workbook(
@@ -76,8 +55,9 @@ def write_workbook(
 ) -> Path:
     """Write the finance workbook atomically and return its path.
 
-    The file is written to a temp file in the same folder and renamed over ``path``; on
-    any failure the previous workbook stays intact and the temp file is removed.
+    The file is written to a temp file in the same folder and renamed over ``path``
+    (``files.replacing``); on any failure or interrupt the previous workbook stays intact
+    and the temp file is removed.
 
     Args:
         path: where the .xlsx goes (its folder is created if missing).
@@ -91,16 +71,12 @@ def write_workbook(
         InputError: the folder or file cannot be written.
     """
     path = Path(path)
-    tmp = _reserve_temp(path)
-    try:
-        _Book(tmp, result, wf, catalog, sources, sweep).write()
-        os.replace(tmp, path)
-    except OSError as exc:
-        tmp.unlink(missing_ok=True)
-        raise InputError(f"cannot write {path}: {exc.strerror or exc}. {_FIX}") from None
-    except BaseException:
-        tmp.unlink(missing_ok=True)
-        raise
+    with replacing(path) as tmp:
+        try:
+            _Book(tmp, result, wf, catalog, sources, sweep).write()
+        except FileCreateError as exc:  # XlsxWriter wraps the OSError of a failed write
+            cause = exc.args[0] if exc.args else None
+            raise cause if isinstance(cause, OSError) else OSError(str(exc)) from None
     return path
 
 
@@ -177,6 +153,9 @@ class _Formats:
         self.right = add({"align": "right"})
         self.center = add({"align": "center"})
         self.wrap_right = add({"align": "right", "text_wrap": True, "valign": "top"})
+        self.wrap_literal = add(
+            {"align": "right", "text_wrap": True, "valign": "top", "quote_prefix": True}
+        )
         self.below = add({"align": "right", "font_color": "#C00000"})
         self.within = add({"align": "right", "font_color": "#375623"})
         self.price_input = add(
@@ -239,7 +218,7 @@ class _Sheet:
             self._width(col, len(f"{value:,.2f}") + 3)
         else:
             text = str(value)
-            if text.startswith(FORMULA_START):
+            if starts_like_formula(text):
                 fmt = self.fmt.literal
             ws.write_string(row, col, text, fmt or self.fmt.text)
             self._width(col, len(text) + 1)
@@ -611,8 +590,9 @@ class _Book:
                         fmt,
                     )
                 elif key in ("gpus_by_sku", "unserved"):  # one item a line, in a narrow column
-                    text = str(_plain(rec[key]) or "")
-                    sh.ws.write_string(r, c, text.replace(", ", "\n"), fmt)
+                    text = str(_plain(rec[key]) or "").replace(", ", "\n")
+                    literal = any(starts_like_formula(t) for t in text.splitlines())
+                    sh.ws.write_string(r, c, text, f.wrap_literal if literal else fmt)
                     lines = max(str(_plain(v) or "").count(", ") + 1 for v in summ[key])
                     if lines > 1:
                         sh.ws.set_row(r, 15 * lines)

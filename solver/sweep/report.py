@@ -11,7 +11,7 @@ import math
 from collections.abc import Sequence
 from pathlib import Path
 
-from ..errors import InputError
+from ..report.files import write_csv
 from .run import Scenario, Sweep, SweepRun
 
 
@@ -161,7 +161,7 @@ def sweep_frame(run: SweepRun, price_targets: Sequence[str] = ()):
                 ),
                 "knee_budget": j["knee_budget"],
                 "marginal_priority_per_dollar": j["marginal_priority_per_dollar"],
-                "gpus": gpu_mix(row.gpus),
+                "gpus": gpu_mix(row.gpus) if row.gpus else "",  # not "-": the CSV escapes a leading -
                 "unserved": ", ".join(row.unserved),
                 "served": ", ".join(row.served),
                 "reused_knee": row.reused_knee,
@@ -223,15 +223,7 @@ def write_sweep_files(
     out_dir = Path(out_dir)
     name = sweep.wf.name
     frame = sweep_frame(run, sweep.price_targets)
-    csv = out_dir / f"{name}-sweep.csv"
-    try:
-        out_dir.mkdir(parents=True, exist_ok=True)
-        frame.to_csv(csv, index=False)
-    except OSError as exc:
-        raise InputError(
-            f"cannot write {csv}: {exc.strerror or exc}. To fix: pass --out "
-            "with a folder you can write to"
-        ) from None
+    csv = write_csv(out_dir / f"{name}-sweep.csv", frame)
     files, skipped = [csv], None
     if workbook:
         base = run.base

@@ -18,15 +18,16 @@ from __future__ import annotations
 import itertools
 import math
 import os
-import signal
 import time
 from collections.abc import Callable, Sequence
 from concurrent.futures import FIRST_COMPLETED, Future, ProcessPoolExecutor, wait
 from dataclasses import dataclass, field, replace
 from enum import StrEnum
+from multiprocessing import connection
 
 from pydantic import ValidationError
 
+from .. import interrupt
 from ..errors import InputError, PlanBuyError
 from ..inputs.catalog import Catalog
 from ..inputs.scenario import with_policy
@@ -164,11 +165,6 @@ def solve_one(
         )
 
 
-def _ignore_sigint() -> None:
-    # Ctrl-C reaches the whole process group; only the parent decides what it means.
-    signal.signal(signal.SIGINT, signal.SIG_IGN)
-
-
 class _Inline:
     """The executor interface for --jobs 1: runs each task at submit, in this process."""
 
@@ -181,11 +177,31 @@ class _Inline:
         pass
 
 
+STOP_GRACE_S = 3.0
+"""Seconds a stopped worker has to end its solver and remove its files before SIGKILL.
+
+A worker waiting on CBC ends at once; one inside HiGHS's C code cannot run its handler
+until HiGHS returns, and has nothing to clean up, so it is killed."""
+
+
 def _stop(ex) -> None:
-    """Cancel queued scenarios and stop running ones now (their solves cannot be cut short)."""
+    """Cancel queued scenarios, stop running ones now, and return once every worker is gone.
+
+    SIGTERM has a worker kill its solver process and remove its temporary files
+    (``interrupt.worker_signals``); one still running after ``STOP_GRACE_S`` is killed.
+    """
     if isinstance(ex, ProcessPoolExecutor):
-        for proc in list((getattr(ex, "_processes", None) or {}).values()):
+        procs = list((getattr(ex, "_processes", None) or {}).values())
+        for proc in procs:
             proc.terminate()
+        deadline = time.monotonic() + STOP_GRACE_S
+        running = {proc.sentinel: proc for proc in procs}
+        while running and (left := deadline - time.monotonic()) > 0:
+            for sentinel in connection.wait(list(running), left):
+                running.pop(sentinel)
+        for proc in running.values():
+            proc.kill()
+        connection.wait([proc.sentinel for proc in running.values()], STOP_GRACE_S)
     ex.shutdown(wait=False, cancel_futures=True)
 
 
@@ -349,7 +365,7 @@ def run_sweep(
     base_needed = with_base and not (p.budget is None and base_group in by_group)
     tasks = len(by_group) + base_needed
     jobs = max(1, min(jobs or default_jobs(), tasks + sum(len(v) for v in by_group.values())))
-    ex = ProcessPoolExecutor(jobs, initializer=_ignore_sigint) if jobs > 1 else _Inline()
+    ex = ProcessPoolExecutor(jobs, initializer=interrupt.worker_signals) if jobs > 1 else _Inline()
     rows: dict[int, ScenarioRow] = {}
     fulls: dict[Group, Solved] = {}
     base: Solved | None = None

@@ -1,0 +1,130 @@
+"""Ctrl-C and SIGTERM: exit 130, one line on stderr, no solver or worker left, no temp file.
+
+Each test runs the real CLI on a generated mix that keeps CBC busy for tens of seconds,
+waits until a ``cbc`` of this run is working, signals plan-buy and then looks at what is
+left: processes (through /proc) and files in the TMPDIR the run was given. Nothing here
+depends on timing beyond generous timeouts.
+"""
+
+from __future__ import annotations
+
+import os
+import signal
+import subprocess
+import sys
+import time
+from pathlib import Path
+
+import pytest
+
+from bench.generate import generate_data, write_yaml
+from solver.interrupt import EXIT_CODE
+
+ROOT = Path(__file__).resolve().parents[1]
+
+pytestmark = pytest.mark.skipif(
+    not sys.platform.startswith("linux"), reason="reads processes from /proc"
+)
+
+
+def _processes_mentioning(text: str) -> list[int]:
+    """Live (not zombie) processes whose command line contains ``text``."""
+    found = []
+    for pid in filter(str.isdigit, os.listdir("/proc")):
+        try:
+            cmdline = Path(f"/proc/{pid}/cmdline").read_bytes().replace(b"\0", b" ").decode()
+            state = Path(f"/proc/{pid}/stat").read_text().rsplit(")", 1)[1].split()[0]
+        except OSError:
+            continue
+        if text in cmdline and state != "Z" and int(pid) != os.getpid():
+            found.append(int(pid))
+    return found
+
+
+def _wait_for(predicate, timeout: float) -> bool:
+    deadline = time.monotonic() + timeout
+    while time.monotonic() < deadline:
+        if predicate():
+            return True
+        time.sleep(0.1)
+    return predicate()
+
+
+@pytest.fixture(scope="module")
+def slow_mix(tmp_path_factory) -> Path:
+    """100 generated workloads: CBC needs far longer than these tests wait."""
+    folder = tmp_path_factory.mktemp("mix")
+    return write_yaml(generate_data(100, 1), folder / "slow.yaml")
+
+
+def _interrupt(
+    args: list[str], sig: int, tmp_path: Path
+) -> tuple[subprocess.CompletedProcess, Path]:
+    """Run ``cli.py ARGS`` with TMPDIR in ``tmp_path``, send ``sig`` once CBC works."""
+    tmpdir = tmp_path / "tmp"
+    tmpdir.mkdir()
+    env = {**os.environ, "TMPDIR": str(tmpdir)}
+    proc = subprocess.Popen(
+        [sys.executable, "cli.py", *args],
+        cwd=ROOT,
+        env=env,
+        text=True,
+        stdout=subprocess.DEVNULL,
+        stderr=subprocess.PIPE,
+        # A shell may start background jobs with Ctrl-C ignored; a user's terminal does not.
+        # (The test process has no threads of its own that a forked child could wait on.)
+        preexec_fn=lambda: signal.signal(signal.SIGINT, signal.SIG_DFL),  # noqa: PLW1509
+    )
+    try:
+        started = _wait_for(lambda: _processes_mentioning(f"{tmpdir}/"), timeout=120)
+        assert started, "cbc never started"
+        proc.send_signal(sig)
+        _, stderr = proc.communicate(timeout=120)
+    finally:
+        if proc.poll() is None:
+            proc.kill()
+            proc.wait()
+    return subprocess.CompletedProcess(proc.args, proc.returncode, None, stderr), tmpdir
+
+
+def _assert_clean(res: subprocess.CompletedProcess, tmp_path: Path, tmpdir: Path) -> None:
+    assert res.returncode == EXIT_CODE, res.stderr
+    assert res.stderr.strip().startswith("plan-buy: interrupted"), res.stderr
+    assert "Traceback" not in res.stderr and "Aborted" not in res.stderr
+    # cbc's command line names its files in tmpdir; a sweep worker's names the mix's folder
+    assert _wait_for(lambda: not _processes_mentioning(str(tmp_path)), timeout=10), (
+        _processes_mentioning(str(tmp_path))
+    )
+    assert list(tmpdir.iterdir()) == []
+
+
+@pytest.mark.parametrize("sig", [signal.SIGINT, signal.SIGTERM], ids=["SIGINT", "SIGTERM"])
+def test_plan_with_cbc(slow_mix, tmp_path, sig):
+    out = tmp_path / "out"
+    res, tmpdir = _interrupt(
+        ["plan", str(slow_mix), "--solver", "cbc", "--out", str(out)], sig, tmp_path
+    )
+    _assert_clean(res, tmp_path, tmpdir)
+    assert not out.exists() or list(out.iterdir()) == []
+    assert res.stderr.strip().count("\n") == 0  # one line
+
+
+@pytest.mark.parametrize("sig", [signal.SIGINT, signal.SIGTERM], ids=["SIGINT", "SIGTERM"])
+def test_sweep_workers_and_their_cbc(slow_mix, tmp_path, sig):
+    out = tmp_path / "out"
+    args = [
+        "sweep",
+        str(slow_mix),
+        "--solver",
+        "cbc",
+        "--jobs",
+        "2",
+        "--growth",
+        "1,1.5",
+        "--out",
+        str(out),
+    ]
+    res, tmpdir = _interrupt(args, sig, tmp_path)
+    _assert_clean(res, tmp_path, tmpdir)
+    # the finished scenarios (none yet) are written whole; no temp file beside them
+    assert sorted(p.name for p in out.iterdir()) == ["bench-n100-s1-sweep.csv"]
