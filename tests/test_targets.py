@@ -181,3 +181,29 @@ def test_targets_rank1_equals_brute_force(monkeypatch, job, eta):
         return
     r = run(wf, cat, top=2)
     assert r.options[0].total_cost == pytest.approx(expected)
+
+
+def test_workbook_throughput_sheet(tmp_path):
+    """workloads/deadlines.yaml's workbook has a Throughput sheet whose totals are live
+    formulas of the per-replica figures (stored values match the plan's)."""
+    from pathlib import Path
+
+    import openpyxl
+
+    from solver.inputs.loading import load_catalog, load_workloads
+    from solver.optimize.pipeline import plan
+    from solver.report.workbook import write_workbook
+
+    root = Path(__file__).resolve().parent.parent
+    wf = load_workloads(root / "workloads" / "deadlines.yaml")
+    cat = load_catalog(root / "catalogs" / "default.yaml")
+    result = plan(wf, cat, top=1, with_baseline=False)
+    book = write_workbook(tmp_path / "d.xlsx", result, wf, cat,
+                          {"workloads": root / "workloads" / "deadlines.yaml"})
+    ws = openpyxl.load_workbook(book)["Throughput"]
+    rows = list(ws.iter_rows(min_row=5, values_only=True))
+    totals = [r for r in rows if r[1] and str(r[1]).endswith(" total")]
+    assert len(totals) == len(result.options[0].throughput)
+    assert all(str(r[9]).startswith("=") for r in totals)  # delivered tokens/s: a formula
+    pre = next(r for r in totals if r[1] == "pretrain-3b total")
+    assert str(pre[12]).startswith("=") and str(pre[13]).startswith("=")
