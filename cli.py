@@ -147,22 +147,27 @@ def estimate(workloads: Path, catalog: Path, gpus: tuple[str, ...], as_json: boo
 @click.option("--distinct", type=click.Choice(["gpus", "hardware"]), default="gpus",
               show_default=True, help="Ranked options must differ in GPU mix, or in any hardware.")
 @click.option("--no-workbook", is_flag=True, help="Do not write the Excel workbook.")
+@click.option("--exclude", "exclude", multiple=True, metavar="SKU",
+              help="Never buy this SKU (GPU, platform, DIMM or drive); repeatable, adds to "
+                   "the file's policy.exclude.")
 @json_option
 def plan(workloads: Path, catalog: Path, top: int, budget: float | None, out_dir: Path,
          solver: str | None, time_limit: float | None, gap: float, distinct: str,
-         no_workbook: bool, as_json: bool) -> None:
+         no_workbook: bool, exclude: tuple[str, ...], as_json: bool) -> None:
     """Solve for the cheapest pool: print the ranked options, write out/<name>.xlsx."""
     from solver.optimize.budget import process_started, workbook_reserve
 
     started = process_started()  # --time-limit counts from the command line, not from here
+    from solver.inputs.exclude import check_exclude
     from solver.inputs.loading import load_catalog, load_workloads
-    from solver.inputs.scenario import with_policy
+    from solver.inputs.scenario import with_exclusions, with_policy
     from solver.optimize.pipeline import plan as run_plan
     from solver.report.summary import render_plan_summary
 
     try:
-        wf = with_policy(load_workloads(workloads), budget=budget)
+        wf = with_exclusions(with_policy(load_workloads(workloads), budget=budget), exclude)
         cat = load_catalog(catalog)
+        check_exclude(wf.policy.exclude, cat)
         if not no_workbook:
             from solver.report.files import check_writable
             from solver.report.workbook import write_workbook

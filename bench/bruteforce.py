@@ -14,7 +14,14 @@ host-RAM need), and searches every plan:
   shareable degree-1 replicas under the headroom line (exact bin packing, R15, R17);
   host RAM of the group ≤ (1 − headroom) × installed RAM (R11, R12, R15);
 - storage: ⌈need / drive size⌉ drives of the catalog's one drive SKU, in the bays of the
-  plan's servers, with extra servers that carry only drives when the bays run out.
+  plan's servers, with extra servers that carry only drives when the bays run out;
+- O1: a server is bought with one of its platform's GPU counts (any 0..slots unless the
+  catalog lists ``gpu_counts``): the group's GPUs rounded up to the next count sold, idle
+  GPUs paid; a group without GPUs on a platform not sold without them carries the fewest
+  idle GPUs of the cheapest SKU it takes;
+- allowed SKUs: every SKU of ``policy.exclude`` is removed from the catalog first;
+- O3: the CPU cores of a server's replicas (data.cpu_cores, else training d × (workers + 1),
+  inference 2d, preprocess max(1, workers)) stay within its platform's cpu_cores, when given.
 
 The cheapest such plan is the exact optimum. ``crosscheck`` draws seeded tiny instances and
 compares that optimum with ``pipeline.plan(...).options[0].total_cost``.
@@ -100,7 +107,7 @@ def _timed(w) -> bool:
 def _mixes(ways: list[tuple], least: int, target: float, frac: float,
            one_type: bool) -> list[tuple[int, ...]]:
     """Minimal replica counts per way that meet ``least`` replicas and ``target`` tokens/s."""
-    rates = [o[5] * frac for o in ways]
+    rates = [o[6] * frac for o in ways]
     tops = [max(least, math.ceil(target / r - 1e-9)) if r > 0 else 0 for r in rates]
 
     def ok(c: tuple[int, ...]) -> bool:
@@ -120,20 +127,46 @@ def _mixes(ways: list[tuple], least: int, target: float, frac: float,
     return out
 
 
+def _without(catalog: Catalog, exclude) -> Catalog:
+    """The catalog less the excluded SKUs (allowed SKUs); may leave a kind empty."""
+    if not exclude:
+        return catalog
+    return catalog.model_copy(update={
+        kind: [i for i in getattr(catalog, kind) if i.sku not in exclude]
+        for kind in ("gpus", "platforms", "memory", "storage")
+    })
+
+
+def _bought_gpus(p, k: int) -> int | None:
+    """O1: the fewest GPUs ``p`` is sold with that hold ``k`` in use (None: none does)."""
+    sold = sorted(p.gpu_counts) if p.gpu_counts is not None else range(p.gpu_slots + 1)
+    return min((c for c in sold if c >= k), default=None)
+
+
+def _cores(w, d: int) -> int:
+    """O3: CPU cores one replica of ``w`` on ``d`` GPUs needs."""
+    if w.data.cpu_cores is not None:
+        return w.data.cpu_cores
+    if w.kind in ("train", "lora", "qlora"):
+        return d * (w.data.workers + 1)
+    return 2 * d if w.kind == "inference" else max(1, w.data.workers)
+
+
 def optimum(wf: WorkloadFile, catalog: Catalog) -> float | None:
     """Cost of the cheapest valid plan, or None when no plan exists (no budget)."""
     policy = wf.policy
+    catalog = _without(catalog, set(policy.exclude))
     works = list(wf.workloads)
     need = [max(1, math.ceil(w.replicas * policy.growth - 1e-9)) for w in works]
 
     # Every way one replica of each workload can run:
-    # (gpu sku | None, degree, vram, ram, shared?, tokens/s)
+    # (gpu sku | None, degree, vram, ram, shared?, CPU cores, tokens/s)
     ways: list[list[tuple]] = []
     for w in works:
         opts = []
         if w.kind == "preprocess":
             e = estimate(w, None, 0, policy)
-            opts.append((None, 0, 0.0, e.host_ram_gb, False, 0.0))
+            opts.append((None, 0, 0.0, e.host_ram_gb, False, _cores(w, 0), 0.0))
         else:
             for g in catalog.gpus:
                 if not any(p.takes(g) for p in catalog.platforms):
@@ -149,7 +182,8 @@ def optimum(wf: WorkloadFile, catalog: Catalog) -> float | None:
                             continue
                         rate = r.tokens_per_s
                     shared = w.shareable and d == 1 and not _timed(w)
-                    opts.append((g.sku, d, e.vram_gb_per_gpu, e.host_ram_gb, shared, rate))
+                    opts.append((g.sku, d, e.vram_gb_per_gpu, e.host_ram_gb, shared,
+                                 _cores(w, d), rate))
         ways.append(opts)
 
     # Workloads with a target: every minimal mix of options becomes fixed replicas.
@@ -206,9 +240,11 @@ def _cheapest(ways: list[list[tuple]], need: list[int], catalog: Catalog, policy
             gsku = next(iter(gpus), None)
             exclusive = sum(o[1] for o in picked if o[0] is not None and not o[4])
             ram = sum(o[3] for o in picked)
+            cores = sum(o[5] for o in picked)
             if gsku is None:
                 k = 0
                 platforms = catalog.platforms
+                price_g = None
             else:
                 g = catalog.gpu(gsku)
                 shared = tuple(o[2] for o in picked if o[4])
@@ -220,15 +256,27 @@ def _cheapest(ways: list[list[tuple]], need: list[int], catalog: Catalog, policy
                     continue
                 if any(o[1] > p.gpu_slots for o in picked):
                     continue
+                if p.cpu_cores is not None and cores > p.cpu_cores:
+                    continue
                 dc = dimm_cost(p, ram)
                 if dc is None:
                     continue
-                cost = p.price + dc + (k * price_g if k else 0)
+                bought = _bought_gpus(p, k)
+                if bought is None:
+                    continue
+                unit = price_g
+                if bought and unit is None:  # no GPU work, but the platform is sold with GPUs
+                    unit = min((g.price for g in catalog.gpus if p.takes(g)), default=None)
+                    if unit is None:
+                        continue
+                cost = p.price + dc + (bought * unit if bought else 0)
                 if cost < best.get(p.drive_bays, math.inf):
                     best[p.drive_bays] = cost
         return best
 
-    drive = min(catalog.storage, key=lambda s: s.price)  # one drive SKU in tiny catalogs
+    if total_tb > 0 and not catalog.storage:
+        return None
+    drive = min(catalog.storage, key=lambda s: s.price) if catalog.storage else None
     drives = math.ceil(total_tb / drive.size_tb - 1e-9) if total_tb > 0 else 0
 
     full = tuple(need)
@@ -272,7 +320,7 @@ def _cheapest(ways: list[list[tuple]], need: list[int], catalog: Catalog, policy
     feasible = [c for b, c in best_by_bays.items() if b >= drives]
     if not feasible:
         return None
-    return min(feasible) + drives * drive.price
+    return min(feasible) + (drives * drive.price if drives else 0)
 
 
 # --- seeded tiny instances ----------------------------------------------------------------

@@ -66,6 +66,9 @@ def check_plan(option: PlanOption, wf: WorkloadFile, catalog: Catalog) -> list[s
     errs += _check_storage(option, wf, served, skus)
     errs += _check_targets(option, wf, served, skus)
     errs += _check_cost(option, wf, skus)
+    errs += _check_allowed_skus(option, wf)
+    errs += _check_gpu_counts(option, skus)
+    errs += _check_cpu_cores(option, wf, skus)
     return errs
 
 
@@ -349,4 +352,62 @@ def _check_cost(option: PlanOption, wf: WorkloadFile, skus: _Skus) -> list[str]:
         errs.append(f"total {option.total_cost:.2f} != priced servers {total:.2f}")
     if wf.policy.budget is not None and total > wf.policy.budget + 0.01:
         errs.append(f"total {total:.2f} over the budget {wf.policy.budget:.2f}")
+    return errs
+
+
+def _check_allowed_skus(option: PlanOption, wf: WorkloadFile) -> list[str]:
+    """Allowed SKUs: no server buys a SKU of ``policy.exclude``."""
+    excluded = set(wf.policy.exclude)
+    errs = []
+    for s in option.servers:
+        for sku, q in ((s.platform, 1), (s.gpu, s.gpu_count), (s.memory, s.dimm_count),
+                       (s.storage, s.drive_count)):
+            if sku and q and sku in excluded:
+                errs.append(f"{s.id}: buys {sku}, which the policy excludes")
+    return errs
+
+
+def _check_gpu_counts(option: PlanOption, skus: _Skus) -> list[str]:
+    """O1: every server is bought with one of its platform's GPU counts."""
+    errs = []
+    for s in option.servers:
+        p = skus.platforms.get(s.platform)
+        if p is None:
+            continue  # reported by _check_servers
+        counts = p.allowed_gpu_counts()
+        if s.gpu_count not in counts:
+            errs.append(f"{s.id}: {s.gpu_count} GPUs, but {s.platform} is sold with "
+                        f"{', '.join(map(str, counts))} (O1)")
+    return errs
+
+
+def _replica_cores(w: Workload, gpus: int) -> int:
+    """O3: cores one replica needs: data.cpu_cores, else training d (workers + 1),
+    inference 2d, preprocess max(1, workers)."""
+    if w.data.cpu_cores is not None:
+        return w.data.cpu_cores
+    if w.kind in ("train", "lora", "qlora"):
+        return gpus * (w.data.workers + 1)
+    if w.kind == "inference":
+        return 2 * gpus
+    return max(1, w.data.workers)
+
+
+def _check_cpu_cores(option: PlanOption, wf: WorkloadFile, skus: _Skus) -> list[str]:
+    """O3: a server's cores cover the sum of its replicas' needs (when the catalog has them)."""
+    by_name = {w.name: w for w in wf.workloads}
+    servers = {s.id: s for s in option.servers}
+    used: dict[str, int] = {}
+    for pl in option.placements:
+        w = by_name.get(pl.workload)
+        if w is not None and pl.server in servers:
+            used[pl.server] = used.get(pl.server, 0) + _replica_cores(w, pl.gpus)
+    errs = []
+    for sid, need in used.items():
+        p = skus.platforms.get(servers[sid].platform)
+        if p is None:
+            continue  # reported by _check_servers
+        if p.cpu_cores is not None and need > p.cpu_cores:
+            errs.append(f"{sid}: its replicas need {need} CPU cores, "
+                        f"{p.sku} has {p.cpu_cores} (O3)")
     return errs

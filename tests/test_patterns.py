@@ -53,3 +53,14 @@ def test_greedy_patterns_fit_and_cannot_grow():
         for k in range(len(kinds)):
             grown = tuple(c + (i == k) for i, c in enumerate(p))
             assert not fits(grown, kinds, 4, 409.6)
+
+
+def test_patterns_respect_cores_as_a_third_dimension():
+    """O3: 4 slots, 400 GB, 8 cores; (1 GPU, 10 GB, 6 cores) and (1 GPU, 10 GB, 2 cores):
+    only one 6-core replica fits a server, whatever the GPUs and RAM left."""
+    kinds = [(1, 10.0, 6.0), (1, 10.0, 2.0)]
+    pats = set(maximal_patterns(kinds, 4, 400.0, 100, cores_cap=8.0))
+    assert pats == {(1, 1), (0, 4)}
+    assert all(sum(c * k[2] for c, k in zip(p, kinds)) <= 8 for p in greedy_patterns(kinds, 4, 400.0, 8.0))
+    value, pattern = best_pattern(kinds, [5.0, 1.0], 4, 400.0, 8.0)
+    assert (value, pattern) == (6.0, (1, 1))

@@ -111,6 +111,37 @@ class Platform(StrictModel):
     """Base system power, W."""
     price: float = Field(ge=0)
     """Unit price in the catalog's currency, without GPUs, DIMMs or drives."""
+    gpu_counts: list[int] | None = Field(default=None, min_length=1, max_length=65)
+    """GPU counts a server of this platform is sold with (O1); 0 = bought without GPUs.
+    Default: any count from 0 to ``gpu_slots``. An SXM baseboard comes whole: ``[8]``."""
+    cpu_cores: int | None = Field(default=None, ge=0, le=100_000)
+    """CPU cores of the base system (all sockets); default: not known, so not checked (O3)."""
+    rack_units: int | None = Field(default=None, ge=1, le=64)
+    """Height in rack units (U); default: not known."""
+    includes: list[Label] = Field(default_factory=list, max_length=50)
+    """What the platform's price covers (O2): CPUs, power supplies, NICs, boot drive...;
+    data drives, GPUs and DIMMs are always separate lines."""
+
+    @model_validator(mode="after")
+    def _gpu_counts_within_slots(self) -> Platform:
+        bad = [c for c in self.gpu_counts or () if c < 0 or c > self.gpu_slots]
+        if bad:
+            raise ValueError(
+                f"gpu_counts {bad} outside 0..gpu_slots ({self.gpu_slots}). To fix: list GPU "
+                f"counts the vendor sells this platform with, each at most {self.gpu_slots}"
+            )
+        return self
+
+    def allowed_gpu_counts(self) -> list[int]:
+        """GPU counts a server of this platform may be bought with (O1), ascending."""
+        if self.gpu_counts is None:
+            return list(range(self.gpu_slots + 1))
+        return sorted(set(self.gpu_counts))
+
+    @property
+    def restricts_gpu_counts(self) -> bool:
+        """True when not every count 0..gpu_slots is sold (e.g. an 8-GPU baseboard)."""
+        return self.allowed_gpu_counts() != list(range(self.gpu_slots + 1))
 
     @model_validator(mode="after")
     def _slots_fill_channels(self) -> Platform:

@@ -23,3 +23,11 @@ def with_policy(wf: WorkloadFile, **overrides) -> WorkloadFile:
         problems = [f"{'.'.join(map(str, e['loc']))}: {e['msg']}" for e in exc.errors()]
         raise InputError("invalid policy override", problems) from None
     return wf.model_copy(update={"policy": policy})
+
+
+def with_exclusions(wf: WorkloadFile, skus: tuple[str, ...] | list[str]) -> WorkloadFile:
+    """A copy of ``wf`` whose ``policy.exclude`` also lists ``skus`` (``--exclude``)."""
+    added = tuple(s for s in skus if s not in wf.policy.exclude)
+    if not added:
+        return wf
+    return with_policy(wf, exclude=(*wf.policy.exclude, *added))

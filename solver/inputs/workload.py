@@ -21,6 +21,7 @@ from pathlib import Path
 from typing import Annotated, Any, Literal
 
 from pydantic import (
+    BeforeValidator,
     Discriminator,
     Field,
     PositiveFloat,
@@ -49,6 +50,18 @@ TRAINING_TARGETS = ("tokens", "deadline_days")
 INFERENCE_TARGETS = ("tokens_per_s", "prompt_tokens", "output_tokens", "max_tpot_ms",
                      "max_ttft_ms")
 """Time-target and request-shape fields of inference (T1)."""
+
+
+def _list_as_tuple(value: Any) -> Any:
+    """A YAML or JSON list of SKUs is kept as a tuple (the policy is frozen and hashable)."""
+    if isinstance(value, str):  # pydantic reports a ValueError, not a TypeError, as input
+        raise ValueError(f"'{clip(value)}' is one SKU, not a list. To fix: write a list, "  # noqa: TRY004
+                         f"e.g. [{clip(value)}]")
+    return tuple(value) if isinstance(value, list) else value
+
+
+SkuList = Annotated[tuple[Name, ...], BeforeValidator(_list_as_tuple)]
+"""SKUs written as a list (``[rtx-4090, ddr4-3200-32g]``), kept as a tuple."""
 
 # Tags of the model field's shapes; they appear in pydantic locations and the loader hides them.
 MODEL_TAGS = ("ModelArch", "ModelConfigRef", "PresetName")
@@ -182,6 +195,9 @@ class DataSpec(StrictModel):
     """Dataset on disk, TB."""
     checkpoints_tb: float = Field(default=0.0, ge=0, le=100_000)
     """Checkpoints kept on disk, TB."""
+    cpu_cores: int | None = Field(default=None, ge=0, le=100_000)
+    """CPU cores one replica needs (O3); default: training d x (workers + 1), inference
+    d x 2, preprocess max(1, workers)."""
 
 
 class Workload(StrictModel):
@@ -362,6 +378,18 @@ class Workload(StrictModel):
     def storage_tb(self) -> float:
         return self.data.dataset_tb + self.data.checkpoints_tb
 
+    def cpu_cores_per_replica(self, degree: int) -> int:
+        """CPU cores one replica on ``degree`` GPUs needs (O3): data.cpu_cores if given, else
+        training d x (workers + 1) (a process per GPU and its loaders), inference d x 2,
+        preprocess max(1, workers)."""
+        if self.data.cpu_cores is not None:
+            return self.data.cpu_cores
+        if self.kind in TRAINING_KINDS:
+            return degree * (self.data.workers + 1)
+        if self.kind == "inference":
+            return degree * 2
+        return max(1, self.data.workers)
+
 
 def _power_of_two(name: str, value: int) -> int:
     if value not in PARALLEL_DEGREES:
@@ -394,6 +422,9 @@ class Policy(StrictModel):
     data_parallel_efficiency: float = Field(default=0.9, gt=0, le=1)
     """T3: share of the summed replica throughput a data-parallel training run keeps
     (gradient all-reduce, stragglers), in (0, 1]; training kinds with a target only."""
+    exclude: SkuList = Field(default=(), max_length=1000)
+    """SKUs of any kind (GPU, platform, DIMM, drive) the plan must not buy; each must be a
+    SKU of the catalog."""
 
     @field_validator("max_parallel_degree", "max_pcie_parallel_degree")
     @classmethod

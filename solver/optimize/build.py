@@ -10,6 +10,7 @@ Notation (docs/solver.md has the full derivation):
     D_ps    drives of SKU s on servers of platform p                 (integer)
     u_w     1 if workload w is served (fixed to 1 without a budget)  (binary)
     G_t     = Σ_{exclusive o} d_o x_wot + s_t      GPUs installed on type t
+              (= k_t n_t for a type of fixed GPU count k_t, O1)
 
 Objective: min Σ_t n_t (price_p + dimms_t·price_m) + Σ_t G_t price_g + Σ_ps D_ps price_s
            + ε Σ_t n_t   (fewer servers among equal costs)
@@ -26,7 +27,7 @@ import pulp
 from ..inputs.catalog import Catalog, GpuSku
 from ..inputs.workload import Policy, WorkloadFile
 from .candidates import Candidates, ReplicaOption, ServerType, type_accepts, usable
-from .outcome import BuiltPatterns, Kind
+from .outcome import BuiltPatterns, Kind, kind_of
 from .patterns import MAX_PATTERNS, best_pattern, greedy_patterns, maximal_patterns
 
 SERVER_EPSILON = 1e-3
@@ -42,13 +43,17 @@ class PatternModel:
     """
 
     kinds: tuple[Kind, ...]
-    """Each kind's (GPUs, host RAM GB rounded to 1e-6); a kind is its index here."""
+    """Each kind's (GPUs, host RAM GB rounded to 1e-6[, CPU cores]); a kind is its index
+    here. Kinds carry cores exactly when ``cores_cap`` is set."""
     covers: tuple[list[pulp.LpVariable], ...]
     """Per kind, the variables its servers must cover (x_wot, or s_t for the shared kind)."""
     shared_kind: int | None
     """Index of the one-GPU kind that stands for a shared GPU; None without shared GPUs."""
     link_row: str
     cover_rows: tuple[str, ...]
+    cores_cap: int | None = None
+    """CPU cores of one server, a third pattern dimension (O3); None when the catalog omits
+    the platform's cores (not checked)."""
     patterns: list[tuple[int, ...]] = field(default_factory=list)
     """Patterns π so far: how many of each kind one server holds."""
     counts: list[pulp.LpVariable] = field(default_factory=list)
@@ -58,7 +63,7 @@ class PatternModel:
         """The servers a solve built to each pattern (patterns with none left out)."""
         built = tuple((pat, value(p)) for pat, p in zip(self.patterns, self.counts) if value(p))
         return BuiltPatterns({kind: k for k, kind in enumerate(self.kinds)}, built,
-                             self.shared_kind)
+                             self.shared_kind, with_cores=self.cores_cap is not None)
 
 
 @dataclass(frozen=True)
@@ -70,6 +75,8 @@ class PricedType:
     """GPU slots of one server."""
     ram_cap: float
     """Usable host RAM of one server, GB (the headroom line)."""
+    cores_cap: int | None = None
+    """CPU cores of one server (O3); None: not a dimension of the kinds."""
 
 
 @dataclass
@@ -243,6 +250,18 @@ def define_gpu_slots(m: Model, cand: Candidates) -> None:
             level *= 2
 
 
+def define_fixed_gpu_counts(m: Model) -> None:
+    """O1: a type whose platform sells only some GPU counts holds exactly k_t GPUs a server.
+
+    G_t = k_t n_t (idle GPUs are bought and paid), while the slot levels above already
+    keep the GPUs the replicas use within k_t per server (Lemma 1 with K = k_t). Types with
+    a free count keep G_t = Σ d_o x_wot + s_t ≤ K_t n_t.
+    """
+    for key, t in m.types.items():
+        if t.gpu is not None and t.gpu_count is not None:
+            m._gpu_expr[key] = t.gpu_count * m.n[key]
+
+
 def define_shared_vram(m: Model, cand: Candidates, wf: WorkloadFile) -> None:
     """Shareable replicas on one GPU add up under the headroom line (R15, R17).
 
@@ -275,6 +294,30 @@ def define_host_ram(m: Model, cand: Candidates, wf: WorkloadFile) -> None:
                 m.prob += m.n[key] >= pulp.lpSum(big), f"ram_big_{m.index[key]}"
 
 
+def define_cpu_cores(m: Model) -> None:
+    """O3: Σ_o c_o x_wot ≤ cores_p n_t, and n_t ≥ Σ_{c_o > cores_p / 2} x_wot (a replica
+    needing over half a server's cores sits alone; valid for every plan, as for RAM).
+
+    c_o is a replica's core need (training d (workers + 1), inference 2d, preprocess
+    max(1, workers), or the workload's data.cpu_cores). A platform without cpu_cores in the
+    catalog is not checked. Like RAM this is a per-type sum: expansion packs cores as a
+    third dimension, and cuts and server patterns tighten a type whose sums lie.
+    """
+    for key, t in m.types.items():
+        cap = t.platform.cpu_cores
+        items = [(o, v) for o, v in m.on_type[key] if o.cores > 0]
+        if cap is None or not items:
+            continue
+        i = m.index[key]
+        m.prob += pulp.lpSum(o.cores * v for o, v in items) <= cap * m.n[key], f"cores_{i}"
+        big = [v for o, v in items if o.cores > cap / 2 + 1e-9]
+        if big:
+            m.prob += m.n[key] >= pulp.lpSum(big), f"cores_big_{i}"
+        # A shared GPU sits in one server: it holds at most ⌊cores_p / c_o⌋ such replicas.
+        for j, (o, v) in enumerate((o, v) for o, v in items if o.shared and key in m.shared):
+            m.prob += v <= math.floor(cap / o.cores + 1e-9) * m.shared[key], f"cores_shared_{i}_{j}"
+
+
 def define_storage(m: Model, wf: WorkloadFile, catalog: Catalog) -> None:
     """Σ D_ps size_s ≥ Σ_w u_w (dataset_tb + checkpoints_tb); D_ps ≤ bays_p z_ps;
     Σ_s z_ps ≤ Σ_{t ∈ p} n_t (each server carries drives of one SKU)."""
@@ -282,12 +325,15 @@ def define_storage(m: Model, wf: WorkloadFile, catalog: Catalog) -> None:
     if not need:
         return
     total_need = sum(tb for tb, _ in need)
+    excluded = set(wf.policy.exclude)
     for pi, p in enumerate(catalog.platforms):
-        if p.drive_bays == 0:
+        if p.drive_bays == 0 or p.sku in excluded:
             continue
         servers = [m.n[k] for k, t in m.types.items() if t.platform.sku == p.sku]
         z_terms = []
         for si, s in enumerate(catalog.storage):
+            if s.sku in excluded:
+                continue  # allowed SKUs: never bought
             ub = math.ceil(total_need / s.size_tb) + 1
             tag = f"{pi}_{si}"
             m.z[(p.sku, s.sku)] = z = pulp.LpVariable(f"z_{tag}", 0, ub, cat="Integer")
@@ -381,8 +427,10 @@ def build(wf: WorkloadFile, catalog: Catalog, cand: Candidates, budget: float | 
     define_targets(m, wf, cand)
     define_one_gpu_type(m, wf, cand)
     define_gpu_slots(m, cand)
+    define_fixed_gpu_counts(m)
     define_shared_vram(m, cand, wf)
     define_host_ram(m, cand, wf)
+    define_cpu_cores(m)
     define_storage(m, wf, catalog)
     define_cost(m, catalog)
     define_budget(m, budget)
@@ -421,16 +469,22 @@ def _bin_packing_cuts(count: pulp.LpVariable, items: list[tuple[float, pulp.LpVa
 
 
 def add_packing_cuts(m: Model, key: str, policy: Policy) -> int:
-    """Tighten one server type after its replicas failed to pack (host RAM and shared VRAM).
+    """Tighten one server type after its replicas failed to pack (host RAM, CPU cores where
+    the platform's are checked (O3), and shared VRAM).
 
     Returns the number of cuts added. Cuts are valid for every solution, so optimality holds.
-    Rows ``pack_ram_{t}_{j}`` and ``pack_vram_{t}_{j}``; added once per type.
+    Rows ``pack_ram_{t}_{j}``, ``pack_cores_{t}_{j}`` and ``pack_vram_{t}_{j}``; added once
+    per type.
     """
     t = m.types[key]
     i = m.index[key]
     ram_items = [(o.ram_gb, v) for o, v in m.on_type[key]]
     cuts = [(f"pack_ram_{i}_{j}", cut) for j, cut in
             enumerate(_bin_packing_cuts(m.n[key], ram_items, usable(t.ram_gb, policy)))]
+    if t.platform.cpu_cores:  # None: unchecked; 0: no replica needing cores is offered
+        core_items = [(o.cores, v) for o, v in m.on_type[key]]
+        cuts += [(f"pack_cores_{i}_{j}", cut) for j, cut in
+                 enumerate(_bin_packing_cuts(m.n[key], core_items, float(t.platform.cpu_cores)))]
     if key in m.shared:
         vram_items = [(o.vram_gb, v) for o, v in m.on_type[key] if o.shared]
         vram_cap = usable(_gpu_of(m, key).vram_gb, policy)
@@ -458,7 +512,8 @@ def disaggregate(m: Model, key: str, policy: Policy, limit: int = MAX_PATTERNS) 
     """Model one server type by server *patterns*: exact where summed RAM failed to pack.
 
     Replicas of the type are grouped into kinds of equal (GPUs, host RAM); a pattern π is a
-    maximal multiset of kinds one server holds (Σ d ≤ K_t, Σ r ≤ (1 − h) R_t), and
+    maximal multiset of kinds one server holds (Σ d ≤ K_t, Σ r ≤ (1 − h) R_t, and with
+    the platform's cores known, Σ c ≤ cores_p: kinds are then (d, r, c)), and
     p_π ∈ ℤ≥0 counts servers built to it:  n_t = Σ_π p_π,  Σ_π a_kπ p_π ≥ Σ_{o ∈ k} x_wot.
     Patterns are downward closed, so any x covered this way packs server by server; every
     real plan is covered, so the program stays a relaxation (the bound stays valid).
@@ -479,10 +534,11 @@ def disaggregate(m: Model, key: str, policy: Policy, limit: int = MAX_PATTERNS) 
         return False
     shape = tuple(kinds)
     ram_cap = usable(t.ram_gb, policy)
-    patterns = maximal_patterns(list(shape), t.gpu_slots, ram_cap, limit)
+    cores_cap = t.platform.cpu_cores
+    patterns = maximal_patterns(shape, t.gpu_slots, ram_cap, limit, cores_cap)
     if patterns is None:
-        patterns = greedy_patterns(list(shape), t.gpu_slots, ram_cap)
-        m.priced[key] = PricedType(shape, t.gpu_slots, ram_cap)
+        patterns = greedy_patterns(shape, t.gpu_slots, ram_cap, cores_cap)
+        m.priced[key] = PricedType(shape, t.gpu_slots, ram_cap, cores_cap)
     i = m.index[key]
     m.patterns[key] = PatternModel(
         kinds=shape,
@@ -490,6 +546,7 @@ def disaggregate(m: Model, key: str, policy: Policy, limit: int = MAX_PATTERNS) 
         shared_kind=shape.index(shared_kind) if shared_kind is not None else None,
         link_row=f"pattern_link_{i}",
         cover_rows=tuple(f"pattern_cover_{i}_{k}" for k in range(len(shape))),
+        cores_cap=cores_cap,
     )
     for pat in patterns:
         _add_pattern(m, key, pat)
@@ -499,8 +556,9 @@ def disaggregate(m: Model, key: str, policy: Policy, limit: int = MAX_PATTERNS) 
 
 def _pattern_kinds(m: Model, key: str,
                    policy: Policy) -> tuple[dict[Kind, list[pulp.LpVariable]], Kind | None]:
-    """A type's replicas grouped by kind (GPUs, host RAM), each with the variables it covers,
-    and the one-GPU kind standing for a shared GPU (None without one).
+    """A type's replicas grouped by kind (GPUs, host RAM[, CPU cores where the platform's are
+    checked, O3]), each with the variables it covers, and the one-GPU kind standing for a
+    shared GPU (None without one).
 
     A shared GPU carries the most RAM a full one can need: conservative, so this marks the
     program as no longer a relaxation (``m.conservative``).
@@ -508,18 +566,22 @@ def _pattern_kinds(m: Model, key: str,
     entries = [((w, oi), v) for (w, oi, k), v in m.x.items() if k == key]
     exclusive = [(wk, v) for wk, v in entries if not m.options[wk].shared]
     shared = [(wk, v) for wk, v in entries if m.options[wk].shared]
+    cores_cap = m.types[key].platform.cpu_cores
     kinds: dict[Kind, list[pulp.LpVariable]] = {}
     for wk, v in exclusive:
         o = m.options[wk]
-        if o.degree == 0 and o.ram_gb <= 0:
+        if o.degree == 0 and o.ram_gb <= 0 and (cores_cap is None or o.cores <= 0):
             continue  # takes nothing from a server
-        kinds.setdefault((o.degree, round(o.ram_gb, 6)), []).append(v)
+        kinds.setdefault(pattern_kind(o, cores_cap), []).append(v)
     shared_kind = None
     if shared and key in m.shared:
         vram_cap = usable(_gpu_of(m, key).vram_gb, policy)
-        per_gpu = max(math.floor(vram_cap / m.options[wk].vram_gb + 1e-9) * m.options[wk].ram_gb
-                      for wk, _ in shared)
-        shared_kind = (1, round(per_gpu, 6))
+        fill = [(math.floor(vram_cap / m.options[wk].vram_gb + 1e-9), m.options[wk])
+                for wk, _ in shared]
+        per_gpu = max(n * o.ram_gb for n, o in fill)
+        # With cores checked, the most cores a full shared GPU can need (conservative too).
+        shared_kind = kind_of(1, per_gpu, None if cores_cap is None
+                              else max(n * o.cores for n, o in fill))
         kinds.setdefault(shared_kind, []).append(m.shared[key])
         m.conservative = True
     return kinds, shared_kind
@@ -530,6 +592,12 @@ def _gpu_of(m: Model, key: str) -> GpuSku:
     gpu = m.types[key].gpu
     assert gpu is not None, f"server type {key} has no GPU"
     return gpu
+
+
+def pattern_kind(o: ReplicaOption, cores_cap: int | None) -> Kind:
+    """The kind a replica option is grouped under in server patterns: (GPUs, RAM[, cores]),
+    cores only where the platform's are checked (``cores_cap`` not None, O3)."""
+    return kind_of(o.degree, o.ram_gb, None if cores_cap is None else o.cores)
 
 
 def _add_pattern(m: Model, key: str, pattern: tuple[int, ...]) -> None:
@@ -563,7 +631,8 @@ def price_patterns(m: Model, duals: dict[str, float]) -> int:
         pm = m.patterns[key]
         link = duals.get(pm.link_row, 0.0)
         values = [max(0.0, duals.get(row, 0.0)) for row in pm.cover_rows]
-        value, pattern = best_pattern(list(priced.kinds), values, priced.slots, priced.ram_cap)
+        value, pattern = best_pattern(list(priced.kinds), values, priced.slots, priced.ram_cap,
+                                      priced.cores_cap)
         if value > link + 1e-6 and pattern not in pm.patterns:
             _add_pattern(m, key, pattern)
             _write_pattern_rows(m, key)

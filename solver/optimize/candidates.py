@@ -48,11 +48,18 @@ class ServerType:
     memory_sku: str
     dimm_count: int
     ram_gb: float
+    gpu_count: int | None = None
+    """GPUs every server of this type is bought with, when its platform sells only some
+    counts (O1: an 8-GPU baseboard comes whole); None: any count up to the slots, which
+    the program decides in aggregate."""
 
     @property
     def gpu_slots(self) -> int:
-        """GPU slots a server of this type offers: the platform's, none when CPU-only."""
-        return self.platform.gpu_slots if self.gpu else 0
+        """GPUs one server of this type can hold: its fixed count (O1), else the platform's
+        slots; none when CPU-only."""
+        if not self.gpu:
+            return 0
+        return self.gpu_count if self.gpu_count is not None else self.platform.gpu_slots
 
     def dimm_cost(self, catalog: Catalog) -> float:
         """Price of this type's DIMMs (currency units)."""
@@ -78,6 +85,8 @@ class ReplicaOption:
     ram_gb: float
     """Host RAM need of one replica, GB."""
     estimate: Estimate
+    cores: float = 0.0
+    """CPU cores one replica needs (O3)."""
     rate: Throughput | None = None
     """What one replica delivers (T2/T3); None for preprocess or where not estimated."""
 
@@ -106,8 +115,25 @@ def allowed_degrees(gpu: GpuSku, policy: Policy, max_slots: int) -> list[int]:
     return [d for d in policy_degrees(gpu, policy) if d <= max_slots]
 
 
-def server_types(catalog: Catalog) -> list[ServerType]:
+def _gpu_count_choices(p: Platform, g: GpuSku | None) -> list[int | None]:
+    """The fixed GPU counts to make types for (O1); [None] when the program chooses freely.
+
+    A platform bought without GPUs needs 0 among its counts. A platform that sells only
+    some counts gets one type per positive count k, holding exactly k GPUs (idle ones paid).
+    """
+    counts = p.allowed_gpu_counts()
+    if g is None:
+        return [None] if 0 in counts else []
+    if not p.restricts_gpu_counts:
+        return [None]
+    return [k for k in counts if k > 0]
+
+
+def server_types(catalog: Catalog, exclude: tuple[str, ...] | frozenset[str] = ()) -> list[ServerType]:
     """Every useful (platform, GPU or none, DIMM, DIMM count) (R14: full channels).
+
+    SKUs in ``exclude`` are never part of a type (allowed SKUs). A platform that sells only
+    some GPU counts (O1) gets one type per count.
 
     A memory configuration is dropped when another one of the same platform and GPU has at
     least as much RAM for at most the price (e.g. 32 x 32 GB vs 16 x 64 GB): a plan using it
@@ -115,21 +141,25 @@ def server_types(catalog: Catalog) -> list[ServerType]:
     """
     types: list[ServerType] = []
     for p in catalog.platforms:
-        gpus: list[GpuSku | None] = [g for g in catalog.gpus if p.takes(g)]
+        if p.sku in exclude:
+            continue
+        gpus: list[GpuSku | None] = [g for g in catalog.gpus if p.takes(g) and g.sku not in exclude]
         gpus.append(None)  # a platform may also serve as a CPU-only node
         for g in gpus:
             for m in catalog.memory:
-                if m.type != p.memory_type:
+                if m.type != p.memory_type or m.sku in exclude:
                     continue
                 for n in p.dimm_counts():
-                    key = f"{p.sku}|{g.sku if g else 'cpu'}|{m.sku}x{n}"
-                    types.append(ServerType(key, p, g, m.sku, n, n * m.size_gb))
+                    for k in _gpu_count_choices(p, g):
+                        key = f"{p.sku}|{g.sku if g else 'cpu'}|{m.sku}x{n}"
+                        key += f"|{k}gpu" if k is not None else ""
+                        types.append(ServerType(key, p, g, m.sku, n, n * m.size_gb, k))
     return [t for t in types if not any(_dominates(o, t, catalog) for o in types)]
 
 
 def _dominates(a: ServerType, b: ServerType, catalog: Catalog) -> bool:
     """Same platform and GPU, at least b's RAM, at most b's DIMM cost, and not b itself."""
-    if a is b or a.platform.sku != b.platform.sku or a.gpu != b.gpu:
+    if a is b or a.platform.sku != b.platform.sku or a.gpu != b.gpu or a.gpu_count != b.gpu_count:
         return False
     cost_a = a.dimm_cost(catalog)
     cost_b = b.dimm_cost(catalog)
@@ -138,8 +168,10 @@ def _dominates(a: ServerType, b: ServerType, catalog: Catalog) -> bool:
     return a.ram_gb >= b.ram_gb and cost_a <= cost_b
 
 
-def _max_slots(catalog: Catalog, gpu: GpuSku) -> int:
-    return max((p.gpu_slots for p in catalog.platforms if p.takes(gpu)), default=0)
+def _max_slots(catalog: Catalog, gpu: GpuSku, exclude: tuple[str, ...] = ()) -> int:
+    """Most GPUs of this SKU one allowed server can be bought with (O1 counts)."""
+    return max((max(p.allowed_gpu_counts()) for p in catalog.platforms
+                if p.takes(gpu) and p.sku not in exclude), default=0)
 
 
 def replica_options(
@@ -148,14 +180,17 @@ def replica_options(
     """The useful options for one workload, and every estimate tried (for error messages)."""
     if w.kind == "preprocess":
         e = estimate(w, None, 0, policy)
-        return [ReplicaOption(w.name, None, 0, False, 0.0, e.host_ram_gb, e)], [e]
+        return [ReplicaOption(w.name, None, 0, False, 0.0, e.host_ram_gb, e,
+                              w.cpu_cores_per_replica(0))], [e]
     if is_timed(w):
         return timed_options(w, catalog, policy)
     options: list[ReplicaOption] = []
     tried: list[Estimate] = []
     for g in catalog.gpus:
+        if g.sku in policy.exclude:
+            continue
         least_ram = float("inf")
-        for d in allowed_degrees(g, policy, _max_slots(catalog, g)):
+        for d in allowed_degrees(g, policy, _max_slots(catalog, g, policy.exclude)):
             e = estimate(w, g, d, policy)
             tried.append(e)
             # A larger degree uses more GPUs; it is only worth offering if it needs
@@ -163,7 +198,8 @@ def replica_options(
             if e.fits and e.host_ram_gb < least_ram - 1e-9:
                 shared = w.shareable and d == 1
                 options.append(ReplicaOption(w.name, g.sku, d, shared, e.vram_gb_per_gpu,
-                                             e.host_ram_gb, e, _rate(w, g, d, policy, e)))
+                                             e.host_ram_gb, e, w.cpu_cores_per_replica(d),
+                                             _rate(w, g, d, policy, e)))
                 least_ram = e.host_ram_gb
     return options, tried
 
@@ -190,16 +226,18 @@ def timed_options(w: Workload, catalog: Catalog,
     may be faster per GPU: a larger serving batch fits, or a TPOT limit is met only when
     the weights are split). A degree d' is dropped when k = d'/d replicas of a smaller
     degree d of the same GPU do at least as well in the same GPUs: with a target,
-    k·r_d ≤ r_d' and k·τ_d ≥ τ_d' (host RAM r, tokens/s τ); without one (the replica count is
-    fixed), r_d ≤ r_d'. Such replicas never share a GPU: their throughput assumes the GPU's
-    full bandwidth and compute.
+    k·r_d ≤ r_d', k·c_d ≤ c_d' and k·τ_d ≥ τ_d' (host RAM r, CPU cores c, tokens/s τ);
+    without one (the replica count is fixed), r_d ≤ r_d' and c_d ≤ c_d'. Such replicas
+    never share a GPU: their throughput assumes the GPU's full bandwidth and compute.
     """
     targeted = planned_target(w, policy) is not None
     options: list[ReplicaOption] = []
     tried: list[Estimate] = []
     for g in catalog.gpus:
+        if g.sku in policy.exclude:
+            continue
         kept: list[ReplicaOption] = []
-        for d in allowed_degrees(g, policy, _max_slots(catalog, g)):
+        for d in allowed_degrees(g, policy, _max_slots(catalog, g, policy.exclude)):
             e = estimate(w, g, d, policy)
             tried.append(e)
             if not e.fits:
@@ -207,10 +245,12 @@ def timed_options(w: Workload, catalog: Catalog,
             rate = _rate(w, g, d, policy, e)
             if rate is None or latency_misses(w, rate):
                 continue
-            if any(_dominated(o, d, e.host_ram_gb, rate.tokens_per_s, targeted) for o in kept):
+            cores = w.cpu_cores_per_replica(d)
+            if any(_dominated(o, d, e.host_ram_gb, cores, rate.tokens_per_s, targeted)
+                   for o in kept):
                 continue
             kept.append(ReplicaOption(w.name, g.sku, d, False, e.vram_gb_per_gpu,
-                                      e.host_ram_gb, e, rate))
+                                      e.host_ram_gb, e, cores, rate))
         options += kept
     if targeted:
         need = planned_target(w, policy) or 0.0
@@ -254,12 +294,13 @@ def timed_reason(w: Workload, catalog: Catalog, policy: Policy,
             "limit or target, lower the batch, prompt or precision, or add a faster GPU")
 
 
-def _dominated(o: ReplicaOption, d: int, ram: float, rate: float, targeted: bool) -> bool:
+def _dominated(o: ReplicaOption, d: int, ram: float, cores: float, rate: float,
+               targeted: bool) -> bool:
     """Whether ``o`` (a smaller degree of the same GPU) makes degree ``d`` useless."""
     if d % o.degree or o.degree >= d:
         return False
     k = d // o.degree if targeted else 1
-    return k * o.ram_gb <= ram + 1e-9 and (
+    return k * o.ram_gb <= ram + 1e-9 and k * o.cores <= cores + 1e-9 and (
         not targeted or k * (o.tokens_per_s or 0.0) >= rate - 1e-9)
 
 
@@ -322,7 +363,7 @@ def enumerate_candidates(wf: WorkloadFile, catalog: Catalog) -> Candidates:
         slowest = _replicas_for(need, min(rates)) if rates else 0
         most[w.name] = int(max(replicas[w.name], slowest))
     return Candidates(
-        types=tuple(server_types(catalog)),
+        types=tuple(server_types(catalog, wf.policy.exclude)),
         options=options,
         replicas=replicas,
         tried=tried,
@@ -338,4 +379,15 @@ def type_accepts(t: ServerType, o: ReplicaOption, policy: Policy) -> bool:
         pass
     elif t.gpu is None or t.gpu.sku != o.gpu or o.degree > t.gpu_slots:
         return False
-    return o.ram_gb <= usable(t.ram_gb, policy) + 1e-9
+    return o.ram_gb <= usable(t.ram_gb, policy) + 1e-9 and o.cores <= cores_of(t) + 1e-9
+
+
+def cores_unchecked(catalog: Catalog, exclude: tuple[str, ...] = ()) -> list[str]:
+    """Platforms (not excluded) whose catalog entry has no cpu_cores: O3 is not checked there."""
+    return [p.sku for p in catalog.platforms if p.cpu_cores is None and p.sku not in exclude]
+
+
+def cores_of(t: ServerType) -> float:
+    """CPU cores one server of this type offers (O3); unbounded when the catalog omits them."""
+    cores = t.platform.cpu_cores
+    return float("inf") if cores is None else float(cores)

@@ -8,8 +8,9 @@ go on that type. Here every replica gets its server and GPU indices:
    into the type's servers, largest degree first, then largest host RAM (first fit);
 3. drives are spread over the servers of each platform, one drive SKU per server.
 
-GPU slots always pack (power-of-two degrees, docs/solver.md Lemma 1). Host RAM and shared
-VRAM are summed per type in the program, so in rare cases first fit needs one more server
+GPU slots always pack (power-of-two degrees, docs/solver.md Lemma 1). Host RAM, CPU cores
+(O3, a third dimension of every server whose platform lists them) and shared VRAM are
+summed per type in the program, so in rare cases first fit needs one more server
 than the program bought: then a server is added ("repair") and the plan is reported as
 feasible with the gap to the program's bound, never as optimal.
 """
@@ -21,7 +22,7 @@ from dataclasses import dataclass, field, replace
 
 from ..inputs.catalog import Catalog
 from ..inputs.workload import Policy, WorkloadFile
-from .candidates import Candidates, ReplicaOption, ServerType, usable
+from .candidates import Candidates, ReplicaOption, ServerType, cores_of, usable
 from .outcome import BuiltPatterns, Outcome
 from .plan import BomLine, Placement, Server
 
@@ -36,6 +37,11 @@ class _Item:
     """The exclusive replica's option, or the options of the replicas on the shared GPU."""
     shared: bool = False
 
+    @property
+    def cores(self) -> float:
+        """CPU cores its replicas need (O3)."""
+        return sum(o.cores for o in self.replicas)
+
 
 @dataclass
 class _SharedGpu:
@@ -44,6 +50,10 @@ class _SharedGpu:
     vram_gb: float
     ram_gb: float
     replicas: list[ReplicaOption]
+
+    @property
+    def cores(self) -> float:
+        return sum(o.cores for o in self.replicas)
 
 
 @dataclass
@@ -54,10 +64,12 @@ class _Box:
     gpus_used: int = 0
     ram_used: float = 0.0
     items: list[_Item] = field(default_factory=list)
+    cores_used: float = 0.0
 
     def add(self, item: _Item) -> None:
         self.gpus_used += item.gpus
         self.ram_used += item.ram_gb
+        self.cores_used += item.cores
         self.items.append(item)
 
 
@@ -73,9 +85,10 @@ class Expansion:
     """Server types whose replicas did not pack into the servers the program bought."""
 
 
-def _pack_shared(opts: list[tuple[ReplicaOption, int]], cap: float,
-                 gpus: int) -> tuple[list[_SharedGpu], int]:
-    """First-fit decreasing of shareable replicas onto GPUs of usable VRAM ``cap``.
+def _pack_shared(opts: list[tuple[ReplicaOption, int]], cap: float, gpus: int,
+                 cores_cap: float = float("inf")) -> tuple[list[_SharedGpu], int]:
+    """First-fit decreasing of shareable replicas onto GPUs of usable VRAM ``cap``, each
+    GPU's replicas within one server's ``cores_cap`` cores (O3).
 
     Returns the shared GPUs filled and how many more than the ``gpus`` bought they are.
     """
@@ -83,7 +96,8 @@ def _pack_shared(opts: list[tuple[ReplicaOption, int]], cap: float,
     loads: list[_SharedGpu] = []
     for o in replicas:
         for load in loads:
-            if load.vram_gb + o.vram_gb <= cap + 1e-9:
+            if (load.vram_gb + o.vram_gb <= cap + 1e-9
+                    and load.cores + o.cores <= cores_cap + 1e-9):
                 load.vram_gb += o.vram_gb
                 load.ram_gb += o.ram_gb
                 load.replicas.append(o)
@@ -94,9 +108,10 @@ def _pack_shared(opts: list[tuple[ReplicaOption, int]], cap: float,
 
 
 # Orders tried when packing a type's replicas into its servers (first fit each time).
-_ORDERS: tuple[Callable[[_Item], tuple[float, float]], ...] = (
+_ORDERS: tuple[Callable[[_Item], tuple[float, ...]], ...] = (
     lambda it: (-it.gpus, -it.ram_gb),  # most GPUs first, then most RAM
     lambda it: (-it.ram_gb, -it.gpus),  # most RAM first
+    lambda it: (-it.cores, -it.gpus, -it.ram_gb),  # most CPU cores first (O3)
 )
 
 
@@ -109,7 +124,7 @@ def _pack(items: list[_Item], start: list[_Box], t: ServerType,
     bought = len(start)
     best: list[_Box] = []
     for n, order in enumerate(_ORDERS):
-        boxes = [_Box(t, b.gpus_used, b.ram_used, list(b.items)) for b in start]
+        boxes = [_Box(t, b.gpus_used, b.ram_used, list(b.items), b.cores_used) for b in start]
         for item in sorted(items, key=order):
             box = _first_fit(boxes, item, t, ram_cap)
             if box is None:
@@ -127,14 +142,14 @@ def _fill_patterns(items: list[_Item], patterns: BuiltPatterns,
                    t: ServerType) -> tuple[list[_Box], list[_Item]]:
     """Build the program's servers pattern by pattern; return them and the items left over.
 
-    Items are matched to a pattern's slots by kind (GPUs, host RAM), the key the program
-    grouped them by; a shared GPU fills the one-GPU shared kind whatever its RAM.
+    Items are matched to a pattern's slots by kind (GPUs, host RAM[, CPU cores]), the key the
+    program grouped them by; a shared GPU fills the one-GPU shared kind whatever its RAM.
     """
     queues: dict[int, list[_Item]] = {k: [] for k in set(patterns.kind_index.values())}
     left: list[_Item] = []
     for it in items:
         k = (patterns.shared_kind if it.shared
-             else patterns.kind_index.get((it.gpus, round(it.ram_gb, 6))))
+             else patterns.kind(it.gpus, it.ram_gb, it.cores))
         (queues[k] if k is not None else left).append(it)
     boxes = []
     for pattern, servers in patterns.built:
@@ -151,8 +166,10 @@ def _fill_patterns(items: list[_Item], patterns: BuiltPatterns,
 
 def _first_fit(boxes: list[_Box], item: _Item, t: ServerType, ram_cap: float) -> _Box | None:
     slots = t.gpu_slots
+    cores_cap = cores_of(t)
     for box in boxes:
-        if box.gpus_used + item.gpus <= slots and box.ram_used + item.ram_gb <= ram_cap + 1e-9:
+        if (box.gpus_used + item.gpus <= slots and box.ram_used + item.ram_gb <= ram_cap + 1e-9
+                and box.cores_used + item.cores <= cores_cap + 1e-9):
             return box
     return None
 
@@ -165,7 +182,8 @@ def _items(opts: list[tuple[ReplicaOption, int]], t: ServerType, shared_gpus: in
     extra = 0
     shared = [(o, c) for o, c in opts if o.shared]
     if shared and t.gpu is not None:
-        loads, extra = _pack_shared(shared, usable(t.gpu.vram_gb, policy), shared_gpus)
+        loads, extra = _pack_shared(shared, usable(t.gpu.vram_gb, policy), shared_gpus,
+                                    cores_of(t))
         items += [_Item(1, load.ram_gb, tuple(load.replicas), shared=True) for load in loads]
     for o, c in opts:
         if not o.shared:
@@ -249,11 +267,17 @@ def _placement(o: ReplicaOption, replica: int, sid: str, indices: tuple[int, ...
 
 
 def _server(sid: str, box: _Box) -> Server:
-    """A filled box as a server without drives (a GPU type left without GPUs has none)."""
+    """A filled box as a server without drives (a GPU type left without GPUs has none).
+
+    O1: a type of fixed GPU count is bought with all its k GPUs, idle ones included.
+    """
     t = box.type
-    gpu = t.gpu.sku if t.gpu is not None and box.gpus_used > 0 else None
+    fixed = t.gpu_count
+    has_gpus = t.gpu is not None and (box.gpus_used > 0 or bool(fixed))
+    gpu = t.gpu.sku if t.gpu is not None and has_gpus else None
+    count = fixed if fixed is not None else box.gpus_used
     return Server(
-        id=sid, platform=t.platform.sku, gpu=gpu, gpu_count=box.gpus_used if gpu else 0,
+        id=sid, platform=t.platform.sku, gpu=gpu, gpu_count=count if gpu else 0,
         memory=t.memory_sku, dimm_count=t.dimm_count, storage=None, drive_count=0,
     )
 

@@ -22,8 +22,16 @@ class SolveStatus(StrEnum):
     """The solver stopped (time limit, error) before finding any plan."""
 
 
-Kind = tuple[int, float]
-"""A kind of replica in a server pattern: (GPUs, host RAM GB rounded to 1e-6)."""
+Kind = tuple[float, ...]
+"""A kind of replica in a server pattern: (GPUs, host RAM GB rounded to 1e-6), and third
+its CPU cores (rounded likewise) where the platform's cores are checked (O3)."""
+
+
+def kind_of(gpus: int, ram_gb: float, cores: float | None = None) -> Kind:
+    """The pattern kind of a replica of ``gpus`` GPUs and ``ram_gb`` host RAM; with
+    ``cores`` (a platform whose cores are checked, O3) a third dimension."""
+    kind = (gpus, round(ram_gb, 6))
+    return kind if cores is None else (*kind, round(cores, 6))
 
 
 @dataclass(frozen=True)
@@ -31,11 +39,17 @@ class BuiltPatterns:
     """A pattern-modelled server type as one solve built it."""
 
     kind_index: dict[Kind, int]
-    """Which pattern kind each (GPUs, host RAM) of an exclusive replica counts as."""
+    """Which pattern kind each (GPUs, host RAM[, cores]) of an exclusive replica counts as."""
     built: tuple[tuple[tuple[int, ...], int], ...]
     """(pattern: how many of each kind one server holds, servers built to it)."""
     shared_kind: int | None
     """The kind a shared GPU counts as (None without shared GPUs)."""
+    with_cores: bool = False
+    """Kinds carry CPU cores as a third dimension (the platform's cores are checked, O3)."""
+
+    def kind(self, gpus: int, ram_gb: float, cores: float) -> int | None:
+        """The kind an exclusive replica of these needs counts as (None: not a kind here)."""
+        return self.kind_index.get(kind_of(gpus, ram_gb, cores if self.with_cores else None))
 
 
 @dataclass(frozen=True)

@@ -1,76 +1,108 @@
 """Server patterns: which multisets of replica kinds one server holds (pure, no solver).
 
-A kind is (GPUs d, host RAM r) of a replica option; a server of K GPU slots and usable RAM C
-holds a multiset with Σ d ≤ K (power-of-two degrees pack within it, Lemma 1 of
-docs/solver.md) and Σ r ≤ C. ``build.disaggregate`` turns these into program columns.
+A kind is (GPUs d, host RAM r) of a replica option, or (d, r, CPU cores c) when the
+platform's cores are checked (O3); a server of K GPU slots, usable RAM C and P cores holds a
+multiset with Σ d ≤ K (power-of-two degrees pack within it, Lemma 1 of docs/solver.md),
+Σ r ≤ C and Σ c ≤ P. ``build.disaggregate`` turns these into program columns.
 """
 
 from __future__ import annotations
 
+from collections.abc import Sequence
+
 MAX_PATTERNS = 5000
 """Most server patterns enumerated for one type before it is left to the summed model."""
 
+Dims = tuple[float, ...]
+"""A kind's size, or a server's capacity or use, per dimension: (GPUs, RAM GB[, cores])."""
 
-def maximal_patterns(kinds: list[tuple[int, float]], slots: int, ram_cap: float,
-                      limit: int) -> list[tuple[int, ...]] | None:
-    """Every maximal multiset of kinds (GPUs d, RAM r) one server holds: Σd ≤ K, Σr ≤ C.
+
+def _caps(slots: int, ram_cap: float, cores_cap: float | None) -> Dims:
+    return (slots, ram_cap) if cores_cap is None else (slots, ram_cap, cores_cap)
+
+
+def _room(kind: Dims, used: Dims, caps: Dims) -> int:
+    """How many more of ``kind`` fit beside ``used`` (every dimension), at most 10,000."""
+    most = 10_000
+    for k, u, c in zip(kind, used, caps, strict=False):
+        if k > 0:
+            most = min(most, int((c - u + 1e-9) // k))
+    return max(most, 0)
+
+
+def _nothing(kind: Dims) -> bool:
+    return not any(kind)
+
+
+def _add(used: Dims, kind: Dims, count: int) -> Dims:
+    return tuple(u + count * k for u, k in zip(used, kind, strict=False))
+
+
+def maximal_patterns(kinds: Sequence[Dims], slots: int, ram_cap: float, limit: int,
+                     cores_cap: float | None = None) -> list[tuple[int, ...]] | None:
+    """Every maximal multiset of kinds (GPUs d, RAM r[, cores c]) one server holds:
+    Σd ≤ K, Σr ≤ C (and Σc ≤ P with ``cores_cap``).
 
     GPU counts pack exactly within a server (Lemma 1). Returns None past ``limit``.
     """
+    caps = _caps(slots, ram_cap, cores_cap)
+    dims = len(caps)
     out: list[tuple[int, ...]] = []
     counts = [0] * len(kinds)
 
-    def fits_more(gpus: int, ram: float) -> bool:
-        return any(gpus + d <= slots and ram + r <= ram_cap + 1e-9 for d, r in kinds)
+    def fits_more(used: Dims) -> bool:
+        return any(not _nothing(k[:dims]) and _room(k[:dims], used, caps) >= 1 for k in kinds)
 
-    def walk(i: int, gpus: int, ram: float) -> bool:
+    def walk(i: int, used: Dims) -> bool:
         if i == len(kinds):
-            if not fits_more(gpus, ram):
+            if not fits_more(used):
                 out.append(tuple(counts))
             return len(out) <= limit
-        d, r = kinds[i]
-        most = min((slots - gpus) // d if d else 10**9,
-                   int((ram_cap - ram + 1e-9) // r) if r > 0 else 10**9)
-        most = min(most, 10_000)
-        for c in range(most, -1, -1):
+        kind = kinds[i][:dims]
+        for c in range(_room(kind, used, caps), -1, -1):
             counts[i] = c
-            if not walk(i + 1, gpus + c * d, ram + c * r):
+            if not walk(i + 1, _add(used, kind, c)):
                 return False
         counts[i] = 0
         return True
 
-    return out if walk(0, 0, 0.0) else None
+    return out if walk(0, (0,) * dims) else None
 
 
-def greedy_patterns(kinds: list[tuple[int, float]], slots: int,
-                    ram_cap: float) -> list[tuple[int, ...]]:
+def greedy_patterns(kinds: Sequence[Dims], slots: int, ram_cap: float,
+                    cores_cap: float | None = None) -> list[tuple[int, ...]]:
     """One maximal pattern per kind: as many of it as fit, then the rest filled greedily."""
+    caps = _caps(slots, ram_cap, cores_cap)
+    dims = len(caps)
     out: set[tuple[int, ...]] = set()
     order = sorted(range(len(kinds)), key=lambda k: kinds[k][1])
     for first in range(len(kinds)):
         counts = [0] * len(kinds)
-        gpus, ram = 0, 0.0
+        used: Dims = (0,) * dims
         for k in [first, *order]:
-            d, r = kinds[k]
-            while gpus + d <= slots and ram + r <= ram_cap + 1e-9 and (d or r):
-                counts[k] += 1
-                gpus, ram = gpus + d, ram + r
-                if counts[k] > 10_000:
-                    break
+            kind = kinds[k][:dims]
+            if _nothing(kind):
+                continue
+            c = min(_room(kind, used, caps), 10_000 - counts[k])
+            counts[k] += c
+            used = _add(used, kind, c)
         out.add(tuple(counts))
     return sorted(out)
 
 
-def best_pattern(kinds: list[tuple[int, float]], values: list[float], slots: int,
-                 ram_cap: float) -> tuple[float, tuple[int, ...]]:
-    """The pattern of most total value Σ a_k v_k within GPU slots and RAM (depth-first)."""
+def best_pattern(kinds: Sequence[Dims], values: list[float], slots: int, ram_cap: float,
+                 cores_cap: float | None = None) -> tuple[float, tuple[int, ...]]:
+    """The pattern of most total value Σ a_k v_k within GPU slots, RAM (and cores), by
+    depth-first search with a RAM-ratio bound."""
+    caps = _caps(slots, ram_cap, cores_cap)
+    dims = len(caps)
     idx = [k for k in range(len(kinds)) if values[k] > 1e-9]
     idx.sort(key=lambda k: -values[k] / max(kinds[k][1], 1e-9))
     best_value = 0.0
     best: tuple[int, ...] = tuple([0] * len(kinds))
     counts = [0] * len(kinds)
 
-    def walk(j: int, gpus: int, ram: float, value: float) -> None:
+    def walk(j: int, used: Dims, value: float) -> None:
         nonlocal best_value, best
         if value > best_value + 1e-9:
             best_value, best = value, tuple(counts)
@@ -78,16 +110,14 @@ def best_pattern(kinds: list[tuple[int, float]], values: list[float], slots: int
             return
         rest = idx[j:]
         ratio = max(values[k] / max(kinds[k][1], 1e-9) for k in rest)
-        if value + ratio * (ram_cap - ram) <= best_value + 1e-9:
+        if value + ratio * (ram_cap - used[1]) <= best_value + 1e-9:
             return  # even filling the RAM left at the best ratio cannot beat the best
         k = idx[j]
-        d, r = kinds[k]
-        most = min((slots - gpus) // d if d else 10_000,
-                   int((ram_cap - ram + 1e-9) // r) if r > 0 else 10_000)
-        for c in range(most, -1, -1):
+        kind = kinds[k][:dims]
+        for c in range(_room(kind, used, caps), -1, -1):
             counts[k] = c
-            walk(j + 1, gpus + c * d, ram + c * r, value + c * values[k])
+            walk(j + 1, _add(used, kind, c), value + c * values[k])
         counts[k] = 0
 
-    walk(0, 0, 0.0, 0.0)
+    walk(0, (0,) * dims, 0.0)
     return best_value, best

@@ -12,10 +12,12 @@ from dataclasses import replace
 from ..check import check_plan
 from ..errors import CheckError, InfeasibleError, SolverError
 from ..inputs.catalog import Catalog
+from ..inputs.exclude import check_exclude
 from ..inputs.workload import WorkloadFile
 from .baseline import baseline_cost, why_no_reference
 from .budget import Budget
 from .build import (
+    Model,
     add_packing_cuts,
     build,
     disaggregate,
@@ -27,6 +29,7 @@ from .build import (
 )
 from .candidates import (
     Candidates,
+    cores_unchecked,
     enumerate_candidates,
     is_timed,
     timed_reason,
@@ -163,6 +166,7 @@ def plan(
         started: perf_counter time the run's clock started (default: now).
         reserve_s: seconds the caller needs after ``plan`` returns (the workbook).
     """
+    check_exclude(wf.policy.exclude, catalog)
     solver = solver or default_solver()
     cand = enumerate_candidates(wf, catalog)
     reasons = infeasibility_reasons(wf, catalog, cand)
@@ -265,13 +269,18 @@ def plan(
         exact = False
     else:
         rel_gap = max(0.0, (best.total_cost - rank1_bound) / best.total_cost) if best.total_cost else 0.0
-        exact = (rank1 is not None and rank1.status == SolveStatus.OPTIMAL and rank1.exact
-                 and rel_gap <= gap + 1e-9)
+        # rank1_bound comes only from solves of a relaxation (or a converged LP), so a plan
+        # within the gap of it is proven, even if its own last solve was on patterns.
+        exact = rel_gap <= gap + 1e-9
     baseline = None
     notes: tuple[str, ...] = ()
     warnings: tuple[str, ...] = ()
     if len(options) < top:
         notes += (f"{len(options)} of {top} options: {why_fewer}",)
+    unchecked = cores_unchecked(catalog, wf.policy.exclude)
+    if unchecked:  # said once per run, whatever the number of options
+        notes += ((f"the catalog gives no cpu_cores for {', '.join(unchecked)}: CPU cores are "
+                   "not checked on those servers. To fix: add cpu_cores to each platform"),)
     if skipped:
         notes += (
             (f"{skipped} alternative(s) left out: the time limit ran out more than "
@@ -399,6 +408,13 @@ def _solve_and_expand(m, cand, wf, catalog, solver, clock, gap, loose=True, shar
             if failures[key] == 1:
                 progress |= add_packing_cuts(m, key, wf.policy) > 0
             elif key not in m.patterns:
+                if m.exact and round_gap > gap and clock.can_start("proving a bound"):
+                    # Patterns may make the program conservative (shared GPUs) or a
+                    # restriction (priced): prove the bound of the relaxation first, on
+                    # half of this option's work left.
+                    ticks = (None if own is None
+                             else max(1, int(0.5 * (own - (start_ticks - clock.ticks)))))
+                    proven = _prove_bound(m, solver, clock, gap, proven, ticks)
                 # False past MAX_PATTERNS: the type then keeps its sums and cuts, and first
                 # fit repairs what does not pack.
                 progress |= disaggregate(m, key, wf.policy)
@@ -408,6 +424,18 @@ def _solve_and_expand(m, cand, wf, catalog, solver, clock, gap, loose=True, shar
         return out, None, proven
     out, exp = best
     return out, exp, proven
+
+
+def _prove_bound(m: Model, solver: str, clock: Budget, gap: float, proven: float | None,
+                 ticks: int | None) -> float | None:
+    """Solve the program, still a relaxation, to the target gap within ``ticks`` of work
+    (half the clock left as the safety net); the better bound proven."""
+    seconds, _ = clock.limits(0.5)
+    out = solve(m, solver, seconds, gap, work_ticks=ticks)
+    clock.spend(out.ticks, out.clock_stopped)
+    if out.exact and out.bound is not None:
+        return out.bound if proven is None else max(proven, out.bound)
+    return proven
 
 
 MAX_PRICING_ROUNDS = 30

@@ -73,6 +73,7 @@ def render_plan_summary(result: PlanResult, catalog: Catalog, name: str,
             lines.append(f"    left out under the budget: {', '.join(o.unserved)}")
         lines += [f"    {line}" for line in target_lines(o)]
     lines.append("")
+    lines += _includes_lines(result, catalog)
     b = result.baseline
     if b:
         lines.append(
@@ -87,3 +88,15 @@ def render_plan_summary(result: PlanResult, catalog: Catalog, name: str,
     if workbook:
         lines.append(f"Workbook: {workbook}")
     return "\n".join(lines)
+
+
+def _includes_lines(result: PlanResult, catalog: Catalog) -> list[str]:
+    """O2: what the price of each platform the options buy covers (data drives are extra)."""
+    used = sorted({s.platform for o in result.options for s in o.servers})
+    if not used:
+        return []
+    out = ["Platform prices include (GPUs, DIMMs and data drives are separate lines):"]
+    for sku in used:
+        p = catalog.platform(sku)
+        out.append(f"  {sku}: {'; '.join(p.includes) or '(not stated in the catalog)'}")
+    return out + [""]

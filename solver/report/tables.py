@@ -135,9 +135,17 @@ def placement_table(result: PlanResult, wf: WorkloadFile, catalog: Catalog) -> p
     """Every replica of every option: server, GPUs, degree, batch, VRAM vs usable, host RAM."""
     team = _team_of(wf)
     kind = {w.name: w.kind for w in wf.workloads}
+    by_name = {w.name: w for w in wf.workloads}
     rows = []
     for opt in result.options:
         platform = {s.id: s.platform for s in opt.servers}
+        cores = {}  # O3: cores each replica needs, and their sum per server
+        for p in opt.placements:
+            w = by_name.get(p.workload)
+            cores[(p.workload, p.replica)] = w.cpu_cores_per_replica(p.gpus) if w else 0
+        server_cores: dict[str, int] = defaultdict(int)
+        for p in opt.placements:
+            server_cores[p.server] += cores[(p.workload, p.replica)]
         for p in opt.placements:
             usable = rules.usable(catalog.gpu(p.gpu).vram_gb, wf.policy) if p.gpu else None
             rows.append(
@@ -158,6 +166,10 @@ def placement_table(result: PlanResult, wf: WorkloadFile, catalog: Catalog) -> p
                     "usable_vram_gb": usable,
                     "vram_fill": p.vram_gb_per_gpu / usable if usable else None,
                     "host_ram_gb": p.host_ram_gb,
+                    "cpu_cores": cores[(p.workload, p.replica)],
+                    "server_cores_used": server_cores[p.server],
+                    "server_cpu_cores": catalog.platform(platform[p.server]).cpu_cores
+                    if p.server in platform else None,
                 }
             )
     return pd.DataFrame(rows)
@@ -365,3 +377,22 @@ def sources_table(sources: dict[str, Path]) -> pd.DataFrame:
         else:
             rows.append((label, path.name, None, "(file not found)"))
     return pd.DataFrame(rows, columns=["input", "file", "bytes", "sha256"])
+
+
+def includes_table(option: PlanOption, catalog: Catalog) -> pd.DataFrame:
+    """What the price of each platform the option buys covers (O2), one row per platform.
+
+    Data drives, GPUs and DIMMs are separate lines of the bill of materials; a platform
+    whose catalog entry says nothing is listed as "(not stated in the catalog)".
+    """
+    rows = []
+    for sku in sorted({s.platform for s in option.servers}):
+        p = catalog.platform(sku)
+        rows.append({
+            "platform": sku,
+            "servers": sum(1 for s in option.servers if s.platform == sku),
+            "cpu_cores": p.cpu_cores,
+            "rack_units": p.rack_units,
+            "includes": "; ".join(p.includes) or "(not stated in the catalog)",
+        })
+    return pd.DataFrame(rows, columns=["platform", "servers", "cpu_cores", "rack_units", "includes"])

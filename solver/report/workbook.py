@@ -515,8 +515,23 @@ class _Book:
             r = row + len(opt.servers) + 2
             sh.put(r, 0, "Not served:", f.bold)
             sh.put(r, 1, ", ".join(opt.unserved))
+        self._includes(sh, opt, row + len(opt.servers) + (5 if opt.unserved else 3))
         sh.widths[1] = min(max(sh.widths.get(1, 30), 30), 80)
         sh.finish()
+
+    def _includes(self, sh: _Sheet, opt, row: int) -> None:
+        """What each platform's price covers, so finance sees why a server has no data drive."""
+        sh.section(row - 1, "What each platform's price includes (GPUs, DIMMs, data drives are "
+                            "the lines above)")
+        # Two text columns: numbers under the BOM's Kind/Quantity columns would read as lines.
+        sh.header(row, ["Platform", "Includes"])
+        for r, ln in enumerate(report.includes_table(opt, self.catalog).itertuples(index=False),
+                               start=row + 1):
+            facts = [f"{int(v)} {unit}" for v, unit in ((ln.cpu_cores, "CPU cores"),
+                                                        (ln.rack_units, "U"))
+                     if not _missing(v)]
+            sh.put(r, 0, ln.platform)
+            sh.put(r, 1, ln.includes + (f" ({', '.join(facts)})" if facts else ""))
 
     # -- Summary ------------------------------------------------------------------------
     def _summary(self, sh: _Sheet) -> None:
@@ -815,3 +830,8 @@ class _Book:
         chart.set_legend({"position": "bottom"})
         chart.set_size({"width": 720, "height": 360})
         sh.ws.insert_chart(end + 1, 0, chart)
+
+
+def _missing(value: Any) -> bool:
+    """None or NaN (pandas turns a missing integer into NaN)."""
+    return value is None or (isinstance(value, float) and math.isnan(value))
