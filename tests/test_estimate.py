@@ -148,6 +148,85 @@ def test_qlora_adapts_every_linear_layer():
     assert bd.optimizer_gb == pytest.approx(pa * 8 / 1e9)
 
 
+# Llama-2-7B (h 4096, f 11008, 32 heads = 32 KV heads, 32 layers), rank 16: r x (d_in + d_out).
+ADAPTER_PARAMS_7B_R16 = {
+    ("q", "v"): 16 * (2 * 8192) * 32,                                   # 8,388,608
+    ("q", "k", "v", "o"): 16 * (4 * 8192) * 32,                         # 16,777,216
+    ("gate", "up", "down"): 16 * 3 * (4096 + 11008) * 32,               # 23,199,744
+    ("down",): 16 * (11008 + 4096) * 32,                                # 7,733,248
+    E.LORA_ALL_LINEAR: 16 * (4 * 8192 + 3 * (4096 + 11008)) * 32,       # 39,976,960
+}
+# Saved activations per token per layer of a lora job (bf16, flash attention, SwiGLU), in
+# bytes, as multiples of h and f. Always: norms 2h x 4 + Q, K, V, attention output 4h x 2
+# + SwiGLU 3f x 2 = 16h + 6f. Adapters: their inputs (attention input h, MLP input h, down
+# input f; x 2 bytes, once per shared input) + per adapted matrix a dropout output and mask
+# (x 3 bytes): h for q, k, v, o, gate, up; f for down.
+LORA_ACTIVATIONS_7B = {
+    ("q", "v"): (16 + 2 + 6, 6),                      # 24h + 6f
+    ("q", "k", "v", "o"): (16 + 2 + 12, 6),           # 30h + 6f
+    ("gate", "up", "down"): (16 + 2 + 6, 6 + 2 + 3),  # 24h + 11f
+    ("down",): (16, 6 + 2 + 3),                       # 16h + 11f
+    E.LORA_ALL_LINEAR: (16 + 4 + 18, 6 + 2 + 3),      # 38h + 11f
+}
+
+
+@pytest.mark.parametrize("targets", list(ADAPTER_PARAMS_7B_R16), ids="-".join)
+def test_lora_targets_hand_computed(targets):
+    a = preset("llama-2-7b")
+    spelled = "all-linear" if targets == E.LORA_ALL_LINEAR else list(targets)
+    w = train(a, kind="lora", lora_rank=16, lora_targets=spelled)
+    assert E.lora_targets(w) == targets
+    pa = ADAPTER_PARAMS_7B_R16[targets]
+    assert E.lora_params(a, 16, E.lora_targets(w)) == pa
+    bd = E.estimate(w, H100, 1, POLICY).breakdown
+    assert bd.weights_gb == pytest.approx((a.params_b * 1e9 * 2 + pa * 4) / 1e9)
+    assert bd.gradients_gb == pytest.approx(pa * 4 / 1e9)
+    assert bd.optimizer_gb == pytest.approx(pa * 8 / 1e9)
+    nh, nf = LORA_ACTIVATIONS_7B[targets]
+    assert E.layer_activation_bytes(w, 2, 512) == 2 * 512 * (nh * 4096 + nf * 11008)
+
+
+def test_lora_targets_grouped_query_key_value_are_narrow():
+    # Llama-3.1-8B: 8 KV heads of 128, so k and v map 4096 -> 1024.
+    a = preset("llama-3.1-8b")
+    w = train(a, kind="lora", lora_rank=16, lora_targets=["k", "v"])
+    assert E.lora_params(a, 16, E.lora_targets(w)) == 16 * 2 * (4096 + 1024) * 32
+
+
+def test_lora_targets_order_does_not_matter():
+    a = preset("llama-2-7b")
+    one = train(a, kind="lora", lora_rank=16, lora_targets=["v", "q"])
+    two = train(a, kind="lora", lora_rank=16, lora_targets=["q", "v"])
+    assert E.estimate(one, H100, 1, POLICY) == E.estimate(two, H100, 1, POLICY)
+
+
+@pytest.mark.parametrize(("kind", "default"), [("lora", ["q", "v"]), ("qlora", "all-linear")])
+def test_default_lora_targets_give_the_same_estimate_as_before(kind, default):
+    a = preset("llama-3.1-8b")
+    plain = train(a, kind=kind, lora_rank=16, seq_len=1024, global_batch=32, micro_batch="auto")
+    assert plain.lora_targets is None
+    explicit = train(a, kind=kind, lora_rank=16, seq_len=1024, global_batch=32,
+                     micro_batch="auto", lora_targets=default)
+    for d in (1, 2, 4):
+        got, want = E.estimate(plain, H100, d, POLICY), E.estimate(explicit, H100, d, POLICY)
+        assert (got.vram_gb_per_gpu, got.micro_batch) == (want.vram_gb_per_gpu, want.micro_batch)
+
+
+@pytest.mark.parametrize(("name", "degree", "before"), [
+    # q3's jobs on one H100 SXM, before lora_targets existed (hard-coded q, v / all-linear):
+    ("code-lora-8b", 1, 76.576), ("qlora-70b-experiments", 1, 63.637),
+])
+def test_shipped_lora_jobs_estimate_as_before(name, degree, before):
+    from pathlib import Path
+
+    from solver.inputs.loading import load_workloads
+
+    wf = load_workloads(Path(__file__).parents[1] / "workloads" / "q3.yaml")
+    w = next(w for w in wf.workloads if w.name == name)
+    e = E.estimate(w, H100, degree, wf.policy)
+    assert round(e.vram_gb_per_gpu, 3) == before
+
+
 def test_dequant_scratch_is_the_largest_layer_in_the_compute_dtype():
     # Llama-2-7B: the MLP matrix 4096 x 11008 in bf16; Llama-3.1-8B: 4096 x 14336.
     assert E.dequant_scratch_bytes(preset("llama-2-7b"), 2) == 4096 * 11008 * 2 == 90_177_536
@@ -331,10 +410,12 @@ def test_host_ram_is_larger_of_data_and_ratio():
     assert e.host_ram_gb == pytest.approx(500 * 2 * 1.2)
 
 
-def test_to_json_is_the_spec_row():
+def test_to_json_is_the_spec_row_plus_the_allocated_reserved_split():
     row = E.estimate(train(preset("gpt2")), H100, 1, POLICY).to_json()
     assert set(row) == {"workload", "gpu", "degree", "fits", "vram_gb_per_gpu", "host_ram_gb",
-                        "micro_batch", "grad_accum_steps", "breakdown"}
+                        "micro_batch", "grad_accum_steps", "breakdown", "allocated_gb",
+                        "reserved_gb", "comm_buffers_gb"}
+    assert row["allocated_gb"] <= row["reserved_gb"] <= row["vram_gb_per_gpu"]
     assert set(row["breakdown"]) == {"weights_gb", "gradients_gb", "optimizer_gb",
                                      "master_weights_gb", "activations_gb", "kv_cache_gb",
                                      "overhead_gb"}
@@ -360,6 +441,29 @@ def test_allocated_keeps_the_dequant_scratch():
     assert e.allocated_gb == pytest.approx(bd.total_gb - bd.overhead_gb + scratch)
 
 
+def test_comm_buffers_only_when_the_replica_spans_gpus():
+    w = infer(preset("llama-3.1-8b"))
+    one, two = E.estimate(w, H100, 1, POLICY), E.estimate(w, H100, 2, POLICY)
+    assert one.comm_buffers_gb == 0 and two.comm_buffers_gb == E.COMM_BUFFERS_GB
+    # vLLM PR #10511: non-torch memory 1.79 GiB at TP 1, 3.58 GiB per GPU at TP 2.
+    assert E.COMM_BUFFERS_GB == pytest.approx((3.58 - 1.79) * 2**30 / 1e9)
+    bd = two.breakdown
+    cache = E.ALLOCATOR_CACHE_FRACTION * bd.activations_gb
+    assert bd.overhead_gb == pytest.approx(E.CUDA_CONTEXT_GB + E.COMM_BUFFERS_GB + cache)
+    # Outside PyTorch's allocator: neither allocated nor reserved counts them.
+    assert two.reserved_gb == pytest.approx(two.vram_gb_per_gpu - E.CUDA_CONTEXT_GB
+                                            - E.COMM_BUFFERS_GB)
+    assert two.allocated_gb == pytest.approx(bd.total_gb - bd.overhead_gb)
+    t = E.estimate(train(preset("llama-3.1-8b")), H100, 4, POLICY)
+    assert t.comm_buffers_gb == E.COMM_BUFFERS_GB  # training tensor parallelism too
+
+
+def test_reserved_is_allocated_plus_the_allocator_cache():
+    e = E.estimate(train(preset("llama-2-7b"), kind="lora", lora_rank=8), H100, 1, POLICY)
+    assert e.reserved_gb == pytest.approx(e.allocated_gb + e.allocator_cache_gb)
+    assert e.vram_gb_per_gpu == pytest.approx(e.reserved_gb + E.CUDA_CONTEXT_GB)
+
+
 def test_one_call_well_under_a_millisecond():
     w = train(preset("llama-3.1-70b"), global_batch=512, micro_batch="auto")
     n = 200
@@ -377,6 +481,10 @@ KINDS = st.sampled_from(["train", "lora", "qlora"])
 def _training(model, kind, seq, mb, ckpt):
     return train(preset(model), kind=kind, seq_len=seq, global_batch=64, micro_batch=mb,
                  activation_checkpointing=ckpt, lora_rank=8 if kind != "train" else None)
+
+
+def _needs_by_degree(w):
+    return [E.estimate(w, H100, d, POLICY).vram_gb_per_gpu for d in (1, 2, 4, 8, 16)]
 
 
 @settings(max_examples=60, deadline=None)
@@ -410,9 +518,11 @@ def test_per_gpu_need_never_grows_with_degree(model, kind, seq, mb, ckpt):
         w = infer(preset(model), context=seq, batch=mb)
     else:
         w = _training(model, kind, seq, mb, ckpt)
-    needs = [E.estimate(w, H100, d, POLICY).vram_gb_per_gpu for d in (1, 2, 4, 8, 16)]
-    assert all(b <= a + 1e-9 for a, b in itertools.pairwise(needs))
-    assert needs[-1] < needs[0]
+    needs = _needs_by_degree(w)
+    # From d = 2 on nothing is added; going from 1 to 2 GPUs adds the NCCL buffers at most.
+    assert needs[1] <= needs[0] + E.COMM_BUFFERS_GB + 1e-9
+    assert all(b <= a + 1e-9 for a, b in itertools.pairwise(needs[1:]))
+    assert needs[-1] < needs[1]
 
 
 @settings(max_examples=40, deadline=None)

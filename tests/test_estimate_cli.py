@@ -15,8 +15,9 @@ from solver.report.estimate_table import degrees_for, estimate_rows, is_waste
 REPO = Path(__file__).parents[1]
 Q3 = Path(__file__).parent / "data" / "customer-q3.yaml"
 CATALOG = REPO / "catalogs" / "default.yaml"
-ROW_KEYS = {"workload", "gpu", "degree", "fits", "vram_gb_per_gpu", "host_ram_gb",
-            "micro_batch", "grad_accum_steps", "breakdown"}
+ROW_KEYS = {"workload", "gpu", "degree", "fits", "vram_gb_per_gpu", "allocated_gb",
+            "reserved_gb", "comm_buffers_gb", "host_ram_gb", "micro_batch", "grad_accum_steps",
+            "breakdown"}
 SPEED_KEYS = {"tokens_per_s", "mfu", "mbu", "tpot_ms", "ttft_ms"}
 """Throughput keys (T2); tests/test_throughput.py checks which rows carry which."""
 BREAKDOWN_KEYS = {"weights_gb", "gradients_gb", "optimizer_gb", "master_weights_gb",
@@ -33,7 +34,8 @@ def test_table_for_customer_q3():
     wf = load_workloads(Q3)
     for w in wf.workloads:
         assert w.name in res.output
-    assert "VRAM/GPU" in res.output and "host RAM" in res.output
+    assert "alloc" in res.output and "need" in res.output and "host RAM" in res.output
+    assert "torch.cuda.max_memory_allocated" in res.output  # says which quantity is which
     assert "R7 waste" in res.output  # e.g. the embeddings job on an 80 GB card
 
 
@@ -87,3 +89,56 @@ def test_waste_flag_only_on_fitting_rows_under_30_percent():
     for r in estimate_rows(wf, cat, ("h200-sxm",)):
         assert is_waste(r) == (r.fits and r.gpu is not None
                                and r.vram_gb_per_gpu < 0.3 * 141)
+
+
+def test_allocated_reserved_and_need_are_ordered_in_every_row():
+    res = CliRunner().invoke(main, ["estimate", str(Q3), "--json"])
+    for row in json.loads(res.stdout)["rows"]:
+        if row["gpu"] is None:
+            continue
+        assert row["allocated_gb"] <= row["reserved_gb"] <= row["vram_gb_per_gpu"]
+        assert row["comm_buffers_gb"] == (0 if row["degree"] == 1 else pytest.approx(1.922))
+        parts = sum(row["breakdown"].values())
+        assert parts == pytest.approx(row["vram_gb_per_gpu"], abs=0.01)  # overhead stays total
+
+
+LORA_JOB = """name: lt
+workloads:
+  - name: a
+    kind: {kind}
+    model: {model}
+    lora_rank: 8
+    seq_len: 512
+    global_batch: 8
+    lora_targets: {targets}
+"""
+
+
+@pytest.mark.parametrize(("kind", "model", "targets", "message"), [
+    ("lora", "llama-2-7b", "[q, q_proj, mlp]",
+     "unknown modules 'q_proj' (did you mean 'q'?), 'mlp'"),
+    ("lora", "llama-2-7b", "all", "non-empty list of modules or 'all-linear', got 'all'"),
+    ("lora", "llama-2-7b", "[]", "non-empty list"),
+    ("lora", "llama-2-7b", "[q, q]", "lists q more than once"),
+    ("qlora", "gpt2", "[q, gate]", "GELU MLP without a gate projection"),
+    ("train", "llama-2-7b", "[q, v]", "lora_targets is not for a 'train' workload"),
+])
+def test_bad_lora_targets_are_exit_2_with_the_allowed_names(tmp_path, kind, model, targets,
+                                                            message):
+    f = tmp_path / "w.yaml"
+    f.write_text(LORA_JOB.format(kind=kind, model=model, targets=targets), encoding="utf-8")
+    res = run(f)
+    assert res.exit_code == 2, res.output
+    assert message in res.output
+    assert "Traceback" not in res.output
+    if "unknown" in message or "non-empty" in message:
+        assert "q, k, v, o, gate, up, down" in res.output and "'all-linear'" in res.output
+
+
+@pytest.mark.parametrize("targets", ["all-linear", "[q, k, v, o]", "[down]"])
+def test_good_lora_targets_estimate(tmp_path, targets):
+    f = tmp_path / "w.yaml"
+    f.write_text(LORA_JOB.format(kind="lora", model="llama-2-7b", targets=targets),
+                 encoding="utf-8")
+    res = run(f, "--gpu", "h100-sxm", "--json")
+    assert res.exit_code == 0, res.output

@@ -61,3 +61,37 @@ def test_bench_table_lists_every_case_and_the_median():
     for c in CASE_LIST:
         assert c["id"] in text
     assert "median |error|" in text
+
+
+DOC = Path(__file__).parents[1] / "docs" / "memory-model.md"
+
+
+def test_doc_accuracy_table_is_the_command_output():
+    # `python bench/accuracy.py --markdown` prints exactly the table between the doc's markers;
+    # `--write-doc` regenerates it after a model or case change.
+    doc = DOC.read_text(encoding="utf-8")
+    assert doc.count(accuracy.DOC_BEGIN) == 1 and doc.count(accuracy.DOC_END) == 1
+    assert accuracy.doc_table(doc) == accuracy.markdown(accuracy.evaluate_all(CASES)), (
+        "docs/memory-model.md accuracy table is stale: run python bench/accuracy.py --write-doc"
+    )
+
+
+def test_markdown_table_has_every_case_and_the_median():
+    text = accuracy.markdown(accuracy.evaluate_all(CASES))
+    for c in CASE_LIST:
+        assert f"`{c['id']}`" in text
+    assert "median |error|" in text and "OUT" not in text
+
+
+def test_every_constant_has_a_row_in_the_constants_table():
+    from solver.estimate import memory
+    from solver.inputs import workload
+
+    doc = DOC.read_text(encoding="utf-8")
+    table = doc[doc.index("## 10. Constants"):doc.index("## Sources")]
+    names = [n for n in vars(memory)
+             if n.isupper() and not n.startswith("_") and not hasattr(workload, n)]
+    assert names
+    missing = [n for n in names if f"`{n}`" not in table and n not in ("GB", "FIT_EPS_GB")]
+    assert not missing, f"constants without a source/fitted-on row: {missing}"
+    assert "**calibrated**" in table

@@ -22,7 +22,7 @@ from dataclasses import asdict, dataclass, replace
 
 from .. import rules
 from ..inputs.catalog import GpuSku
-from ..inputs.workload import ModelArch, Policy, Workload
+from ..inputs.workload import DEFAULT_LORA_TARGETS, LORA_MODULES, ModelArch, Policy, Workload
 
 GB = 1e9
 """Bytes per GB: the SPEC's (and the seed's) decimal convention, 13B x 2 bytes = 26 GB."""
@@ -81,13 +81,14 @@ DEQUANT_BUFFERS = 1
 dtype, in the forward pass and again for the input gradient, one layer at a time: one
 transient copy of the largest linear layer (torchao's NF4 tensor does the same per op)."""
 # --- LoRA (Hu et al. 2021) -----------------------------------------------------------------
-LORA_TARGETS = ("q", "v")
-"""Matrices that get an adapter for ``kind: lora``: query and value projections, the original
-LoRA paper's choice and the default of PEFT (``target_modules`` for LLaMA) and LitGPT."""
-LORA_ALL_LINEAR = ("q", "k", "v", "o", "gate", "up", "down")
-"""Every linear layer of a transformer block: the adapters of ``kind: qlora``. QLoRA (Dettmers
-et al. 2023, Sec. 4) finds LoRA on all linear layers is required to match 16-bit finetuning,
-and its ``qlora.py`` adapts every ``Linear4bit`` layer."""
+LORA_TARGETS = DEFAULT_LORA_TARGETS["lora"]
+"""Default adapted matrices of ``kind: lora`` (no ``lora_targets``): query and value
+projections, the original LoRA paper's choice and the default of PEFT (``target_modules`` for
+LLaMA) and LitGPT."""
+LORA_ALL_LINEAR = LORA_MODULES
+"""Every linear layer of a transformer block (``lora_targets: all-linear``), the default of
+``kind: qlora``. QLoRA (Dettmers et al. 2023, Sec. 4) finds LoRA on all linear layers is
+required to match 16-bit finetuning, and its ``qlora.py`` adapts every ``Linear4bit`` layer."""
 LORA_PARAM_BYTES = 4.0
 """Adapters are trained in FP32 (PEFT ``autocast_adapter_dtype=True`` default), so they need
 no separate master copy; their gradients are FP32 too."""
@@ -125,6 +126,15 @@ INFER_ACT_VALUES_PER_TOKEN_H = 4.0
 CUDA_CONTEXT_GB = 1.408
 """CUDA context + PyTorch kernels per process: 1,343 MiB measured by NVML on a V100 in the
 Hugging Face 'Model training anatomy' docs (ranges 0.3-1.3+ GB by GPU and library)."""
+COMM_BUFFERS_GB = 1.79 * 2**30 / 1e9
+"""Per GPU when one replica spans d >= 2 GPUs: NCCL communicator buffers (and, in vLLM, its
+custom all-reduce buffers), allocated outside PyTorch's allocator. vLLM's memory profiler
+(vllm-project/vllm PR #10511) reads non-torch memory 1.79 GiB at TP 1 and 3.58 GiB per GPU at
+TP 2 (Llama-3-8B, H100): +1.79 GiB = 1.92 GB per GPU. Order-of-magnitude check from NCCL's
+defaults: each channel keeps per peer and direction a Simple buffer of NCCL_BUFFSIZE 4 MiB
+plus LL128 (~4.5 MiB) and LL (256 KiB) buffers, so 16-32 channels x 2 ring peers x 2
+directions x ~9 MiB = 0.6-1.2 GB, plus tree/NVLS and graph-capture buffers. Not split by d
+(a ring keeps two peers at any size; NVIDIA/nccl#986)."""
 ALLOCATOR_CACHE_FRACTION = 0.25
 """PyTorch's caching allocator keeps freed activation blocks reserved: reserved exceeds
 max_allocated by ~10-30% of the transient (activation) memory; 0.25 fits the HF BERT
@@ -175,6 +185,9 @@ class Estimate:
     grad_accum_steps: int | None
     breakdown: MemoryBreakdown
     note: str = ""
+    comm_buffers_gb: float = 0.0
+    """Part of ``breakdown.overhead_gb`` that is NCCL communication buffers (degree >= 2);
+    outside PyTorch's allocator, so neither allocated nor reserved counts it."""
     cuda_context_gb: float = 0.0
     """Part of ``breakdown.overhead_gb`` that is the CUDA context (not in max_allocated)."""
     allocator_cache_gb: float = 0.0
@@ -188,10 +201,17 @@ class Estimate:
     """VRAM of one card of this SKU, GB (0 without a GPU)."""
 
     @property
+    def reserved_gb(self) -> float:
+        """Per-GPU peak of PyTorch's caching allocator, GB: ``allocated_gb`` + the allocator
+        cache (``torch.cuda.max_memory_reserved``); the CUDA context and the communication
+        buffers are outside it."""
+        return self.vram_gb_per_gpu - self.cuda_context_gb - self.comm_buffers_gb
+
+    @property
     def allocated_gb(self) -> float:
-        """Per-GPU need without the CUDA context and the allocator cache, GB: what
-        ``torch.cuda.max_memory_allocated`` sees (tensors, including de-quant scratch)."""
-        return self.vram_gb_per_gpu - self.cuda_context_gb - self.allocator_cache_gb
+        """Per-GPU peak of live tensors, GB: what ``torch.cuda.max_memory_allocated`` sees
+        (including de-quant scratch) = need - context - comm buffers - allocator cache."""
+        return self.reserved_gb - self.allocator_cache_gb
 
     @property
     def vram_utilisation(self) -> float:
@@ -199,13 +219,17 @@ class Estimate:
         return self.vram_gb_per_gpu / self.gpu_vram_gb if self.gpu_vram_gb else 0.0
 
     def to_json(self) -> dict:
-        """Exactly the SPEC's estimate row."""
+        """The estimate row: the SPEC's keys plus the allocated/reserved split and the
+        communication buffers (finer figures of the same need)."""
         return {
             "workload": self.workload,
             "gpu": self.gpu,
             "degree": self.degree,
             "fits": self.fits,
             "vram_gb_per_gpu": round(self.vram_gb_per_gpu, 3),
+            "allocated_gb": round(self.allocated_gb, 3),
+            "reserved_gb": round(self.reserved_gb, 3),
+            "comm_buffers_gb": round(self.comm_buffers_gb, 3),
             "host_ram_gb": round(self.host_ram_gb, 3),
             "micro_batch": self.micro_batch,
             "grad_accum_steps": self.grad_accum_steps,
@@ -337,8 +361,9 @@ def dequant_scratch_gb(w: Workload, degree: int) -> float:
 
 
 def lora_targets(w: Workload) -> tuple[str, ...]:
-    """Adapted matrices: ``LORA_TARGETS`` (q, v) for lora, every linear layer for qlora."""
-    return LORA_ALL_LINEAR if w.kind == "qlora" else LORA_TARGETS
+    """Adapted matrices: the workload's ``lora_targets``, else ``LORA_TARGETS`` (q, v) for
+    lora and every linear layer (``LORA_ALL_LINEAR``) for qlora."""
+    return w.adapter_targets
 
 
 # --- Activations ---------------------------------------------------------------------------
@@ -458,21 +483,29 @@ def allocator_cache_gb(transient_gb: float) -> float:
     return ALLOCATOR_CACHE_FRACTION * transient_gb
 
 
-def _with_overhead(bd: MemoryBreakdown, transient_gb: float,
+def comm_buffers_gb(degree: int) -> float:
+    """NCCL communication buffers per GPU: ``COMM_BUFFERS_GB`` once a replica spans >= 2 GPUs."""
+    return COMM_BUFFERS_GB if degree >= 2 else 0.0
+
+
+def _with_overhead(bd: MemoryBreakdown, transient_gb: float, degree: int,
                    scratch_gb: float = 0.0) -> MemoryBreakdown:
-    """Overhead = CUDA context + allocator cache + de-quantisation scratch (SPEC: everything
-    that is not a model tensor). The scratch is allocated, so max_allocated counts it."""
+    """Overhead = CUDA context + communication buffers (d >= 2) + allocator cache +
+    de-quantisation scratch (SPEC: everything that is not a model tensor). The scratch is
+    allocated, so max_allocated counts it; the context and comm buffers are outside torch."""
     cache = allocator_cache_gb(transient_gb + scratch_gb)
-    return replace(bd, overhead_gb=CUDA_CONTEXT_GB + cache + scratch_gb)
+    return replace(bd, overhead_gb=CUDA_CONTEXT_GB + comm_buffers_gb(degree) + cache
+                   + scratch_gb)
 
 
 def training_breakdown(w: Workload, degree: int, mb: int) -> MemoryBreakdown:
     """R1-R6 per GPU for train/lora/qlora at micro-batch ``mb``, GB.
 
     train: weights P*e, gradients P*e (R2), optimizer P*k (R3), master P*4 if mixed (R4).
-    lora:  frozen base P*e; adapters (q, v) P_A*4 with FP32 gradients and optimizer state.
+    lora:  frozen base P*e; adapters on ``lora_targets`` (default q, v) P_A*4 with FP32
+           gradients and optimizer state.
     qlora: frozen base NF4 (4.127 bits) + non-quantised tensors after PEFT's k-bit
-           preparation (``qlora_base_bytes``); adapters on every linear layer, as lora;
+           preparation (``qlora_base_bytes``); adapters as lora (default every linear layer);
            overhead adds one de-quantised layer (``dequant_scratch_bytes``).
     Every model state is divided by ``degree``.
     """
@@ -496,7 +529,7 @@ def training_breakdown(w: Workload, degree: int, mb: int) -> MemoryBreakdown:
         master_weights_gb=master / GB / degree,
         activations_gb=act,
     )
-    return _with_overhead(bd, act, dequant_scratch_gb(w, degree))
+    return _with_overhead(bd, act, degree, dequant_scratch_gb(w, degree))
 
 
 def kv_cache_bytes(a: ModelArch, tokens: float, batch: int, dtype_bytes: float,
@@ -531,7 +564,7 @@ def inference_breakdown(w: Workload, degree: int) -> MemoryBreakdown:
     act = (chunk * per_tok + batch * a.vocab * FP32_BYTES) / degree
     bd = MemoryBreakdown(weights_gb=weights / GB / degree, kv_cache_gb=kv / GB,
                          activations_gb=act / GB)
-    return _with_overhead(bd, act / GB, dequant_scratch_gb(w, degree))
+    return _with_overhead(bd, act / GB, degree, dequant_scratch_gb(w, degree))
 
 
 # --- Micro-batch (R9) ----------------------------------------------------------------------
@@ -597,7 +630,9 @@ def estimate(w: Workload, gpu: GpuSku | None, degree: int, policy: Policy) -> Es
     return Estimate(
         workload=w.name, gpu=gpu.sku, degree=degree, fits=fits, vram_gb_per_gpu=need,
         usable_vram_gb=usable, host_ram_gb=max(data, ratio_ram), micro_batch=mb,
-        grad_accum_steps=accum, breakdown=bd, note=note, cuda_context_gb=CUDA_CONTEXT_GB,
-        allocator_cache_gb=bd.overhead_gb - CUDA_CONTEXT_GB - dequant_scratch_gb(w, degree),
+        grad_accum_steps=accum, breakdown=bd, note=note, comm_buffers_gb=comm_buffers_gb(degree),
+        cuda_context_gb=CUDA_CONTEXT_GB,
+        allocator_cache_gb=(bd.overhead_gb - CUDA_CONTEXT_GB - comm_buffers_gb(degree)
+                            - dequant_scratch_gb(w, degree)),
         data_ram_gb=data, ratio_ram_gb=ratio_ram, gpu_vram_gb=gpu.vram_gb,
     )

@@ -31,6 +31,7 @@ from .memory import (
     inference_weights_bytes,
     kv_cache_bytes,
     lora_params,
+    lora_targets,
 )
 
 SECONDS_PER_DAY = 86_400.0
@@ -209,7 +210,7 @@ def training_flops_per_token(w: Workload) -> float:
         per_param += BACKWARD_WEIGHT_FLOPS_PER_PARAM
     else:
         full = fwd + BACKWARD_ACTIVATION_FLOPS_PER_PARAM + BACKWARD_WEIGHT_FLOPS_PER_PARAM
-        adapters = full * lora_params(a, w.lora_rank or 0)
+        adapters = full * lora_params(a, w.lora_rank or 0, lora_targets(w))
     attn_passes = 1.0 + ATTENTION_BACKWARD_RATIO
     if w.activation_checkpointing:
         per_param += fwd

@@ -16,6 +16,7 @@ the validation context, else the current directory).
 
 from __future__ import annotations
 
+import difflib
 import math
 from pathlib import Path
 from typing import Annotated, Any, Literal
@@ -47,6 +48,14 @@ Optimizer = Literal["adamw", "adam", "sgd", "adamw8bit"]
 TRAINING_KINDS = ("train", "lora", "qlora")
 TRAINING_TARGETS = ("tokens", "deadline_days")
 """Time-target fields of training kinds (T1)."""
+LORA_MODULES = ("q", "k", "v", "o", "gate", "up", "down")
+"""Linear layers of a transformer block that can carry a LoRA adapter (``lora_targets``):
+query, key, value and output projections, MLP gate (SwiGLU only), up and down projections."""
+ALL_LINEAR = "all-linear"
+"""``lora_targets: all-linear``: every module of ``LORA_MODULES`` (PEFT's spelling)."""
+DEFAULT_LORA_TARGETS = {"lora": ("q", "v"), "qlora": LORA_MODULES}
+"""Adapted modules when ``lora_targets`` is not given: q and v for lora (LoRA paper, PEFT's
+LLaMA default), every linear layer for qlora (QLoRA paper, Sec. 4)."""
 INFERENCE_TARGETS = ("tokens_per_s", "prompt_tokens", "output_tokens", "max_tpot_ms",
                      "max_ttft_ms")
 """Time-target and request-shape fields of inference (T1)."""
@@ -227,6 +236,9 @@ class Workload(StrictModel):
     """Keep an FP32 master copy; default true for mixed precision (R4)."""
     lora_rank: PositiveInt | None = Field(default=None, le=65_536)
     """LoRA/QLoRA adapter rank."""
+    lora_targets: tuple[str, ...] | None = None
+    """LoRA/QLoRA: modules that carry adapters, a list of LORA_MODULES names or 'all-linear';
+    default q, v for lora and every linear layer for qlora (DEFAULT_LORA_TARGETS)."""
     context: PositiveInt | None = Field(default=None, le=10_000_000)
     """Inference: tokens per sequence kept in the KV cache."""
     batch: PositiveInt | None = Field(default=None, le=1_000_000)
@@ -280,6 +292,35 @@ class Workload(StrictModel):
             return v
         raise ValueError(f"micro_batch must be 'auto' or a whole number >= 1, got {v!r}")
 
+    @field_validator("lora_targets", mode="before")
+    @classmethod
+    def _lora_targets(cls, v: Any) -> Any:
+        # One clear message naming the allowed modules, not a union of type errors.
+        if v is None:
+            return v
+        allowed = f"{', '.join(LORA_MODULES)} (a list), or '{ALL_LINEAR}'"
+        if v == ALL_LINEAR:
+            return LORA_MODULES
+        if isinstance(v, str) or not isinstance(v, (list, tuple)) or not v:
+            raise ValueError(f"lora_targets must be a non-empty list of modules or "
+                             f"'{ALL_LINEAR}', got {clip(repr(v))}. To fix: use {allowed}")
+        bad = [m for m in v if not isinstance(m, str) or m not in LORA_MODULES]
+        if bad:
+            hints = []
+            for m in bad:
+                close = difflib.get_close_matches(str(m).removesuffix("_proj"), LORA_MODULES,
+                                                  n=1, cutoff=0.6)
+                hints.append(f"{clip(repr(m))}" + (f" (did you mean '{close[0]}'?)" if close
+                                                   else ""))
+            raise ValueError(f"unknown module{'s' if len(bad) > 1 else ''} {', '.join(hints)}"
+                             " (lora_targets names linear layers of a block). "
+                             f"To fix: use {allowed}")
+        dup = sorted({m for m in v if v.count(m) > 1})
+        if dup:
+            raise ValueError(f"lora_targets lists {', '.join(dup)} more than once. "
+                             "To fix: name each module once")
+        return tuple(m for m in LORA_MODULES if m in v)  # canonical order
+
     @field_validator("model", mode="after")
     @classmethod
     def _resolve_model(cls, v: Any, info: ValidationInfo) -> ModelArch | None:
@@ -305,6 +346,20 @@ class Workload(StrictModel):
             missing += [f for f in ("context", "batch") if getattr(self, f) is None]
         if self.kind in ("lora", "qlora") and self.lora_rank is None:
             missing.append("lora_rank")
+        if self.kind not in ("lora", "qlora") and self.lora_targets is not None:
+            raise ValueError(
+                f"lora_targets is not for a '{self.kind}' workload (it names the modules "
+                "that carry LoRA adapters: lora and qlora only). To fix: remove lora_targets "
+                "or change kind"
+            )
+        if (self.lora_targets is not None and "gate" in self.lora_targets
+                and isinstance(self.model, ModelArch) and self.model.mlp_kind != "swiglu"
+                and self.lora_targets != LORA_MODULES):
+            raise ValueError(
+                f"lora_targets names 'gate', but {self.model.name} has a GELU MLP without a "
+                "gate projection. To fix: remove 'gate' (or use 'all-linear', which adapts "
+                "the linear layers the model has)"
+            )
         if missing:
             article = "an" if self.kind[0] in "aeiou" else "a"
             raise ValueError(
@@ -366,6 +421,14 @@ class Workload(StrictModel):
         if not isinstance(self.model, ModelArch):
             raise TypeError(f"workload {self.name!r} has no model (kind {self.kind!r})")
         return self.model
+
+    @property
+    def adapter_targets(self) -> tuple[str, ...]:
+        """Modules with LoRA adapters: ``lora_targets``, else the kind's default (lora q, v;
+        qlora every linear layer); empty for kinds without adapters."""
+        if self.lora_targets is not None:
+            return self.lora_targets
+        return DEFAULT_LORA_TARGETS.get(self.kind, ())
 
     @property
     def uses_master_weights(self) -> bool:

@@ -103,12 +103,11 @@ _COLUMNS = (
     ("GPU", 14, lambda e: e.gpu or "(CPU only)"),
     ("d", 2, lambda e: str(e.degree)),
     ("fits", 4, lambda e: "yes" if e.fits else "NO"),
-    ("VRAM/GPU", 8, lambda e: f"{e.vram_gb_per_gpu:.1f}"),
+    ("alloc", 6, lambda e: f"{e.allocated_gb:.1f}"),
+    ("need", 6, lambda e: f"{e.vram_gb_per_gpu:.1f}"),
     ("usable", 6, lambda e: f"{e.usable_vram_gb:.1f}"),
     ("weights", 7, lambda e: f"{e.breakdown.weights_gb:.1f}"),
-    ("grads", 6, lambda e: f"{e.breakdown.gradients_gb:.1f}"),
-    ("optim", 6, lambda e: f"{e.breakdown.optimizer_gb:.1f}"),
-    ("master", 6, lambda e: f"{e.breakdown.master_weights_gb:.1f}"),
+    ("grad+opt", 8, lambda e: f"{_grad_opt(e):.1f}"),
     ("activ", 6, lambda e: f"{e.breakdown.activations_gb:.1f}"),
     ("kv", 6, lambda e: f"{e.breakdown.kv_cache_gb:.1f}"),
     ("ovhd", 5, lambda e: f"{e.breakdown.overhead_gb:.1f}"),
@@ -122,6 +121,12 @@ _COLUMNS = (
                                     else f"{t.ttft_ms:.0f}" if t.ttft_ms >= 10
                                     else f"{t.ttft_ms:.1f}")),
 )
+
+
+def _grad_opt(e: Estimate) -> float:
+    """Training state past the weights: gradients + optimizer state + FP32 master copy, GB."""
+    bd = e.breakdown
+    return bd.gradients_gb + bd.optimizer_gb + bd.master_weights_gb
 
 
 def _tokens(v: float) -> str:
@@ -171,8 +176,13 @@ def render_estimate_table(wf: WorkloadFile, catalog: Catalog, rows: Sequence[Est
         by_workload.setdefault(r.workload, []).append(r)
     header = _line([h for h, _, _ in _COLUMNS]) + "  flag"
     parts = [
-        (f"Memory estimate for {wf.name} (GB = 10^9 bytes; usable = (1 - headroom "
-         f"{wf.policy.headroom:.0%}) x card VRAM; see docs/memory-model.md)"),
+        (f"Memory estimate for {wf.name}, per GPU (GB = 10^9 bytes; see docs/memory-model.md)"),
+        ("alloc: live tensors at peak, what torch.cuda.max_memory_allocated measures; need: "
+         "what must fit and what the plan sizes for = alloc + allocator cache (reserved) + "
+         "CUDA context + NCCL buffers (d >= 2)"),
+        (f"fits: need <= usable = (1 - headroom {wf.policy.headroom:.0%}) x card VRAM; "
+         "grad+opt: gradients + optimizer state + FP32 master copy; ovhd: the part of need "
+         "that is not a model tensor"),
         ("tok/s: one replica (training tokens, or output tokens for inference); TPOT/TTFT: "
          "time per output token / to first token (see docs/throughput-model.md)"),
     ]
