@@ -26,6 +26,13 @@ host-RAM need), and searches every plan:
 The cheapest such plan is the exact optimum. ``crosscheck`` draws seeded tiny instances and
 compares that optimum with ``pipeline.plan(...).options[0].total_cost``.
 
+Throughput targets (T3, T4): a workload with a target runs any replica counts that meet it.
+Every *minimal* mix of its options is enumerated (a count per option, at least
+⌈replicas × growth⌉ replicas and Σ η τ_o ≥ target × growth, with no replica to spare:
+dropping one never costs more); a training job uses one option only (T4). Each mix then
+enters the search above as fixed replicas. Options that miss a latency limit are left out,
+and such replicas never share a GPU. Throughput comes from the estimator, as memory does.
+
 Limits (stated, not hidden): shareable replicas share GPUs only at degree 1 (two shareable
 replicas of degree ≥ 2 on the same GPUs would each need more than half a card in any
 instance drawn here); one drive SKU per catalog.
@@ -40,6 +47,13 @@ import time
 from functools import cache
 
 from solver.estimate.memory import estimate
+from solver.estimate.throughput import (
+    delivered_fraction,
+    latency_misses,
+    planned_target,
+    replica_throughput,
+    target_tokens_per_s,
+)
 from solver.inputs.catalog import Catalog
 from solver.inputs.workload import WorkloadFile
 
@@ -85,6 +99,34 @@ def _min_bins(sizes: tuple[float, ...], cap: float) -> int:
     return best
 
 
+def _timed(w) -> bool:
+    return (target_tokens_per_s(w) is not None or w.max_tpot_ms is not None
+            or w.max_ttft_ms is not None)
+
+
+def _mixes(ways: list[tuple], least: int, target: float, frac: float,
+           one_type: bool) -> list[tuple[int, ...]]:
+    """Minimal replica counts per way that meet ``least`` replicas and ``target`` tokens/s."""
+    rates = [o[6] * frac for o in ways]
+    tops = [max(least, math.ceil(target / r - 1e-9)) if r > 0 else 0 for r in rates]
+
+    def ok(c: tuple[int, ...]) -> bool:
+        return sum(c) >= least and sum(n * r for n, r in zip(c, rates)) >= target * (1 - 1e-9)
+
+    out = []
+    if one_type:
+        for j, top in enumerate(tops):
+            c = tuple(top if i == j else 0 for i in range(len(ways)))
+            if top and ok(c):
+                out.append(c)
+        return out
+    for c in itertools.product(*(range(t + 1) for t in tops)):
+        if ok(c) and not any(
+                n and ok(tuple(m - (i == j) for i, m in enumerate(c))) for j, n in enumerate(c)):
+            out.append(c)
+    return out
+
+
 def _without(catalog: Catalog, exclude) -> Catalog:
     """The catalog less the excluded SKUs (allowed SKUs); may leave a kind empty."""
     if not exclude:
@@ -114,27 +156,61 @@ def optimum(wf: WorkloadFile, catalog: Catalog) -> float | None:
     """Cost of the cheapest valid plan, or None when no plan exists (no budget)."""
     policy = wf.policy
     catalog = _without(catalog, set(policy.exclude))
-    line = 1 - policy.headroom
     works = list(wf.workloads)
     need = [max(1, math.ceil(w.replicas * policy.growth - 1e-9)) for w in works]
 
-    # Every way one replica of each workload can run: (gpu sku | None, degree, vram, ram, shared?)
+    # Every way one replica of each workload can run:
+    # (gpu sku | None, degree, vram, ram, shared?, CPU cores, tokens/s)
     ways: list[list[tuple]] = []
     for w in works:
         opts = []
         if w.kind == "preprocess":
             e = estimate(w, None, 0, policy)
-            opts.append((None, 0, 0.0, e.host_ram_gb, False, _cores(w, 0)))
+            opts.append((None, 0, 0.0, e.host_ram_gb, False, _cores(w, 0), 0.0))
         else:
             for g in catalog.gpus:
                 if not any(p.takes(g) for p in catalog.platforms):
                     continue
                 for d in _degrees_for(g, policy):
                     e = estimate(w, g, d, policy)
-                    if e.fits:
-                        opts.append((g.sku, d, e.vram_gb_per_gpu, e.host_ram_gb,
-                                     w.shareable and d == 1, _cores(w, d)))
+                    if not e.fits:
+                        continue
+                    rate = 0.0
+                    if _timed(w):
+                        r = replica_throughput(w, g, d, policy, e)
+                        if latency_misses(w, r):
+                            continue
+                        rate = r.tokens_per_s
+                    shared = w.shareable and d == 1 and not _timed(w)
+                    opts.append((g.sku, d, e.vram_gb_per_gpu, e.host_ram_gb, shared,
+                                 _cores(w, d), rate))
         ways.append(opts)
+
+    # Workloads with a target: every minimal mix of options becomes fixed replicas.
+    per_workload: list[list[list[tuple[list[tuple], int]]]] = []
+    for w, opts, n in zip(works, ways, need):
+        target = planned_target(w, policy)
+        if target is None:
+            per_workload.append([[(opts, n)]])
+            continue
+        mixes = _mixes(opts, n, target, delivered_fraction(w, policy), w.kind != "inference")
+        per_workload.append([[([o], c) for o, c in zip(opts, mix) if c] for mix in mixes])
+    best = None
+    total_tb = sum(w.storage_tb for w in works)
+    for choice in itertools.product(*per_workload):
+        groups = [g for part in choice for g in part]
+        cost = _cheapest([o for o, _ in groups], [c for _, c in groups], catalog, policy,
+                         total_tb)
+        if cost is not None and (best is None or cost < best):
+            best = cost
+    return best
+
+
+def _cheapest(ways: list[list[tuple]], need: list[int], catalog: Catalog, policy,
+              total_tb: float) -> float | None:
+    """Cheapest plan for groups of replicas: ``need[i]`` replicas, each any of ``ways[i]``."""
+    line = 1 - policy.headroom
+    works = need
 
     # Cheapest way to give one server of platform p at least ``ram`` GB usable RAM (R14).
     def dimm_cost(p, ram: float) -> float | None:
@@ -198,7 +274,6 @@ def optimum(wf: WorkloadFile, catalog: Catalog) -> float | None:
                     best[p.drive_bays] = cost
         return best
 
-    total_tb = sum(w.storage_tb for w in works)
     if total_tb > 0 and not catalog.storage:
         return None
     drive = min(catalog.storage, key=lambda s: s.price) if catalog.storage else None
@@ -333,8 +408,45 @@ def tiny_instance(seed: int, base: Catalog) -> tuple[WorkloadFile, Catalog]:
     return tiny_workloads(rng, seed), cat
 
 
-def crosscheck(count: int, first_seed: int = 0) -> dict:
-    """Rank-1 cost of ``pipeline.plan`` vs ``optimum`` on ``count`` seeded tiny instances."""
+def tiny_timed_instance(seed: int, base: Catalog) -> tuple[WorkloadFile, Catalog]:
+    """A tiny instance whose first workload has a throughput target (T3, T4): the target is
+    0.7-2.4 x the slowest fitting replica's tokens/s, so few replicas meet it anywhere; an
+    inference target may add a TPOT limit between the options' figures."""
+    rng = random.Random(f"plan-buy-tiny-timed/{seed}")
+    cat = tiny_catalog(rng, base)
+    wf = tiny_workloads(rng, seed)
+    data = wf.model_dump(mode="json", exclude_none=True)
+    data["workloads"] = data["workloads"][:2]
+    timed = next((w for w in wf.workloads[:2] if w.kind != "preprocess"), None)
+    if timed is None:
+        return WorkloadFile.model_validate(data), cat
+    rates = []
+    for g in cat.gpus:
+        for d in _degrees_for(g, wf.policy):
+            e = estimate(timed, g, d, wf.policy)
+            if e.fits:
+                rates.append(replica_throughput(timed, g, d, wf.policy, e))
+    item = next(w for w in data["workloads"] if w["name"] == timed.name)
+    item.pop("shareable", None)
+    item["replicas"] = 1
+    if rates:
+        factor = rng.choice((0.7, 1.6, 2.4))
+        slow = min(r.tokens_per_s for r in rates) * factor
+        if timed.kind == "inference":
+            item["tokens_per_s"] = round(slow, 3)
+            tpots = sorted(r.tpot_ms or 0.0 for r in rates)
+            if len(tpots) > 1 and rng.random() < 0.5:
+                item["max_tpot_ms"] = round(tpots[len(tpots) // 2], 3) + 1e-3
+        else:
+            days = rng.choice((1.0, 7.0))
+            item["tokens"] = slow * 0.9 * days * 86_400
+            item["deadline_days"] = days
+    return WorkloadFile.model_validate(data), cat
+
+
+def crosscheck(count: int, first_seed: int = 0, timed: bool = False) -> dict:
+    """Rank-1 cost of ``pipeline.plan`` vs ``optimum`` on ``count`` seeded tiny instances
+    (``timed``: instances with a throughput target, ``tiny_timed_instance``)."""
     from bench.generate import DEFAULT_CATALOG
     from solver.errors import InfeasibleError
     from solver.inputs.loading import load_catalog
@@ -345,7 +457,7 @@ def crosscheck(count: int, first_seed: int = 0) -> dict:
     match = infeasible = 0
     mismatches = []
     for seed in range(first_seed, first_seed + count):
-        wf, cat = tiny_instance(seed, base)
+        wf, cat = (tiny_timed_instance if timed else tiny_instance)(seed, base)
         exact = optimum(wf, cat)
         try:
             got = plan(wf, cat, top=1, gap=1e-9, with_baseline=False).options[0].total_cost
@@ -370,7 +482,8 @@ def crosscheck(count: int, first_seed: int = 0) -> dict:
 if __name__ == "__main__":
     import sys
 
-    res = crosscheck(int(sys.argv[1]) if len(sys.argv) > 1 else 50)
+    res = crosscheck(int(sys.argv[1]) if len(sys.argv) > 1 else 50,
+                     timed="--timed" in sys.argv)
     print(
         f"{res['match']} of {res['total']} match ({res['infeasible']} infeasible for both), "
         f"{res['seconds']:.1f} s"

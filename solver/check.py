@@ -13,6 +13,12 @@ import math
 from dataclasses import dataclass, field
 
 from .estimate.memory import Estimate, estimate
+from .estimate.throughput import (
+    delivered_fraction,
+    latency_misses,
+    planned_target,
+    replica_throughput,
+)
 from .inputs.catalog import Catalog, GpuSku, MemorySku, Platform, StorageSku
 from .inputs.workload import Policy, Workload, WorkloadFile
 from .optimize.plan import Placement, PlanOption, Server
@@ -58,6 +64,7 @@ def check_plan(option: PlanOption, wf: WorkloadFile, catalog: Catalog) -> list[s
     served, demand_errs = _check_demand(usage, option, wf)
     errs += demand_errs
     errs += _check_storage(option, wf, served, skus)
+    errs += _check_targets(option, wf, served, skus)
     errs += _check_cost(option, wf, skus)
     errs += _check_allowed_skus(option, wf)
     errs += _check_gpu_counts(option, skus)
@@ -244,7 +251,7 @@ def _check_demand(usage: _Usage, option: PlanOption,
         if w.name in option.unserved:
             if got:
                 errs.append(f"{w.name}: listed unserved but has {got} replicas placed")
-        elif got != want:
+        elif got < want or (got > want and planned_target(w, wf.policy) is None):
             errs.append(f"{w.name}: {got} replicas placed, {want} needed (R19)")
         else:
             served.add(w.name)
@@ -263,6 +270,60 @@ def _check_storage(option: PlanOption, wf: WorkloadFile, served: set[str],
     if have_tb + TOL < need_tb:
         return [f"storage {have_tb:.2f} TB < {need_tb:.2f} TB needed"]
     return []
+
+
+# -- Throughput targets and latency limits (T3, T4) -----------------------------------------
+def _timed(w: Workload) -> bool:
+    return (w.kind != "preprocess" and (planned_target(w, Policy()) is not None
+            or w.max_tpot_ms is not None or w.max_ttft_ms is not None))
+
+
+def _check_targets(option: PlanOption, wf: WorkloadFile, served: set[str],
+                   skus: _Skus) -> list[str]:
+    """Per served workload with a target or latency limits, throughput recomputed from the
+    estimator replica by replica: each replica meets the latency limits and reports the
+    tokens/s it delivers; η Σ tokens/s ≥ target × growth (T3); a training job's replicas
+    share one GPU SKU and degree (T4); such a replica has its GPUs to itself."""
+    errs: list[str] = []
+    servers = {s.id: s for s in option.servers}
+    on_gpu: dict[tuple[str, int], int] = {}
+    for pl in option.placements:
+        for i in pl.gpu_indices:
+            on_gpu[(pl.server, i)] = on_gpu.get((pl.server, i), 0) + 1
+    for w in wf.workloads:
+        if w.name not in served or not _timed(w):
+            continue
+        mine = [pl for pl in option.placements if pl.workload == w.name]
+        total = 0.0
+        for pl in mine:
+            where = f"{w.name}#{pl.replica}"
+            g = skus.gpus.get(pl.gpu) if pl.gpu is not None else None
+            s = servers.get(pl.server)
+            if g is None or s is None or pl.gpus < 1:
+                continue  # reported with its placement
+            if any(on_gpu.get((pl.server, i), 0) > 1 for i in pl.gpu_indices):
+                errs.append(f"{where}: shares a GPU, but its throughput and latency need the "
+                            "GPU to itself (T3)")
+            rate = replica_throughput(w, g, pl.gpus, wf.policy, estimate(w, g, pl.gpus, wf.policy))
+            total += rate.tokens_per_s
+            errs += [f"{where} on {g.sku} x{pl.gpus}: {miss}" for miss in latency_misses(w, rate)]
+            if pl.tokens_per_s is not None and not math.isclose(
+                    pl.tokens_per_s, rate.tokens_per_s, rel_tol=1e-6):
+                errs.append(f"{where}: reports {pl.tokens_per_s:.1f} tokens/s, the estimator "
+                            f"gives {rate.tokens_per_s:.1f}")
+        need = planned_target(w, wf.policy)
+        if need is None:
+            continue
+        got = delivered_fraction(w, wf.policy) * total
+        if got < need * (1 - 1e-9) - TOL:
+            errs.append(f"{w.name}: delivers {got:,.1f} tokens/s < target {need:,.1f} (T3)")
+        if w.kind != "inference":
+            shapes = {(pl.gpu, pl.gpus) for pl in mine}
+            if len(shapes) > 1:
+                errs.append(f"{w.name}: training replicas on "
+                            f"{', '.join(f'{g} x{d}' for g, d in sorted(shapes, key=str))}; "
+                            "data-parallel ranks need one GPU SKU and degree (T4)")
+    return errs
 
 
 # -- Cost ---------------------------------------------------------------------------------

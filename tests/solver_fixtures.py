@@ -10,6 +10,7 @@ from __future__ import annotations
 import datetime as dt
 
 from solver.estimate.memory import Estimate, MemoryBreakdown
+from solver.estimate.throughput import Throughput
 from solver.inputs.catalog import Catalog
 from solver.inputs.workload import WorkloadFile
 
@@ -25,6 +26,30 @@ def fake_estimate(w, gpu, degree, policy):
     usable = gpu.vram_gb * (1 - policy.headroom)
     return Estimate(w.name, gpu.sku, degree, per_gpu <= usable + 1e-9, per_gpu, usable,
                     ram * degree, 1, 1, MemoryBreakdown(weights_gb=per_gpu))
+
+
+RATES: dict[str, dict[str, float]] = {}
+"""workload name -> GPU SKU -> tokens/s per GPU (a replica of degree d does d times it)."""
+TPOT: dict[str, dict[str, float]] = {}
+"""workload name -> GPU SKU -> time per output token, ms (any degree)."""
+
+
+def fake_throughput(w, gpu, degree, policy, est=None):
+    rate = RATES.get(w.name, {}).get(gpu.sku, 1.0) * degree
+    tpot = TPOT.get(w.name, {}).get(gpu.sku)
+    return Throughput(w.name, gpu.sku, degree, rate, 1.0, 1, "mfu", 0.5, 0.5,
+                      tpot_ms=tpot, ttft_ms=0.0 if tpot is not None else None)
+
+
+def install_rates(monkeypatch, rates: dict[str, dict[str, float]],
+                  tpot: dict[str, dict[str, float]] | None = None) -> None:
+    """Use the table throughput (``RATES``, ``TPOT``) in candidates and checker."""
+    RATES.clear()
+    RATES.update(rates)
+    TPOT.clear()
+    TPOT.update(tpot or {})
+    monkeypatch.setattr("solver.optimize.candidates.replica_throughput", fake_throughput)
+    monkeypatch.setattr("solver.check.replica_throughput", fake_throughput)
 
 
 def install(monkeypatch, needs: dict[str, tuple[float, float]]) -> None:

@@ -107,3 +107,12 @@ def test_bruteforce_hand_solved(default_catalog):
     )
     # 4000 platform + 7500 L40S + 8 x 90 DIMMs (one per channel); no storage.
     assert optimum(wf, cat) == pytest.approx(4000 + 7500 + 8 * 90)
+
+
+def test_crosscheck_with_targets_matches_the_brute_force():
+    """Rank 1 equals the exhaustive optimum on seeded tiny instances with a throughput
+    target (T3, T4): replica counts are decisions on both sides."""
+    from bench.bruteforce import crosscheck
+
+    res = crosscheck(20, timed=True)
+    assert res["mismatches"] == [] and res["match"] == 20

@@ -29,12 +29,13 @@ def test_json_is_the_spec_document(q3_json):
     assert doc["currency"] == "USD"
     assert 1 <= len(doc["options"]) <= 3
     o = doc["options"][0]
-    assert set(o) == {"rank", "total_cost", "servers", "lines", "placements", "unserved"}
+    assert set(o) == {"rank", "total_cost", "servers", "lines", "placements", "unserved",
+                      "throughput"}
     assert set(o["servers"][0]) == {"id", "platform", "gpu", "gpu_count", "memory",
                                     "dimm_count", "storage", "drive_count"}
     assert set(o["lines"][0]) == {"sku", "kind", "qty", "unit_price", "extended"}
     assert set(o["placements"][0]) == {"workload", "replica", "server", "gpu", "gpus",
-                                       "vram_gb_per_gpu", "host_ram_gb"}
+                                       "vram_gb_per_gpu", "host_ram_gb", "tokens_per_s"}
     assert sum(line["extended"] for line in o["lines"]) == pytest.approx(o["total_cost"])
 
 

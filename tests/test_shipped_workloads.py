@@ -11,7 +11,8 @@ from solver.inputs.loading import load_catalog, load_workloads
 from solver.optimize.pipeline import plan
 
 ROOT = Path(__file__).resolve().parents[1]
-FILES = [ROOT / "workloads" / f"{n}.yaml" for n in ("q3", "small", "medium", "large")]
+SHIPPED = ("q3", "small", "medium", "large", "deadlines")
+FILES = [ROOT / "workloads" / f"{n}.yaml" for n in SHIPPED]
 FILES.append(ROOT / "tests" / "data" / "customer-q3.yaml")
 
 
@@ -48,3 +49,18 @@ def test_budget_with_packing_cuts_still_finds_a_plan(catalog):
     assert option.total_cost <= 274137.94
     assert option.unserved
     assert check_plan(option, wf, catalog) == []
+
+
+def test_deadlines_meets_every_target(catalog):
+    """workloads/deadlines.yaml: every target met, every run finishes by its deadline."""
+    wf = load_workloads(ROOT / "workloads" / "deadlines.yaml")
+    option = plan(wf, catalog, top=1, with_baseline=False).options[0]
+    figures = {f.workload: f for f in option.throughput}
+    assert set(figures) == {w.name for w in wf.workloads}
+    for w in wf.workloads:
+        f = figures[w.name]
+        assert f.tokens_per_s >= f.target_tokens_per_s - 1e-6
+        if w.deadline_days is not None:
+            assert f.days_to_finish is not None and f.days_to_finish <= w.deadline_days
+        if w.max_tpot_ms is not None:
+            assert f.tpot_ms is not None and f.tpot_ms <= w.max_tpot_ms

@@ -386,3 +386,42 @@ def target_tokens_per_s(w: Workload) -> float | None:
     if w.tokens is not None and w.deadline_days is not None:
         return w.tokens / (w.deadline_days * SECONDS_PER_DAY)
     return None
+
+
+# --- What one replica delivers in a plan (T3) ----------------------------------------------
+def replica_throughput(w: Workload, gpu: GpuSku, degree: int, policy: Policy,
+                       est: Estimate | None = None) -> Throughput:
+    """One replica of ``w`` as a plan runs it (the program, the checker and the brute force
+    all call this). Training: :func:`throughput` at the estimate's micro-batch. Inference:
+    at ``batch``, or, with ``max_tpot_ms``, at the serving batch capped at ``batch`` (the
+    largest batch up to ``batch`` whose decode step meets it: memory is sized for ``batch``,
+    so any smaller batch fits too)."""
+    if w.kind == "inference" and w.max_tpot_ms is not None and isinstance(w.batch, int):
+        b = serving_batch(w, gpu, degree, policy, cap=w.batch)
+        if b != w.batch:
+            w = w.model_copy(update={"batch": b})
+    return throughput(w, gpu, degree, policy, est)
+
+
+def latency_misses(w: Workload, t: Throughput) -> list[str]:
+    """The latency limits (``max_tpot_ms``, ``max_ttft_ms``) one replica misses (empty: meets
+    them all, or has none)."""
+    out = []
+    if w.max_tpot_ms is not None and (t.tpot_ms or 0.0) > w.max_tpot_ms + 1e-9:
+        out.append(f"TPOT {t.tpot_ms:.1f} ms > max_tpot_ms {w.max_tpot_ms:g}")
+    if w.max_ttft_ms is not None and (t.ttft_ms or 0.0) > w.max_ttft_ms + 1e-9:
+        out.append(f"TTFT {t.ttft_ms:.0f} ms > max_ttft_ms {w.max_ttft_ms:g}")
+    return out
+
+
+def delivered_fraction(w: Workload, policy: Policy) -> float:
+    """T3: share of the summed replica throughput that counts towards the target:
+    ``policy.data_parallel_efficiency`` for training kinds, 1 for inference (load-balanced
+    replicas add up)."""
+    return 1.0 if w.kind == "inference" else policy.data_parallel_efficiency
+
+
+def planned_target(w: Workload, policy: Policy) -> float | None:
+    """T3: tokens/s the plan must deliver: the target x growth (R19); None without one."""
+    need = target_tokens_per_s(w)
+    return None if need is None else need * policy.growth

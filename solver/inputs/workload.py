@@ -482,6 +482,9 @@ class Policy(StrictModel):
     """R12: host RAM = 0.8 x total VRAM for multi-GPU training."""
     ram_ratio_inference: float = Field(default=0.5, ge=0, le=100)
     """R12: host RAM = 0.5 x VRAM for inference serving."""
+    data_parallel_efficiency: float = Field(default=0.9, gt=0, le=1)
+    """T3: share of the summed replica throughput a data-parallel training run keeps
+    (gradient all-reduce, stragglers), in (0, 1]; training kinds with a target only."""
     exclude: SkuList = Field(default=(), max_length=1000)
     """SKUs of any kind (GPU, platform, DIMM, drive) the plan must not buy; each must be a
     SKU of the catalog."""

@@ -133,7 +133,7 @@ def define_servers(m: Model, wf: WorkloadFile, cand: Candidates, catalog: Catalo
     storage = sum(w.storage_tb for w in wf.workloads)
     smallest = min(s.size_tb for s in catalog.storage)
     m.drive_servers_ub = math.ceil(storage / smallest) + 1
-    ub = sum(cand.replicas.values()) + m.drive_servers_ub
+    ub = sum(cand.most_replicas(name) for name in cand.replicas) + m.drive_servers_ub
     m.n_ub = ub
     for i, key in enumerate(m.types):
         m.index[key] = i
@@ -144,7 +144,8 @@ def define_servers(m: Model, wf: WorkloadFile, cand: Candidates, catalog: Catalo
 def define_placements(m: Model, wf: WorkloadFile, cand: Candidates, budget: bool) -> None:
     """x_wot for every option o of w and every type t that holds one replica alone.
 
-    Demand (R19): Σ_{o,t} x_wot = ⌈replicas_w × growth⌉ · u_w.
+    Demand (R19): Σ_{o,t} x_wot = ⌈replicas_w × growth⌉ · u_w; with a throughput target
+    (T3) the count is a decision and this row reads ≥ (``define_targets`` adds the rest).
     """
     policy = wf.policy
     for wi, w in enumerate(wf.workloads):
@@ -158,11 +159,68 @@ def define_placements(m: Model, wf: WorkloadFile, cand: Candidates, budget: bool
             m.options[(w.name, oi)] = o
             for key, t in m.types.items():
                 if type_accepts(t, o, policy):
-                    v = pulp.LpVariable(f"x_{wi}_{oi}_{m.index[key]}", 0, need, cat="Integer")
+                    v = pulp.LpVariable(f"x_{wi}_{oi}_{m.index[key]}", 0,
+                                        cand.option_most(w.name, o), cat="Integer")
                     m.x[(w.name, oi, key)] = v
                     m.on_type[key].append((o, v))
                     terms.append(v)
-        m.prob += pulp.lpSum(terms) == need * m.serve[w.name], f"demand_{wi}"
+        if w.name in cand.targets:
+            m.prob += pulp.lpSum(terms) >= need * m.serve[w.name], f"demand_{wi}"
+        else:
+            m.prob += pulp.lpSum(terms) == need * m.serve[w.name], f"demand_{wi}"
+
+
+def define_targets(m: Model, wf: WorkloadFile, cand: Candidates) -> None:
+    """Throughput targets (T3), for each workload w with a target T_w (tokens/s):
+
+        Σ_{o,t} η_w τ_o x_wot ≥ T_w × growth × u_w      (``target_{w}``)
+        Σ_{o,t} x_wot ≤ U_w u_w                          (``target_most_{w}``)
+
+    τ_o is one replica's tokens/s on option o (the estimator's), η_w the data-parallel
+    efficiency for training kinds and 1 for inference (load-balanced replicas add up), U_w
+    the most replicas worth running (``Candidates.most_replicas``). With ``define_placements``'
+    Σ x ≥ ⌈replicas × growth⌉ u_w, the replica count lies between the two.
+    """
+    by_workload: dict[str, list[tuple[ReplicaOption, pulp.LpVariable]]] = {}
+    for (name, oi, _), v in m.x.items():
+        if name in cand.targets:
+            by_workload.setdefault(name, []).append((m.options[(name, oi)], v))
+    for wi, w in enumerate(wf.workloads):
+        need = cand.targets.get(w.name)
+        if need is None:
+            continue
+        eta = cand.fraction[w.name]
+        mine = by_workload.get(w.name, [])
+        m.prob += (pulp.lpSum(eta * (o.tokens_per_s or 0.0) * v for o, v in mine)
+                   >= need * m.serve[w.name]), f"target_{wi}"
+        m.prob += (pulp.lpSum(v for _, v in mine)
+                   <= cand.most_replicas(w.name) * m.serve[w.name]), f"target_most_{wi}"
+
+
+def define_one_gpu_type(m: Model, wf: WorkloadFile, cand: Candidates) -> None:
+    """One GPU SKU and degree per training job with a target (T4: data-parallel ranks match).
+
+    y_wo ∈ {0, 1} per option o of w;  Σ_t x_wot ≤ M_wo y_wo  (``one_type_{w}_{o}``);
+    Σ_o y_wo = u_w  (``one_type_{w}``), with M_wo = max(⌈replicas × growth⌉,
+    ⌈T_w × growth / (η_w τ_o)⌉), the most replicas of o worth running. Inference may mix.
+    """
+    for wi, w in enumerate(wf.workloads):
+        if w.name not in cand.targets or w.kind == "inference":
+            continue
+        by_option: dict[int, list[pulp.LpVariable]] = {}
+        for (name, i, _), v in m.x.items():
+            if name == w.name:
+                by_option.setdefault(i, []).append(v)
+        flags = []
+        for oi, o in enumerate(cand.options[w.name]):
+            xs = by_option.get(oi, [])
+            if not xs:
+                continue
+            y = pulp.LpVariable(f"y_{wi}_{oi}", cat="Binary")
+            m.prob += (pulp.lpSum(xs) <= cand.option_most(w.name, o) * y,
+                       f"one_type_{wi}_{oi}")
+            flags.append(y)
+        m.prob += pulp.lpSum(flags) == m.serve[w.name], f"one_type_{wi}"
 
 
 def define_gpu_slots(m: Model, cand: Candidates) -> None:
@@ -366,6 +424,8 @@ def build(wf: WorkloadFile, catalog: Catalog, cand: Candidates, budget: float | 
     m = Model(prob=pulp.LpProblem("plan_buy", pulp.LpMinimize), types=types)
     define_servers(m, wf, cand, catalog)
     define_placements(m, wf, cand, budget is not None)
+    define_targets(m, wf, cand)
+    define_one_gpu_type(m, wf, cand)
     define_gpu_slots(m, cand)
     define_fixed_gpu_counts(m)
     define_shared_vram(m, cand, wf)

@@ -260,6 +260,9 @@ def _placement(o: ReplicaOption, replica: int, sid: str, indices: tuple[int, ...
         workload=o.workload, replica=replica, server=sid, gpu=o.gpu, gpus=o.degree,
         vram_gb_per_gpu=o.vram_gb, host_ram_gb=o.ram_gb, gpu_indices=indices,
         micro_batch=e.micro_batch, grad_accum_steps=e.grad_accum_steps,
+        tokens_per_s=o.tokens_per_s,
+        tpot_ms=o.rate.tpot_ms if o.rate is not None else None,
+        ttft_ms=o.rate.ttft_ms if o.rate is not None else None,
     )
 
 

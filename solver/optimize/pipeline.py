@@ -27,11 +27,20 @@ from .build import (
     set_cost_objective,
     set_priority_objective,
 )
-from .candidates import Candidates, cores_unchecked, enumerate_candidates, type_accepts, usable
+from .candidates import (
+    Candidates,
+    cores_unchecked,
+    enumerate_candidates,
+    is_timed,
+    timed_reason,
+    type_accepts,
+    usable,
+)
 from .expand import expand
 from .outcome import SolveStatus
 from .plan import PlanOption, PlanResult
 from .solve import DEFAULT_GAP, Outcome, default_solver, lp_duals, solve
+from .targets import target_figures
 
 
 def infeasibility_reasons(wf: WorkloadFile, catalog: Catalog, cand: Candidates) -> list[str]:
@@ -42,6 +51,11 @@ def infeasibility_reasons(wf: WorkloadFile, catalog: Catalog, cand: Candidates) 
     line = usable(best_gpu.vram_gb, policy)
     for w in wf.workloads:
         opts = cand.options[w.name]
+        timed = None if opts or not is_timed(w) else timed_reason(
+            w, catalog, policy, cand.tried[w.name])
+        if timed is not None:
+            reasons.append(timed)
+            continue
         if not opts:
             tried = [e for e in cand.tried[w.name]]
             if not tried:
@@ -181,7 +195,10 @@ def plan(
         set_cost_objective(m)
         m.lp_bound = None  # an LP value of the priority phase bounds priority, not cost
 
-    ub = sum(cand.replicas.values()) + 64
+    # Big-M of the distinctness cuts; targets (T3) let replica counts, so GPU counts, grow.
+    ub = sum(cand.replicas.values()) + 64 + sum(
+        (cand.most_replicas(name) - cand.replicas[name]) * wf.policy.max_parallel_degree
+        for name in cand.targets)
     options: list[PlanOption] = []
     rank1: Outcome | None = None
     rank1_bound: float | None = None
@@ -225,6 +242,7 @@ def plan(
         option = PlanOption(
             rank=len(options) + 1, total_cost=exp.cost, servers=exp.servers, lines=exp.lines,
             placements=exp.placements, unserved=unserved, lower_bound=out.bound,
+            throughput=target_figures(exp.placements, wf, unserved),
         )
         problems = check_plan(option, wf, catalog)
         if problems:

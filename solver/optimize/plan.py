@@ -47,6 +47,13 @@ class Placement:
     """Which GPUs of the server (0-based); a shareable replica may share its GPU."""
     micro_batch: int | None = None
     grad_accum_steps: int | None = None
+    tokens_per_s: float | None = None
+    """Tokens/s this replica delivers (T2; training tokens or output tokens); None for
+    preprocess."""
+    tpot_ms: float | None = None
+    """Inference: time per output token at the batch it serves, ms."""
+    ttft_ms: float | None = None
+    """Inference: time to the first token (one prompt's prefill), ms."""
 
 
 @dataclass(frozen=True)
@@ -64,6 +71,52 @@ class BomLine:
 
 
 @dataclass(frozen=True)
+class TargetFigure:
+    """What a plan delivers for one workload with a throughput target (T5)."""
+
+    workload: str
+    kind: str
+    target_tokens_per_s: float
+    """The target the plan meets: the workload's target x growth (R19)."""
+    tokens_per_s: float
+    """Delivered: Σ replica tokens/s, x data-parallel efficiency for training."""
+    replicas: int
+    gpus: int
+    """GPUs its replicas hold."""
+    fraction: float
+    """Share of summed replica throughput that counts (data-parallel efficiency; 1 for
+    inference)."""
+    tokens: float | None = None
+    """Training: tokens to train on, x growth (what ``days_to_finish`` divides)."""
+    days_to_finish: float | None = None
+    """Training: tokens x growth / (delivered tokens/s x 86,400)."""
+    tpot_ms: float | None = None
+    """Inference: the slowest replica's time per output token, ms."""
+    ttft_ms: float | None = None
+    """Inference: the slowest replica's time to first token, ms."""
+
+    @property
+    def gpu_hours(self) -> float | None:
+        """Training: GPU-hours the run takes (its GPUs x days to finish x 24)."""
+        if self.days_to_finish is None:
+            return None
+        return self.gpus * self.days_to_finish * 24.0
+
+    def to_json(self) -> dict:
+        """The ``throughput`` entry of an option (docs/json.md)."""
+        def r(v: float | None, nd: int) -> float | None:
+            return None if v is None else round(v, nd)
+        return {
+            "workload": self.workload,
+            "tokens_per_s": round(self.tokens_per_s, 1),
+            "target_tokens_per_s": round(self.target_tokens_per_s, 1),
+            "replicas": self.replicas,
+            "days_to_finish": r(self.days_to_finish, 3),
+            "tpot_ms": r(self.tpot_ms, 2),
+        }
+
+
+@dataclass(frozen=True)
 class PlanOption:
     """One ranked, checked purchase plan."""
 
@@ -75,6 +128,8 @@ class PlanOption:
     unserved: tuple[str, ...] = ()
     lower_bound: float | None = None
     """Best bound the solver proved for this rank (cost units)."""
+    throughput: tuple[TargetFigure, ...] = ()
+    """T5: one figure per served workload with a throughput target."""
 
     @property
     def gpu_count(self) -> int:
@@ -134,10 +189,13 @@ class PlanOption:
                     "gpus": p.gpus,
                     "vram_gb_per_gpu": round(p.vram_gb_per_gpu, 3),
                     "host_ram_gb": round(p.host_ram_gb, 3),
+                    "tokens_per_s": (round(p.tokens_per_s, 1) if p.tokens_per_s is not None
+                                     else None),
                 }
                 for p in self.placements
             ],
             "unserved": list(self.unserved),
+            "throughput": [f.to_json() for f in self.throughput],
         }
 
 

@@ -5,7 +5,7 @@ from __future__ import annotations
 from pathlib import Path
 
 from ..inputs.catalog import Catalog
-from ..optimize.plan import PlanResult
+from ..optimize.plan import PlanOption, PlanResult
 from .metrics import option_metrics, target_label
 
 
@@ -18,6 +18,23 @@ def _pct(value: float | None, status: str | None) -> str:
     if value is None:
         return "-"
     return f"{value:.0%} {status}" if status and status != "within" else f"{value:.0%}"
+
+
+def target_lines(option: PlanOption) -> list[str]:
+    """Per workload with a target: delivered vs target tokens/s, then days to finish
+    (training) or TPOT/TTFT (inference)."""
+    out = []
+    for f in option.throughput:
+        head = (f"{f.workload}: {f.tokens_per_s:,.0f} tokens/s of {f.target_tokens_per_s:,.0f} "
+                f"needed, {f.replicas} replica(s) on {f.gpus} GPU(s)")
+        if f.days_to_finish is not None:
+            head += f", done in {f.days_to_finish:.1f} days"
+        if f.tpot_ms is not None:
+            head += f", TPOT {f.tpot_ms:.1f} ms"
+        if f.ttft_ms is not None:
+            head += f", TTFT {f.ttft_ms:.0f} ms"
+        out.append(head)
+    return out
 
 
 def render_plan_summary(result: PlanResult, catalog: Catalog, name: str,
@@ -54,6 +71,7 @@ def render_plan_summary(result: PlanResult, catalog: Catalog, name: str,
         )
         if o.unserved:
             lines.append(f"    left out under the budget: {', '.join(o.unserved)}")
+        lines += [f"    {line}" for line in target_lines(o)]
     lines.append("")
     lines += _includes_lines(result, catalog)
     b = result.baseline
