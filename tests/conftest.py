@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import sys
 from pathlib import Path
 
 import pytest
@@ -11,6 +12,9 @@ from solver.inputs.loading import load_catalog, load_workloads
 from solver.inputs.workload import WorkloadFile
 
 ROOT = Path(__file__).resolve().parent.parent
+# bench/ (the generator and the brute force) is imported by tests as a package of the root.
+if str(ROOT) not in sys.path:
+    sys.path.insert(0, str(ROOT))
 TESTS = ROOT / "tests"
 BAD_INPUTS = TESTS / "bad_inputs"
 DATA = TESTS / "data"
