@@ -78,6 +78,31 @@ def _print(text: str) -> None:
         ))
 
 
+class _Progress:
+    """Stage and best cost so far on stderr, once a plan has run for PROGRESS_AFTER_S."""
+
+    def __init__(self, started: float) -> None:
+        self.started = started
+        self.shown = False
+
+    def __call__(self, stage: str, best: float | None) -> None:
+        import time
+
+        if time.perf_counter() - self.started < PROGRESS_AFTER_S:
+            return
+        cost = f" (cheapest so far {best:,.0f})" if best is not None else ""
+        click.echo(f"\r\033[Kplan-buy: {stage}{cost}...", err=True, nl=False)
+        self.shown = True
+
+    def done(self) -> None:
+        if self.shown:
+            click.echo("\r\033[K", err=True, nl=False)
+
+
+PROGRESS_AFTER_S = 2.0
+"""A plan that has run longer than this shows its stage on a terminal."""
+
+
 catalog_option = click.option(
     "--catalog",
     type=click.Path(path_type=Path),
@@ -144,16 +169,26 @@ def estimate(workloads: Path, catalog: Path, gpus: tuple[str, ...], as_json: boo
               help="Seconds for the whole run; the best plan found by then is reported "
                    "(feasible, with its gap).")
 @gap_option
-@click.option("--distinct", type=click.Choice(["gpus", "hardware"]), default="gpus",
-              show_default=True, help="Ranked options must differ in GPU mix, or in any hardware.")
+@click.option("--alternatives", type=click.Choice(["kinds", "gpu-mix", "hardware"]),
+              default="kinds", show_default=True,
+              help="What options 2.. are: kinds = within --slack of the cheapest, each pushing one "
+                   "direction (fewest servers, no consumer GPUs, fewest SKUs, lowest power, most "
+                   "spare VRAM); gpu-mix / hardware = the next cheapest plans with another GPU "
+                   "mix / another GPU or server mix.")
+@click.option("--slack", type=FiniteFloatRange(0, 1), default=0.05, show_default=True,
+              help="With --alternatives kinds: how much more than the cheapest plan an "
+                   "alternative may cost, as a fraction (0.05 = 5%).")
+@click.option("--distinct", type=click.Choice(["gpus", "hardware"]), default=None, hidden=True,
+              help="Old spelling of --alternatives gpu-mix / hardware.")
 @click.option("--no-workbook", is_flag=True, help="Do not write the Excel workbook.")
 @click.option("--exclude", "exclude", multiple=True, metavar="SKU",
               help="Never buy this SKU (GPU, platform, DIMM or drive); repeatable, adds to "
                    "the file's policy.exclude.")
 @json_option
 def plan(workloads: Path, catalog: Path, top: int, budget: float | None, out_dir: Path,
-         solver: str | None, time_limit: float | None, gap: float, distinct: str,
-         no_workbook: bool, exclude: tuple[str, ...], as_json: bool) -> None:
+         solver: str | None, time_limit: float | None, gap: float, alternatives: str,
+         slack: float, distinct: str | None, no_workbook: bool, exclude: tuple[str, ...],
+         as_json: bool) -> None:
     """Solve for the cheapest pool: print the ranked options, write out/<name>.xlsx."""
     from solver.optimize.budget import process_started, workbook_reserve
 
@@ -175,8 +210,16 @@ def plan(workloads: Path, catalog: Path, top: int, budget: float | None, out_dir
             check_writable(out_dir / f"{wf.name}.xlsx")
         reserve = 0.0 if no_workbook else workbook_reserve(
             sum(wf.planned_replicas(w) for w in wf.workloads), top)
-        result = run_plan(wf, cat, top=top, solver=solver, time_limit=time_limit, gap=gap,
-                          distinct=distinct, started=started, reserve_s=reserve)
+        if distinct is not None:
+            alternatives = "gpu-mix" if distinct == "gpus" else "hardware"
+        progress = None if as_json or not sys.stderr.isatty() else _Progress(started)
+        try:
+            result = run_plan(wf, cat, top=top, solver=solver, time_limit=time_limit, gap=gap,
+                              alternatives=alternatives, slack=slack, started=started,
+                              reserve_s=reserve, progress=progress)
+        finally:
+            if progress is not None:
+                progress.done()
         book = None
         if not no_workbook:
             book = write_workbook(out_dir / f"{wf.name}.xlsx", result, wf, cat,

@@ -156,7 +156,7 @@ def test_infeasible_names_the_workload_and_the_largest_option(monkeypatch):
 
 def test_top_k_options_are_distinct_and_ranked(monkeypatch):
     fx.install(monkeypatch, {"a": (15, 10), "b": (15, 10)})
-    r = run(fx.workloads({"name": "a"}, {"name": "b"}), top=3)
+    r = run(fx.workloads({"name": "a"}, {"name": "b"}), top=3, alternatives="gpu-mix")
     mixes = [tuple(sorted(o.gpus_by_sku().items())) for o in r.options]
     assert len(r.options) == 3
     assert len(set(mixes)) == 3
@@ -274,11 +274,11 @@ def test_server_patterns_when_ram_and_gpus_block_together(monkeypatch):
     no packing does (400 + 10 > 409.6 GB usable), so the type is modelled by server patterns
     and the plan buys the third server, proven optimal and equal to exhaustive search."""
     cat, wf = _gpu_and_ram_block_together(monkeypatch)
-    import solver.optimize.pipeline
+    import solver.optimize.rounds
 
     modelled = []
-    real = solver.optimize.pipeline.disaggregate
-    monkeypatch.setattr(solver.optimize.pipeline, "disaggregate",
+    real = solver.optimize.rounds.disaggregate
+    monkeypatch.setattr(solver.optimize.rounds, "disaggregate",
                         lambda m, key, h: modelled.append(key) or real(m, key, h))
     r = run(wf, cat)
     assert modelled, "the summed model should have failed to pack and been disaggregated"
@@ -292,17 +292,17 @@ def test_priced_patterns_when_enumeration_is_cut_short(monkeypatch):
     """With pattern enumeration capped at one pattern, patterns come from LP duals (column
     generation); the plan still packs server by server and matches exhaustive search."""
     cat, wf = _gpu_and_ram_block_together(monkeypatch)
-    import solver.optimize.pipeline
+    import solver.optimize.rounds
 
     priced = []
-    real = solver.optimize.pipeline.disaggregate
+    real = solver.optimize.rounds.disaggregate
 
     def capped(m, key, h):
         done = real(m, key, h, limit=1)
         priced.extend(m.priced)
         return done
 
-    monkeypatch.setattr(solver.optimize.pipeline, "disaggregate", capped)
+    monkeypatch.setattr(solver.optimize.rounds, "disaggregate", capped)
     r = run(wf, cat)
     assert priced, "the type should have been left to column generation"
     assert r.options[0].total_cost == brute_force_cost(wf, cat, fx.NEEDS)

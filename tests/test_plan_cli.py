@@ -29,7 +29,7 @@ def test_json_is_the_spec_document(q3_json):
     assert doc["currency"] == "USD"
     assert 1 <= len(doc["options"]) <= 3
     o = doc["options"][0]
-    assert set(o) == {"rank", "total_cost", "servers", "lines", "placements", "unserved",
+    assert set(o) == {"rank", "label", "total_cost", "over_cheapest", "servers", "lines", "placements", "unserved",
                       "throughput"}
     assert set(o["servers"][0]) == {"id", "platform", "gpu", "gpu_count", "memory",
                                     "dimm_count", "storage", "drive_count"}

@@ -79,6 +79,9 @@ class GpuSku(StrictModel):
     """Override: fraction of the dense TFLOPS a tuned stack reaches on this card, (0, 1]."""
     mbu: float | None = Field(default=None, gt=0, le=1)
     """Override: fraction of the memory bandwidth decode reaches on this card, (0, 1]."""
+    consumer: bool = False
+    """A consumer card (GeForce): cheap, but without data-centre support, ECC or a licence
+    for data-centre use; the "no consumer GPUs" alternative leaves these out."""
 
     @property
     def nvlink_gpus(self) -> int:

@@ -7,23 +7,31 @@
 from __future__ import annotations
 
 import math
-from dataclasses import replace
+from collections.abc import Callable
+from dataclasses import dataclass, field, replace
 
 from ..check import check_plan
-from ..errors import CheckError, InfeasibleError, SolverError
+from ..errors import CheckError, InfeasibleError, InputError, SolverError
 from ..inputs.catalog import Catalog
 from ..inputs.exclude import check_exclude
 from ..inputs.workload import WorkloadFile
+from .alternatives import (
+    DEFAULT_SLACK,
+    MODES,
+    define_cost_slack,
+    directions,
+    improves,
+    label_of,
+    server_key,
+    set_direction_objective,
+)
 from .baseline import baseline_cost, why_no_reference
 from .budget import Budget
 from .build import (
     Model,
-    add_packing_cuts,
     build,
-    disaggregate,
     exclude_bom,
     fix_priority,
-    price_patterns,
     set_cost_objective,
     set_priority_objective,
 )
@@ -36,10 +44,10 @@ from .candidates import (
     type_accepts,
     usable,
 )
-from .expand import expand
 from .outcome import SolveStatus
-from .plan import PlanOption, PlanResult
-from .solve import DEFAULT_GAP, Outcome, default_solver, lp_duals, solve
+from .plan import Baseline, PlanOption, PlanResult
+from .rounds import solve_and_expand
+from .solve import DEFAULT_GAP, Outcome, default_solver
 from .targets import target_figures
 
 
@@ -137,6 +145,55 @@ def _aggregate_counts(outcome: Outcome, cand: Candidates) -> dict[str, int]:
     return out
 
 
+ProgressFn = Callable[[str, "float | None"], None]
+"""Told each stage as it starts ("option 2: fewest servers") and the best cost so far."""
+
+
+@dataclass
+class _Run:
+    """What the stages of one ``plan`` share: inputs, the program, the clock, the options."""
+
+    wf: WorkloadFile
+    catalog: Catalog
+    cand: Candidates
+    m: Model
+    solver: str
+    clock: Budget
+    gap: float
+    top: int
+    time_limit: float | None
+    progress: ProgressFn
+    options: list[PlanOption] = field(default_factory=list)
+    notes: list[str] = field(default_factory=list)
+    rank1_bound: float | None = None
+    rank1_objective: float | None = None
+    last: Outcome | None = None
+    """The solve behind the cheapest plan (its counts seed the ranked mixes' first cut)."""
+
+    @property
+    def budget(self) -> float | None:
+        return self.wf.policy.budget
+
+    def best_cost(self) -> float | None:
+        return min((o.total_cost for o in self.options), default=None)
+
+    def checked(self, out: Outcome, exp, label: str) -> PlanOption:
+        """The expanded plan as an option, checked (a failure is a bug: CheckError)."""
+        wf = self.wf
+        unserved = tuple(w.name for w in wf.workloads if not out.serve.get(w.name, 1))
+        option = PlanOption(
+            rank=len(self.options) + 1, total_cost=exp.cost, servers=exp.servers,
+            lines=exp.lines, placements=exp.placements, unserved=unserved,
+            lower_bound=out.bound, throughput=target_figures(exp.placements, wf, unserved),
+            label=label,
+        )
+        problems = check_plan(option, wf, self.catalog)
+        if problems:
+            raise CheckError(f"plan-buy produced an invalid plan (a bug; please report it) "
+                             f"for option {option.rank}", problems)
+        return option
+
+
 def plan(
     wf: WorkloadFile,
     catalog: Catalog,
@@ -144,180 +201,302 @@ def plan(
     solver: str | None = None,
     time_limit: float | None = None,
     gap: float = DEFAULT_GAP,
-    distinct: str = "gpus",
+    alternatives: str = "kinds",
+    slack: float = DEFAULT_SLACK,
     with_baseline: bool = True,
     started: float | None = None,
     reserve_s: float = 0.0,
+    progress: ProgressFn | None = None,
 ) -> PlanResult:
-    """The ``top`` cheapest distinct purchase plans for the mix, each checked.
+    """The cheapest purchase plan for the mix and up to ``top`` − 1 alternatives, each checked.
+
+    Stages: candidates → program → (budget: most priority served) → the cheapest plan →
+    alternatives → reference configuration → result.
 
     Args:
         wf: the workload file (its policy's budget, growth and headroom apply).
         catalog: the priced catalog.
-        top: how many distinct purchase lists to return (platform and GPU counts differ).
+        top: how many options to return, the cheapest included.
         solver: "highs" or "cbc"; default the first available.
         time_limit: seconds for the whole run, counted from ``started``: solves share a
             deterministic work budget and never run past the clock (docs/solver.md, "How
-            --time-limit is spent"); later ranks and the baseline are skipped, with a
+            --time-limit is spent"); later options and the baseline are skipped, with a
             note, when it is spent.
         gap: relative MIP gap counted as optimal.
-        distinct: "gpus" (options differ in GPU mix) or "hardware" (GPU or server mix).
+        alternatives: "kinds" (near-optimal plans within ``slack`` that each push one
+            direction, docs/solver.md "Alternatives"), "gpu-mix" (the next cheapest plans
+            with another GPU mix) or "hardware" (another GPU or server mix).
+        slack: kinds only: alternatives cost at most (1 + slack) x the cheapest plan.
         with_baseline: also price the rule-of-thumb reference configuration (R20).
         started: perf_counter time the run's clock started (default: now).
         reserve_s: seconds the caller needs after ``plan`` returns (the workbook).
+        progress: told each stage as it starts, with the best cost so far.
     """
+    if alternatives not in MODES:
+        raise InputError(f"unknown alternatives mode '{alternatives}'. To fix: use one of "
+                         f"{', '.join(MODES)}")
     check_exclude(wf.policy.exclude, catalog)
     solver = solver or default_solver()
+    tell = progress or (lambda stage, best: None)
+    tell("candidates", None)
     cand = enumerate_candidates(wf, catalog)
     reasons = infeasibility_reasons(wf, catalog, cand)
     if reasons:
         raise InfeasibleError("no plan exists: some workloads cannot run on any option", reasons)
-    budget = wf.policy.budget
-    m = build(wf, catalog, cand, budget)
+    m = build(wf, catalog, cand, wf.policy.budget)
     clock = Budget.start(time_limit, len(m.prob.constraints), sum(cand.replicas.values()),
                          top, started=started, reserve_s=reserve_s)
+    run = _Run(wf, catalog, cand, m, solver, clock, gap, top, time_limit, tell)
+    if run.budget is not None:
+        _serve_most_priority(run)
+    _cheapest(run)
+    if alternatives == "kinds":
+        _alternatives(run, slack)
+    else:
+        _ranked_mixes(run, platforms=alternatives == "hardware")
+    return _result(run, with_baseline)
 
-    if budget is not None:
-        set_priority_objective(m)
-        # Packing cuts found here keep the priority level one that real servers can reach
-        # within the budget; otherwise the cost phase could be left with no plan.
-        # Served priority must be the true maximum, so this phase never uses a loose gap.
-        first, _, _ = _solve_and_expand(m, cand, wf, catalog, solver, clock, gap, loose=False,
-                                        share=0.5)
-        if first.status == SolveStatus.INFEASIBLE:
-            raise InfeasibleError(f"no plan serves any workload within the budget of "
-                                  f"{budget:,.0f}")
-        if first.status == SolveStatus.NO_SOLUTION:
-            raise SolverError(_no_plan_message(solver, time_limit, catalog, "within the budget"))
-        best = sum(w.priority * cand.replicas[w.name] * first.serve.get(w.name, 0)
-                   for w in wf.workloads)
-        fix_priority(m, best)
-        set_cost_objective(m)
-        m.lp_bound = None  # an LP value of the priority phase bounds priority, not cost
 
-    # Big-M of the distinctness cuts; targets (T3) let replica counts, so GPU counts, grow.
-    ub = sum(cand.replicas.values()) + 64 + sum(
+def _serve_most_priority(run: _Run) -> None:
+    """Budget phase one: the most priority the budget can serve, then fixed for the cost phase."""
+    m, cand, wf = run.m, run.cand, run.wf
+    run.progress("most priority within the budget", None)
+    set_priority_objective(m)
+    # Packing cuts found here keep the priority level one that real servers can reach
+    # within the budget; otherwise the cost phase could be left with no plan.
+    # Served priority must be the true maximum, so this phase never uses a loose gap.
+    first, _, _ = solve_and_expand(m, cand, wf, run.catalog, run.solver, run.clock, run.gap,
+                                   loose=False, share=0.5)
+    if first.status == SolveStatus.INFEASIBLE:
+        raise InfeasibleError(f"no plan serves any workload within the budget of "
+                              f"{run.budget:,.0f}")
+    if first.status == SolveStatus.NO_SOLUTION:
+        raise SolverError(_no_plan_message(run.solver, run.time_limit, run.catalog,
+                                           "within the budget"))
+    best = sum(w.priority * cand.replicas[w.name] * first.serve.get(w.name, 0)
+               for w in wf.workloads)
+    fix_priority(m, best)
+    set_cost_objective(m)
+    m.lp_bound = None  # an LP value of the priority phase bounds priority, not cost
+
+
+def _cut_ub(run: _Run) -> int:
+    """Big-M of the distinctness cuts; targets (T3) let replica counts, so GPU counts, grow."""
+    cand, wf = run.cand, run.wf
+    return sum(cand.replicas.values()) + 64 + sum(
         (cand.most_replicas(name) - cand.replicas[name]) * wf.policy.max_parallel_degree
         for name in cand.targets)
-    options: list[PlanOption] = []
-    rank1: Outcome | None = None
-    rank1_bound: float | None = None
-    by_platform = distinct == "hardware"
-    seen: set[tuple] = set()
+
+
+def _cheapest(run: _Run) -> None:
+    """Rank 1: the cheapest plan (with a budget, the cheapest serving the most priority).
+
+    A plan whose packing repair broke the budget is cut off and the next one tried.
+    """
+    m, cand = run.m, run.cand
+    run.progress("the cheapest plan", None)
+    for _ in range(MAX_DUPLICATE_TRIES):
+        out, exp, proven = solve_and_expand(m, cand, run.wf, run.catalog, run.solver,
+                                            run.clock, run.gap, share=RANK1_SHARE)
+        if out.status == SolveStatus.NO_SOLUTION:
+            raise SolverError(_no_plan_message(run.solver, run.time_limit, run.catalog))
+        if out.status == SolveStatus.INFEASIBLE:
+            if run.rank1_bound is None and run.rank1_objective is None:
+                raise InfeasibleError("no plan satisfies every constraint together")
+            break
+        if run.rank1_objective is None:
+            run.rank1_bound, run.rank1_objective = proven, out.objective
+        if run.budget is not None and exp.cost > run.budget + 0.01:
+            # Servers added by a packing repair broke the budget: look further.
+            exclude_bom(m, _aggregate_counts(out, cand), _cut_ub(run))
+            continue
+        run.options.append(run.checked(out, exp, "cheapest"))
+        run.last = out
+        return
+    raise SolverError(
+        f"no plan within the budget of {run.budget:,.0f} packed into real servers in the "
+        "time given. To fix: raise --time-limit or the budget"
+    )
+
+
+def _ranked_mixes(run: _Run, platforms: bool) -> None:
+    """``--alternatives gpu-mix|hardware``: the next cheapest plans with another GPU mix (and
+    with ``platforms``, another server mix), by cutting off each mix found."""
+    m, cand = run.m, run.cand
+    ub = _cut_ub(run)
+    label = "next hardware mix" if platforms else "next GPU mix"
+    seen = {tuple(sorted(_counts(run.options[0].servers, platforms).items()))}
+    if run.last is not None:
+        exclude_bom(m, _aggregate_counts(run.last, cand), ub, platforms=platforms)
     skipped = 0
     why_fewer = None
-    for _ in range(top * MAX_DUPLICATE_TRIES):
-        if len(options) == top:
+    for _ in range((run.top - 1) * MAX_DUPLICATE_TRIES):
+        if len(run.options) == run.top:
             break
-        if options and not clock.can_start(f"option {len(options) + 1}"):
+        if not run.clock.can_start(f"option {len(run.options) + 1}"):
             why_fewer = "the time limit ran out"
             break
-        # Rank 1 may use most of the work left; each alternative gets a fair share of it.
-        share = RANK1_SHARE if not options else 1.0 / max(1, top - len(options))
-        out, exp, proven = _solve_and_expand(m, cand, wf, catalog, solver, clock, gap,
-                                             share=share)
+        run.progress(f"option {len(run.options) + 1}: {label}", run.best_cost())
+        share = 1.0 / max(1, run.top - len(run.options))
+        out, exp, _ = solve_and_expand(m, cand, run.wf, run.catalog, run.solver, run.clock,
+                                       run.gap, share=share)
         if out.status in (SolveStatus.INFEASIBLE, SolveStatus.NO_SOLUTION):
-            if not options:
-                if out.status == SolveStatus.NO_SOLUTION:
-                    raise SolverError(_no_plan_message(solver, time_limit, catalog))
-                raise InfeasibleError("no plan satisfies every constraint together")
             why_fewer = ("the time limit ran out" if out.status == SolveStatus.NO_SOLUTION
                          else "no other distinct purchase list exists")
             break
-        if rank1 is None:
-            rank1, rank1_bound = out, proven
         # The cut is on the program's counts; a slack GPU there can expand to a plan already
         # listed, so distinctness is judged again on the physical servers.
-        exclude_bom(m, _aggregate_counts(out, cand), ub, platforms=by_platform)
-        key = tuple(sorted(_counts(exp.servers, by_platform).items()))
+        exclude_bom(m, _aggregate_counts(out, cand), ub, platforms=platforms)
+        key = tuple(sorted(_counts(exp.servers, platforms).items()))
         if key in seen:
             continue
-        if budget is not None and exp.cost > budget + 0.01:
+        if run.budget is not None and exp.cost > run.budget + 0.01:
             continue  # servers added by a packing repair broke the budget: look further
-        if options and out.bound and exp.cost > out.bound * (1 + WEAK_OPTION):
+        if out.bound and exp.cost > out.bound * (1 + WEAK_OPTION):
             skipped += 1  # the time ran out on this alternative: not worth showing finance
             continue
         seen.add(key)
-        unserved = tuple(w.name for w in wf.workloads if not out.serve.get(w.name, 1))
-        option = PlanOption(
-            rank=len(options) + 1, total_cost=exp.cost, servers=exp.servers, lines=exp.lines,
-            placements=exp.placements, unserved=unserved, lower_bound=out.bound,
-            throughput=target_figures(exp.placements, wf, unserved),
-        )
-        problems = check_plan(option, wf, catalog)
-        if problems:
-            raise CheckError(f"plan-buy produced an invalid plan (a bug; please report it) "
-                             f"for option {option.rank}", problems)
-        options.append(option)
-
+        run.options.append(run.checked(out, exp, label))
     else:
-        if len(options) < top:
+        if len(run.options) < run.top:
             why_fewer = ("the further solves repeated a purchase list already shown, broke the "
                          "budget or stopped far from their bound")
-    if not options:
-        raise SolverError(
-            f"no plan within the budget of {budget:,.0f} packed into real servers in the time "
-            "given. To fix: raise --time-limit or the budget"
-        )
-    options.sort(key=lambda o: o.total_cost)
-    options = [replace(o, rank=i + 1) for i, o in enumerate(options)]
+    if len(run.options) < run.top:
+        run.notes.append(f"{len(run.options)} of {run.top} options: {why_fewer}")
+    if skipped:
+        run.notes.append(
+            f"{skipped} alternative(s) left out: the time limit ran out more than "
+            f"{WEAK_OPTION:.0%} above their bound; raise --time-limit to see them")
+
+
+def _alternatives(run: _Run, slack: float) -> None:
+    """``--alternatives kinds``: within ``slack`` of the cheapest plan, one plan per direction
+    (fewest servers, no consumer GPUs, ...), in order, until ``top`` options are found.
+
+    A direction whose plan repeats an earlier option's servers, or is no better than the
+    cheapest plan in its own direction, is left out with a note saying why.
+    """
+    if run.top <= 1:
+        return
+    m, catalog = run.m, run.catalog
+    cheapest = run.options[0]
+    lower = run.rank1_bound if run.rank1_bound is not None else (run.rank1_objective or 0.0)
+    lower = min(lower, cheapest.total_cost)
+    ceiling = (1 + slack) * cheapest.total_cost
+    if run.budget is not None:
+        ceiling = min(ceiling, run.budget)
+    define_cost_slack(m, cheapest.total_cost, slack)
+    lp_bound = m.lp_bound  # pattern pricing under another objective must not move it
+    left_out: list[str] = []
+    seen = {server_key(cheapest): cheapest.label}
+    why_fewer = f"every direction within {slack:.0%} of the cheapest was tried"
+    for d in directions():
+        if len(run.options) == run.top:
+            break
+        why = d.applies(cheapest, catalog)
+        if why is not None:
+            left_out.append(f"{d.label} ({why})")
+            continue
+        if not run.clock.can_start(f"option {len(run.options) + 1}"):
+            why_fewer = "the time limit ran out"
+            break
+        run.progress(f"option {len(run.options) + 1}: {d.label}", run.best_cost())
+        set_direction_objective(m, d, catalog, cheapest.total_cost, lower, slack)
+        share = 1.0 / max(1, run.top - len(run.options))
+        out, exp, _ = solve_and_expand(m, run.cand, run.wf, catalog, run.solver, run.clock,
+                                       run.gap, loose=False, share=share)
+        if out.status == SolveStatus.NO_SOLUTION or exp is None:
+            left_out.append(f"{d.label} (the time limit ran out)")
+            continue
+        option = run.checked(out, exp, d.label)
+        option = replace(option, label=label_of(d, option, catalog))
+        again = seen.get(server_key(option))
+        if option.total_cost > ceiling + 0.01:
+            left_out.append(f"{d.label} (its servers, once packed, cost more than "
+                            f"{slack:.0%} over the cheapest)")
+        elif again is not None:
+            left_out.append(f"{d.label} (the same servers as the {again} plan)")
+        elif not improves(d, option, cheapest, catalog):
+            left_out.append(f"{d.label} (the cheapest plan is already as good)")
+        else:
+            seen[server_key(option)] = option.label
+            run.options.append(option)
+    m.lp_bound = lp_bound
+    set_cost_objective(m)
+    m.prob.constraints.pop("cost_slack", None)
+    if len(run.options) < run.top:
+        run.notes.append(f"{len(run.options)} of {run.top} options: {why_fewer}")
+    if left_out:
+        run.notes.append(f"alternatives within {slack:.0%} of the cheapest left out: "
+                         + "; ".join(left_out))
+
+
+def _result(run: _Run, with_baseline: bool) -> PlanResult:
+    """Sort and label the options, measure rank 1 against its bound, price the reference."""
+    options = sorted(run.options, key=lambda o: o.total_cost)
+    cheapest = options[0].total_cost
+    options = [replace(o, rank=i + 1, over_cheapest=(o.total_cost / cheapest - 1
+                                                     if cheapest else 0.0))
+               for i, o in enumerate(options)]
     best = options[0]
     # The cheapest plan is measured against the best bound a relaxation proved; without one
     # (the first solve did not finish with a bound) nothing is claimed beyond feasibility.
-    if rank1_bound is None:
+    if run.rank1_bound is None:
         rel_gap = None
         exact = False
     else:
-        rel_gap = max(0.0, (best.total_cost - rank1_bound) / best.total_cost) if best.total_cost else 0.0
+        rel_gap = (max(0.0, (best.total_cost - run.rank1_bound) / best.total_cost)
+                   if best.total_cost else 0.0)
         # rank1_bound comes only from solves of a relaxation (or a converged LP), so a plan
         # within the gap of it is proven, even if its own last solve was on patterns.
-        exact = rel_gap <= gap + 1e-9
-    baseline = None
-    notes: tuple[str, ...] = ()
-    warnings: tuple[str, ...] = ()
-    if len(options) < top:
-        notes += (f"{len(options)} of {top} options: {why_fewer}",)
-    unchecked = cores_unchecked(catalog, wf.policy.exclude)
+        exact = rel_gap <= run.gap + 1e-9
+    notes = tuple(run.notes)
+    unchecked = cores_unchecked(run.catalog, run.wf.policy.exclude)
     if unchecked:  # said once per run, whatever the number of options
         notes += ((f"the catalog gives no cpu_cores for {', '.join(unchecked)}: CPU cores are "
                    "not checked on those servers. To fix: add cpu_cores to each platform"),)
-    if skipped:
-        notes += (
-            (f"{skipped} alternative(s) left out: the time limit ran out more than "
-             f"{WEAK_OPTION:.0%} above their bound; raise --time-limit to see them"),
-        )
-    if with_baseline and budget is None:
-        if clock.can_start("the reference configuration"):
-            baseline = baseline_cost(wf, catalog, cand, solver, clock)
-            if baseline is None:
-                notes += tuple(why_no_reference(wf, catalog, cand))
-        else:
-            notes += ("no R20 reference configuration priced: the time limit ran out",)
-        if baseline is not None:
-            baseline = baseline.compared_with(best.total_cost)
-            saving = baseline.total_cost - best.total_cost
-            if exact and saving < -0.01:
-                # Two of plan-buy's own figures disagree; the plan itself passed the checker,
-                # so it is still written and the disagreement is reported, not fatal.
-                warnings += (
-                    (f"the proven-optimal plan costs more than the reference configuration "
-                    f"({baseline.name}), which should be impossible; the plan is correct "
-                    "by the checker, but please report this to the plan-buy maintainers"),
-                )
+    baseline, more, warnings = _reference(run, with_baseline, best, exact)
+    notes += more
+    clock = run.clock
     if clock.clock_stopped or clock.clock_skipped:
         notes += ((f"the wall clock, not the work budget, ended {clock.clock_stopped} solve(s) "
                    f"and skipped {clock.clock_skipped} stage(s), so a rerun may return a "
                    "different plan"),)
     return PlanResult(
         status=SolveStatus.OPTIMAL if exact else SolveStatus.FEASIBLE,
-        currency=catalog.currency,
+        currency=run.catalog.currency,
         options=tuple(options),
-        solver=solver,
+        solver=run.solver,
         gap=round(rel_gap, 6) if rel_gap is not None else None,
         baseline=baseline,
         notes=notes,
         warnings=warnings,
     )
+
+
+def _reference(run: _Run, with_baseline: bool, best: PlanOption,
+               exact: bool) -> tuple[Baseline | None, tuple[str, ...], tuple[str, ...]]:
+    """The R20 reference configuration compared with the cheapest plan, with its notes and
+    warnings (none with a budget, or when not asked for)."""
+    if not with_baseline or run.budget is not None:
+        return None, (), ()
+    if not run.clock.can_start("the reference configuration"):
+        return None, ("no R20 reference configuration priced: the time limit ran out",), ()
+    run.progress("the reference configuration", best.total_cost)
+    baseline = baseline_cost(run.wf, run.catalog, run.cand, run.solver, run.clock)
+    if baseline is None:
+        return None, tuple(why_no_reference(run.wf, run.catalog, run.cand)), ()
+    baseline = baseline.compared_with(best.total_cost)
+    warnings: tuple[str, ...] = ()
+    if exact and baseline.total_cost - best.total_cost < -0.01:
+        # Two of plan-buy's own figures disagree; the plan itself passed the checker,
+        # so it is still written and the disagreement is reported, not fatal.
+        warnings += (
+            (f"the proven-optimal plan costs more than the reference configuration "
+             f"({baseline.name}), which should be impossible; the plan is correct "
+             "by the checker, but please report this to the plan-buy maintainers"),
+        )
+    return baseline, (), warnings
 
 
 LARGEST_SANE_PRICE = 1e12
@@ -351,120 +530,3 @@ WEAK_OPTION = 0.10
 """An alternative (rank 2+) more than this above its own solve's bound is not shown."""
 MAX_DUPLICATE_TRIES = 4
 """Solves allowed per requested option when expansions repeat an earlier purchase list."""
-MAX_CUT_ROUNDS = 8
-LOOSE_GAP = 5e-3
-"""Relative gap of the solves that may still fail to pack (0.5%): they only need to show
-which server types to tighten, so proving their optimum would waste the time budget."""
-"""Re-solves allowed per option after a packing failure, each with new valid cuts."""
-
-
-def _solve_and_expand(m, cand, wf, catalog, solver, clock, gap, loose=True, share=1.0):
-    """Solve; when replicas do not pack into the bought servers, tighten the type and re-solve.
-
-    ``share`` of the work budget left is what this option may use, in all its rounds.
-    Returns the outcome, its expansion, and the best lower bound proven by a solve whose
-    program was still a relaxation (None if there was none).
-    """
-    own = None if clock.ticks is None else share * clock.ticks
-    start_ticks = clock.ticks
-    proven = None
-    failures = m.failures
-    best: tuple | None = None
-    # Rounds that may still fail to pack are solved to a loose gap; once a solution packs,
-    # one more solve closes the gap (the cuts and patterns found meanwhile are kept).
-    round_gap = max(gap, LOOSE_GAP) if loose else gap
-    for round_ in range(MAX_CUT_ROUNDS):
-        if round_ and not clock.can_start("a packing round"):
-            break  # out of time: a repaired plan is reported as feasible
-        _generate_patterns(m, clock)
-        # Half of this option's work left: a packing failure still leaves work to tighten
-        # and re-solve. The clock's limit is all the time left (the safety net).
-        seconds, _ = clock.limits()
-        ticks = None if own is None else max(1, int(0.5 * (own - (start_ticks - clock.ticks))))
-        out = solve(m, solver, seconds, round_gap, work_ticks=ticks)
-        clock.spend(out.ticks, out.clock_stopped)
-        if out.status in (SolveStatus.INFEASIBLE, SolveStatus.NO_SOLUTION):
-            break
-        if out.exact and out.bound is not None:
-            proven = out.bound if proven is None else max(proven, out.bound)
-        if m.lp_bound is not None:
-            proven = m.lp_bound if proven is None else max(proven, m.lp_bound)
-        exp = expand(out, cand, wf, catalog)
-        # Every expansion is a whole plan (repaired if need be): keep the cheapest one seen,
-        # since a later solve under a shorter time limit may find a worse incumbent.
-        if best is None or exp.cost < best[1].cost:
-            best = (out, exp)
-        if not exp.failed_types:
-            if round_gap <= gap or (out.gap is not None and out.gap <= gap):
-                break  # packed, and already within the target gap
-            round_gap = gap
-            continue
-        progress = False
-        for key in exp.failed_types:
-            # First valid cuts, which tighten the sums cheaply and keep the program a
-            # relaxation; a type that fails again is modelled by server patterns, which pack
-            # exactly (docs/solver.md, "Cuts when the sums lie").
-            failures[key] = failures.get(key, 0) + 1
-            if failures[key] == 1:
-                progress |= add_packing_cuts(m, key, wf.policy) > 0
-            elif key not in m.patterns:
-                if m.exact and round_gap > gap and clock.can_start("proving a bound"):
-                    # Patterns may make the program conservative (shared GPUs) or a
-                    # restriction (priced): prove the bound of the relaxation first, on
-                    # half of this option's work left.
-                    ticks = (None if own is None
-                             else max(1, int(0.5 * (own - (start_ticks - clock.ticks)))))
-                    proven = _prove_bound(m, solver, clock, gap, proven, ticks)
-                # False past MAX_PATTERNS: the type then keeps its sums and cuts, and first
-                # fit repairs what does not pack.
-                progress |= disaggregate(m, key, wf.policy)
-        if not progress:
-            break  # nothing left to tighten: re-solving would find the same plan
-    if best is None:
-        return out, None, proven
-    out, exp = best
-    return out, exp, proven
-
-
-def _prove_bound(m: Model, solver: str, clock: Budget, gap: float, proven: float | None,
-                 ticks: int | None) -> float | None:
-    """Solve the program, still a relaxation, to the target gap within ``ticks`` of work
-    (half the clock left as the safety net); the better bound proven."""
-    seconds, _ = clock.limits(0.5)
-    out = solve(m, solver, seconds, gap, work_ticks=ticks)
-    clock.spend(out.ticks, out.clock_stopped)
-    if out.exact and out.bound is not None:
-        return out.bound if proven is None else max(proven, out.bound)
-    return proven
-
-
-MAX_PRICING_ROUNDS = 30
-"""LP solves spent pricing new server patterns before each integer solve."""
-
-
-def _generate_patterns(m, clock: Budget) -> None:
-    """Column generation for pattern-priced types: LP duals -> best new pattern, repeated.
-
-    Stops when no pattern has negative reduced cost or after MAX_PRICING_ROUNDS (a count,
-    so the same on every run); a quarter of the time left is the clock's safety net.
-    """
-    if not m.priced:
-        return
-    left = clock.seconds_left()
-    stop = None if left is None else 0.25 * left
-    for _ in range(MAX_PRICING_ROUNDS):
-        now = clock.seconds_left()
-        remaining = None if stop is None or left is None or now is None else stop - (left - now)
-        if remaining is not None and remaining <= 0:
-            clock.clock_stopped += 1
-            return
-        duals = lp_duals(m, None if remaining is None else max(0.05, remaining))
-        if duals is None:
-            return
-        if not price_patterns(m, duals):
-            # No pattern prices out: this LP value bounds every plan (column generation).
-            if not m.conservative:
-                m.lp_bound = max(m.lp_bound or duals["objective"], duals["objective"])
-            return
-
-

@@ -130,6 +130,11 @@ class PlanOption:
     """Best bound the solver proved for this rank (cost units)."""
     throughput: tuple[TargetFigure, ...] = ()
     """T5: one figure per served workload with a throughput target."""
+    label: str = ""
+    """What this option optimises: "cheapest", or an alternative's direction ("fewest
+    servers") or ranked mix ("next GPU mix")."""
+    over_cheapest: float = 0.0
+    """Its cost over the cheapest option's, as a fraction (0.016 = 1.6% more)."""
 
     @property
     def gpu_count(self) -> int:
@@ -156,7 +161,9 @@ class PlanOption:
         """The ``--json`` shape of one option (docs/json.md)."""
         return {
             "rank": self.rank,
+            "label": self.label,
             "total_cost": round(self.total_cost, 2),
+            "over_cheapest": round(self.over_cheapest, 4),
             "servers": [
                 {
                     "id": s.id,

@@ -76,6 +76,15 @@ class _Highs(pulp.HiGHS):
 
         lp.solverModel.cbMipInterrupt.subscribe(tick)
 
+    def buildSolverModel(self, lp):
+        super().buildSolverModel(lp)
+        # PuLP 3.3 drops the objective's constant; HiGHS needs it for its bound and its
+        # relative gap (an alternative's objective carries one, alternatives.py).
+        constant = lp.objective.constant if lp.objective is not None else 0.0
+        if constant:
+            sign = -1 if lp.sense == pulp.LpMaximize else 1
+            lp.solverModel.changeObjectiveOffset(sign * constant)
+
     def findSolutionValues(self, lp):
         try:
             found = super().findSolutionValues(lp)

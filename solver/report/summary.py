@@ -56,7 +56,9 @@ def render_plan_summary(result: PlanResult, catalog: Catalog, name: str,
         for o in result.options
     }
     width = max([34, *map(len, mixes.values())])
-    header = (f"{'#':>2}  {'total cost':>14}  {'GPUs':<{width}} {'servers':>7} {'max deg':>7}  "
+    aims = {o.rank: _aim(o) for o in result.options}
+    aim_w = max([8, *map(len, aims.values())])
+    header = (f"{'#':>2}  {'option':<{aim_w}}  {'total cost':>14}  {'GPUs':<{width}} {'servers':>7} {'max deg':>7}  "
               f"{'VRAM use ' + target_label('vram'):>17}  {'RAM use ' + target_label('ram'):>17}  "
               f"{'host GB/s/GPU':>13}")
     lines += [header, "-" * len(header)]
@@ -65,7 +67,8 @@ def render_plan_summary(result: PlanResult, catalog: Catalog, name: str,
         gpus = mixes[o.rank]
         bw = f"{m.host_bw_gbps_per_gpu:.0f}" if m.host_bw_gbps_per_gpu else "-"
         lines.append(
-            f"{o.rank:>2}  {money(o.total_cost, result.currency):>14}  {gpus:<{width}} "
+            f"{o.rank:>2}  {aims[o.rank]:<{aim_w}}  {money(o.total_cost, result.currency):>14}  "
+            f"{gpus:<{width}} "
             f"{m.servers:>7} {m.max_degree:>7}  {_pct(m.vram_util, m.vram_status):>17}  "
             f"{_pct(m.ram_util, m.ram_status):>17}  {bw:>13}"
         )
@@ -88,6 +91,13 @@ def render_plan_summary(result: PlanResult, catalog: Catalog, name: str,
     if workbook:
         lines.append(f"Workbook: {workbook}")
     return "\n".join(lines)
+
+
+def _aim(o: PlanOption) -> str:
+    """What an option optimises and what it costs over the cheapest ("fewest servers +2.9%")."""
+    if o.rank == 1 or o.over_cheapest <= 0:
+        return o.label
+    return f"{o.label} +{o.over_cheapest:.1%}"
 
 
 def _includes_lines(result: PlanResult, catalog: Catalog) -> list[str]:

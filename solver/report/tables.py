@@ -67,7 +67,9 @@ def summary_table(result: PlanResult, catalog: Catalog) -> pd.DataFrame:
             {
                 "option": f"Option {opt.rank}",
                 "rank": opt.rank,
+                "label": opt.label,
                 "total_cost": opt.total_cost,
+                "over_cheapest": opt.over_cheapest,
                 **{f"{k}_cost": m.cost_by_kind.get(k, 0.0) for k in KINDS},
                 "gpus": m.gpu_count,
                 "gpus_by_sku": ", ".join(f"{n} x {s}" for s, n in sorted(m.gpus_by_sku.items())),

@@ -551,6 +551,8 @@ class _Book:
         base = res.baseline
         rows: list[tuple[str, str, str, Any]] = [
             ("Total cost", "", "total", f.money_total),
+            ("  Over the cheapest", "", "over_cheapest", f.pct),
+            ("Optimises", "", "label", f.wrap_right),
             *[(f"  {report.KIND_LABELS[k]}", "", k, f.money) for k in report.KINDS],
             ("GPUs", "", "gpus", f.int),
             ("GPUs by SKU", "", "gpus_by_sku", f.wrap_right),
@@ -601,6 +603,11 @@ class _Book:
                     ref = xl_rowcol_to_cell(row_of["reference"], 1, True, True)
                     total = xl_rowcol_to_cell(row_of["total"], c)
                     sh.formula(r, c, f"={ref}-{total}", _plain(rec["saving_vs_reference"]), fmt)
+                elif key == "over_cheapest":
+                    first = xl_rowcol_to_cell(row_of["total"], 2, True, True)
+                    total = xl_rowcol_to_cell(row_of["total"], c)
+                    sh.formula(r, c, f"=IF({first}=0,0,{total}/{first}-1)",
+                               _plain(rec["over_cheapest"]), fmt)
                 elif key == "saving_pct":
                     ref = xl_rowcol_to_cell(row_of["reference"], 1, True, True)
                     saving = xl_rowcol_to_cell(row_of["saving"], c)

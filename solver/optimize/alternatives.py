@@ -1,0 +1,205 @@
+"""Alternatives that differ in kind: near-optimal plans that each push one direction.
+
+Modelling to generate alternatives, as energy-system planners do it (PyPSA's MGA, Calliope's
+SPORES): once the cheapest plan of cost C* is known, the same program is solved again with
+its cost held within a slack,
+
+    cost ≤ (1 + slack) · C*                                   (``cost_slack``)
+
+and a second objective f that pushes one direction as far as it goes: fewest servers, fewest
+distinct SKUs, fewest consumer GPUs, lowest power, most spare VRAM. Among plans equally good
+in that direction the cheaper is preferred:
+
+    min  f / step + (cost − L) / S,    S = (1 + slack) · C* − L + 1
+
+L is the cheapest plan's proven lower bound (≤ C*), so the cost term lies in [0, 1) over
+every plan the slack allows: one ``step`` of f (a server, a SKU, a consumer GPU, 100 W,
+10 GB) outweighs any cost difference inside the slack, and within less than a step the two
+trade at that rate. A direction is data (``Direction``): its expression on the program and
+the same figure measured on an expanded plan, so another one (lowest TCO once the program
+prices power over the years) is one more entry of ``directions``.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from dataclasses import dataclass
+
+import pulp
+
+from ..inputs.catalog import Catalog
+from .build import Model
+from .plan import PlanOption
+
+DEFAULT_SLACK = 0.05
+"""Alternatives may cost up to this fraction more than the cheapest plan (5%)."""
+MODES = ("kinds", "gpu-mix", "hardware")
+"""``--alternatives``: directions within the slack, or the next cheapest GPU / hardware mix."""
+
+
+@dataclass(frozen=True)
+class Direction:
+    """One way an alternative may differ from the cheapest plan."""
+
+    key: str
+    """Short name (``servers``)."""
+    label: str
+    """What the alternative optimises, in the summary's words (``fewest servers``)."""
+    step: float
+    """One unit of the objective worth the whole cost slack (see the module docstring)."""
+    objective: Callable[[Model, Catalog], pulp.LpAffineExpression]
+    """f on the program: the expression minimised (``define_*``)."""
+    measure: Callable[[PlanOption, Catalog], float]
+    """f on an expanded plan, in the same units (lower is better)."""
+    applies: Callable[[PlanOption, Catalog], str | None] = lambda option, catalog: None
+    """Why the direction has nothing to offer against the cheapest plan (None: try it)."""
+
+
+def define_cost_slack(m: Model, cheapest: float, slack: float) -> None:
+    """cost ≤ (1 + slack) · C*, C* the cheapest plan's cost (``cost_slack``); replaced when
+    called again."""
+    m.prob.constraints.pop("cost_slack", None)
+    m.prob += m.cost <= (1 + slack) * cheapest, "cost_slack"
+
+
+def set_direction_objective(m: Model, direction: Direction, catalog: Catalog,
+                            cheapest: float, lower: float, slack: float) -> None:
+    """min f / step + (cost − L) / S with S = (1 + slack) · C* − L + 1 (module docstring)."""
+    scale = max(1.0, (1 + slack) * cheapest - lower + 1)
+    m.prob.sense = pulp.LpMinimize
+    m.prob.setObjective((1.0 / direction.step) * direction.objective(m, catalog)
+                        + (1.0 / scale) * (m.cost - lower))
+
+
+def define_servers_count(m: Model, catalog: Catalog) -> pulp.LpAffineExpression:
+    """f = Σ_t n_t: servers bought."""
+    return pulp.lpSum(m.n.values())
+
+
+def define_sku_count(m: Model, catalog: Catalog) -> pulp.LpAffineExpression:
+    """f = Σ_c b_c, b_c ∈ {0, 1} per platform, GPU, DIMM and drive SKU c:
+    n_t ≤ U b_c for each SKU c of type t (``sku_{c}_{t}``) and z_ps ≤ U_s b_s for drives
+    (``sku_drive_{p}_{s}``), U the most servers the program may buy."""
+    flags: dict[str, pulp.LpVariable] = {}
+
+    def flag(sku: str) -> pulp.LpVariable:
+        if sku not in flags:
+            flags[sku] = pulp.LpVariable(f"b_{len(flags)}", cat="Binary")
+        return flags[sku]
+
+    for key, t in m.types.items():
+        i = m.index[key]
+        skus = [t.platform.sku, t.memory_sku] + ([t.gpu.sku] if t.gpu is not None else [])
+        for j, sku in enumerate(skus):
+            _replace(m, m.n[key] <= m.n_ub * flag(sku), f"sku_{j}_{i}")
+    for j, ((_, sku), z) in enumerate(m.z.items()):
+        ub = z.upBound if z.upBound is not None else m.n_ub
+        _replace(m, z <= ub * flag(sku), f"sku_drive_{j}")
+    return pulp.lpSum(flags.values())
+
+
+def define_consumer_gpus(m: Model, catalog: Catalog) -> pulp.LpAffineExpression:
+    """f = Σ_{t: g_t consumer} G_t: consumer GPUs installed (``consumer: true``)."""
+    return pulp.lpSum(m.gpus(key) for key, t in m.types.items()
+                      if t.gpu is not None and t.gpu.consumer)
+
+
+def define_power(m: Model, catalog: Catalog) -> pulp.LpAffineExpression:
+    """f = Σ_t n_t · power_p + G_t · power_g, W: nameplate power of platforms and GPUs."""
+    return pulp.lpSum(t.platform.power_w * m.n[key]
+                      + (t.gpu.power_w * m.gpus(key) if t.gpu is not None else 0)
+                      for key, t in m.types.items())
+
+
+def define_spare_vram(m: Model, catalog: Catalog) -> pulp.LpAffineExpression:
+    """f = −(Σ_t V_g G_t − Σ_{w,o,t} d_o v_o x_wot), GB: minus the VRAM installed and not
+    needed by any replica (v_o per GPU, d_o = 1 for a replica on a shared GPU), which is
+    what a workload can grow into (larger batches, longer contexts) without new cards."""
+    installed = pulp.lpSum(t.gpu.vram_gb * m.gpus(key) for key, t in m.types.items()
+                           if t.gpu is not None)
+    used = pulp.lpSum(m.options[(w, oi)].degree * m.options[(w, oi)].vram_gb * v
+                      for (w, oi, _), v in m.x.items() if m.options[(w, oi)].degree > 0)
+    return used - installed
+
+
+def _replace(m: Model, row, name: str) -> None:
+    m.prob.constraints.pop(name, None)
+    m.prob += row, name
+
+
+def _servers(o: PlanOption, catalog: Catalog) -> float:
+    return len(o.servers)
+
+
+def _skus(o: PlanOption, catalog: Catalog) -> float:
+    return len({line.sku for line in o.lines})
+
+
+def _consumer(o: PlanOption, catalog: Catalog) -> float:
+    consumer = {g.sku for g in catalog.gpus if g.consumer}
+    return sum(s.gpu_count for s in o.servers if s.gpu in consumer)
+
+
+def _power(o: PlanOption, catalog: Catalog) -> float:
+    return plan_power_w(o, catalog)
+
+
+def plan_power_w(o: PlanOption, catalog: Catalog) -> float:
+    """Nameplate power of a plan, W: each server's platform plus its GPUs."""
+    platform = {p.sku: p.power_w for p in catalog.platforms}
+    gpu = {g.sku: g.power_w for g in catalog.gpus}
+    return sum(platform[s.platform] + (gpu[s.gpu] * s.gpu_count if s.gpu else 0)
+               for s in o.servers)
+
+
+def _spare(o: PlanOption, catalog: Catalog) -> float:
+    return -spare_vram_gb(o, catalog)
+
+
+def spare_vram_gb(o: PlanOption, catalog: Catalog) -> float:
+    """VRAM installed and not needed by any replica, GB."""
+    vram = {g.sku: g.vram_gb for g in catalog.gpus}
+    installed = sum(vram[s.gpu] * s.gpu_count for s in o.servers if s.gpu)
+    return installed - sum(p.gpus * p.vram_gb_per_gpu for p in o.placements)
+
+
+def _has_consumer(o: PlanOption, catalog: Catalog) -> str | None:
+    if _consumer(o, catalog) == 0:
+        return "the cheapest plan has none"
+    return None
+
+
+DIRECTIONS: tuple[Direction, ...] = (
+    Direction("servers", "fewest servers", 1.0, define_servers_count, _servers),
+    Direction("consumer", "no consumer GPUs", 1.0, define_consumer_gpus, _consumer,
+              _has_consumer),
+    Direction("skus", "fewest SKUs", 1.0, define_sku_count, _skus),
+    Direction("power", "lowest power", 100.0, define_power, _power),
+    Direction("vram", "most spare VRAM", 10.0, define_spare_vram, _spare),
+)
+"""The directions tried, in this order, until ``--top`` options are found."""
+
+
+def directions() -> tuple[Direction, ...]:
+    """The directions an alternative may push (the hook for more, e.g. lowest TCO)."""
+    return DIRECTIONS
+
+
+def server_key(o: PlanOption) -> tuple:
+    """The servers of a plan as a multiset: two options with the same key are one plan."""
+    return tuple(sorted((s.platform, s.gpu or "", s.gpu_count, s.memory, s.dimm_count,
+                         s.storage or "", s.drive_count) for s in o.servers))
+
+
+def improves(direction: Direction, option: PlanOption, cheapest: PlanOption,
+             catalog: Catalog) -> bool:
+    """The option is better than the cheapest plan in its direction (not just different)."""
+    return direction.measure(option, catalog) < direction.measure(cheapest, catalog) - 1e-6
+
+
+def label_of(direction: Direction, option: PlanOption, catalog: Catalog) -> str:
+    """The label shown for an alternative; a consumer direction that could not reach zero
+    says "fewest consumer GPUs" instead."""
+    if direction.key == "consumer" and _consumer(option, catalog) > 0:
+        return "fewest consumer GPUs"
+    return direction.label

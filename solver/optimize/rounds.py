@@ -1,0 +1,132 @@
+"""Solve rounds: solve, expand, and when replicas do not pack, tighten and solve again.
+
+Every option (the cheapest plan, each ranked mix, each alternative) is found by
+``solve_and_expand``: valid packing cuts first, then server patterns priced from LP duals
+(docs/solver.md, "Cuts when the sums lie").
+"""
+
+from __future__ import annotations
+
+from .budget import Budget
+from .build import Model, add_packing_cuts, disaggregate, price_patterns
+from .expand import expand
+from .outcome import SolveStatus
+from .solve import lp_duals, solve
+
+MAX_CUT_ROUNDS = 8
+"""Re-solves allowed per option after a packing failure, each with new valid cuts."""
+LOOSE_GAP = 5e-3
+"""Relative gap of the solves that may still fail to pack (0.5%): they only need to show
+which server types to tighten, so proving their optimum would waste the time budget."""
+
+
+def solve_and_expand(m, cand, wf, catalog, solver, clock, gap, loose=True, share=1.0):
+    """Solve; when replicas do not pack into the bought servers, tighten the type and re-solve.
+
+    ``share`` of the work budget left is what this option may use, in all its rounds.
+    Returns the outcome, its expansion, and the best lower bound proven by a solve whose
+    program was still a relaxation (None if there was none).
+    """
+    own = None if clock.ticks is None else share * clock.ticks
+    start_ticks = clock.ticks
+    proven = None
+    failures = m.failures
+    best: tuple | None = None
+    # Rounds that may still fail to pack are solved to a loose gap; once a solution packs,
+    # one more solve closes the gap (the cuts and patterns found meanwhile are kept).
+    round_gap = max(gap, LOOSE_GAP) if loose else gap
+    for round_ in range(MAX_CUT_ROUNDS):
+        if round_ and not clock.can_start("a packing round"):
+            break  # out of time: a repaired plan is reported as feasible
+        _generate_patterns(m, clock)
+        # Half of this option's work left: a packing failure still leaves work to tighten
+        # and re-solve. The clock's limit is all the time left (the safety net).
+        seconds, _ = clock.limits()
+        ticks = None if own is None else max(1, int(0.5 * (own - (start_ticks - clock.ticks))))
+        out = solve(m, solver, seconds, round_gap, work_ticks=ticks)
+        clock.spend(out.ticks, out.clock_stopped)
+        if out.status in (SolveStatus.INFEASIBLE, SolveStatus.NO_SOLUTION):
+            break
+        if out.exact and out.bound is not None:
+            proven = out.bound if proven is None else max(proven, out.bound)
+        if m.lp_bound is not None:
+            proven = m.lp_bound if proven is None else max(proven, m.lp_bound)
+        exp = expand(out, cand, wf, catalog)
+        # Every expansion is a whole plan (repaired if need be): keep the cheapest one seen,
+        # since a later solve under a shorter time limit may find a worse incumbent.
+        if best is None or exp.cost < best[1].cost:
+            best = (out, exp)
+        if not exp.failed_types:
+            if round_gap <= gap or (out.gap is not None and out.gap <= gap):
+                break  # packed, and already within the target gap
+            round_gap = gap
+            continue
+        progress = False
+        for key in exp.failed_types:
+            # First valid cuts, which tighten the sums cheaply and keep the program a
+            # relaxation; a type that fails again is modelled by server patterns, which pack
+            # exactly (docs/solver.md, "Cuts when the sums lie").
+            failures[key] = failures.get(key, 0) + 1
+            if failures[key] == 1:
+                progress |= add_packing_cuts(m, key, wf.policy) > 0
+            elif key not in m.patterns:
+                if m.exact and round_gap > gap and clock.can_start("proving a bound"):
+                    # Patterns may make the program conservative (shared GPUs) or a
+                    # restriction (priced): prove the bound of the relaxation first, on
+                    # half of this option's work left.
+                    ticks = (None if own is None
+                             else max(1, int(0.5 * (own - (start_ticks - clock.ticks)))))
+                    proven = _prove_bound(m, solver, clock, gap, proven, ticks)
+                # False past MAX_PATTERNS: the type then keeps its sums and cuts, and first
+                # fit repairs what does not pack.
+                progress |= disaggregate(m, key, wf.policy)
+        if not progress:
+            break  # nothing left to tighten: re-solving would find the same plan
+    if best is None:
+        return out, None, proven
+    out, exp = best
+    return out, exp, proven
+
+
+def _prove_bound(m: Model, solver: str, clock: Budget, gap: float, proven: float | None,
+                 ticks: int | None) -> float | None:
+    """Solve the program, still a relaxation, to the target gap within ``ticks`` of work
+    (half the clock left as the safety net); the better bound proven."""
+    seconds, _ = clock.limits(0.5)
+    out = solve(m, solver, seconds, gap, work_ticks=ticks)
+    clock.spend(out.ticks, out.clock_stopped)
+    if out.exact and out.bound is not None:
+        return out.bound if proven is None else max(proven, out.bound)
+    return proven
+
+
+MAX_PRICING_ROUNDS = 30
+"""LP solves spent pricing new server patterns before each integer solve."""
+
+
+def _generate_patterns(m, clock: Budget) -> None:
+    """Column generation for pattern-priced types: LP duals -> best new pattern, repeated.
+
+    Stops when no pattern has negative reduced cost or after MAX_PRICING_ROUNDS (a count,
+    so the same on every run); a quarter of the time left is the clock's safety net.
+    """
+    if not m.priced:
+        return
+    left = clock.seconds_left()
+    stop = None if left is None else 0.25 * left
+    for _ in range(MAX_PRICING_ROUNDS):
+        now = clock.seconds_left()
+        remaining = None if stop is None or left is None or now is None else stop - (left - now)
+        if remaining is not None and remaining <= 0:
+            clock.clock_stopped += 1
+            return
+        duals = lp_duals(m, None if remaining is None else max(0.05, remaining))
+        if duals is None:
+            return
+        if not price_patterns(m, duals):
+            # No pattern prices out: this LP value bounds every plan (column generation).
+            if not m.conservative:
+                m.lp_bound = max(m.lp_bound or duals["objective"], duals["objective"])
+            return
+
+

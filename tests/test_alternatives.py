@@ -1,0 +1,121 @@
+"""Alternatives within a cost slack (--alternatives kinds) on instances solved by hand.
+
+Catalog: GPUs "cheap" (consumer, 24 GB, $1000, 450 W) and "dc" (48 GB, $1080, 300 W);
+platforms box2 (2 slots, $2000, 500 W) and box4 (4 slots, $4600, 600 W), each with two
+32 GB DIMMs ($100 each) at least. Four replicas of 15 GB and 10 GB of host RAM each:
+
+    A  2 x box2 + 4 cheap   8,400  (cheapest)        2 servers, 2,800 W, spare 36 GB
+    B  1 x box4 + 4 cheap   8,800  (+4.8%)           1 server,  2,400 W
+    C  2 x box2 + 4 dc      8,720  (+3.8%)           2 servers, 2,200 W, spare 132 GB
+    D  1 x box4 + 4 dc      9,120  (+8.6%: beyond a 5% slack)
+"""
+
+from __future__ import annotations
+
+import pytest
+import solver_fixtures as fx
+
+from solver.check import check_plan
+from solver.optimize import pipeline
+from solver.optimize.alternatives import DIRECTIONS
+
+GPUS = [
+    {"sku": "cheap", "vram_gb": 24, "mem_bw_gbps": 1000, "bf16_tflops": 100, "power_w": 450,
+     "form_factor": "pcie", "nvlink_gbps": 0, "price": 1000, "consumer": True},
+    {"sku": "dc", "vram_gb": 48, "mem_bw_gbps": 1000, "bf16_tflops": 100, "power_w": 300,
+     "form_factor": "pcie", "nvlink_gbps": 0, "price": 1080},
+]
+PLATFORMS = [
+    {"sku": "box2", "gpu_slots": 2, "form_factors": ["pcie"], "dimm_slots": 4,
+     "memory_type": "ddr4", "memory_channels": 2, "drive_bays": 2, "price": 2000, "power_w": 500},
+    {"sku": "box4", "gpu_slots": 4, "form_factors": ["pcie"], "dimm_slots": 4,
+     "memory_type": "ddr4", "memory_channels": 2, "drive_bays": 2, "price": 4600, "power_w": 600},
+]
+CHEAPEST = 8400
+
+
+def run(wf, cat, only: str | None = None, monkeypatch=None, **kw):
+    if only is not None:
+        chosen = tuple(d for d in DIRECTIONS if d.key == only)
+        monkeypatch.setattr(pipeline, "directions", lambda: chosen)
+    kw.setdefault("with_baseline", False)
+    result = pipeline.plan(wf, cat, **kw)
+    slack = kw.get("slack", 0.05)
+    for option in result.options:
+        assert check_plan(option, wf, cat) == []
+        assert option.total_cost <= (1 + slack) * result.options[0].total_cost + 0.01
+    return result
+
+
+@pytest.fixture
+def four(monkeypatch):
+    fx.install(monkeypatch, {"a": (15, 10)})
+    return fx.workloads({"name": "a", "replicas": 4, "shareable": False}), \
+        fx.catalog(gpus=GPUS, platforms=PLATFORMS)
+
+
+def _shape(option):
+    return sorted((s.platform, s.gpu, s.gpu_count) for s in option.servers)
+
+
+@pytest.mark.parametrize("direction, cost, shape", [
+    ("servers", 8800, [("box4", "cheap", 4)]),
+    ("consumer", 8720, [("box2", "dc", 2), ("box2", "dc", 2)]),
+    ("power", 8720, [("box2", "dc", 2), ("box2", "dc", 2)]),
+    ("vram", 8720, [("box2", "dc", 2), ("box2", "dc", 2)]),
+])
+def test_each_direction_picks_its_plan(four, monkeypatch, direction, cost, shape):
+    wf, cat = four
+    r = run(wf, cat, only=direction, monkeypatch=monkeypatch, top=2)
+    assert r.options[0].total_cost == CHEAPEST and r.options[0].label == "cheapest"
+    assert len(r.options) == 2
+    alt = r.options[1]
+    assert (alt.total_cost, _shape(alt)) == (cost, shape)
+    assert alt.over_cheapest == pytest.approx(cost / CHEAPEST - 1)
+
+
+def test_fewest_skus_drops_to_one_gpu_sku(monkeypatch):
+    """small (24 GB, $1000) for a and big (80 GB, $10000) for b is cheapest (4 SKUs: box2,
+    d32, small, big); within a 70% slack two bigs in the same box need 3 SKUs."""
+    fx.install(monkeypatch, {"a": (15, 10), "b": (60, 10)})
+    wf = fx.workloads({"name": "a", "shareable": False}, {"name": "b", "shareable": False})
+    r = run(wf, fx.catalog(), only="skus", monkeypatch=monkeypatch, top=2, slack=0.7)
+    assert r.options[0].gpus_by_sku() == {"small": 1, "big": 1}
+    assert r.options[1].gpus_by_sku() == {"big": 2}
+    assert (r.options[1].label, r.options[1].total_cost) == ("fewest SKUs", 22200)
+
+
+def test_repeats_and_directions_without_gain_are_left_out_with_a_reason(four):
+    wf, cat = four
+    r = run(wf, cat, top=6)
+    labels = [o.label for o in r.options]
+    assert labels == ["cheapest", "no consumer GPUs", "fewest servers"]
+    note = next(n for n in r.notes if n.startswith("alternatives within 5%"))
+    assert "fewest SKUs (the cheapest plan is already as good)" in note \
+        or "fewest SKUs (the same servers as the cheapest plan)" in note
+    assert "lowest power (the same servers as the no consumer GPUs plan)" in note
+    assert "3 of 6 options: every direction within 5% of the cheapest was tried" in r.notes
+
+
+def test_slack_bounds_every_alternative(four):
+    """With a 4% slack box4 + 4 cheap (+4.8%) is out of reach: fewest servers finds nothing
+    better than the cheapest plan."""
+    wf, cat = four
+    r = run(wf, cat, top=6, slack=0.04)
+    assert [o.label for o in r.options] == ["cheapest", "no consumer GPUs"]
+    assert all(o.total_cost <= 1.04 * CHEAPEST for o in r.options)
+
+
+def test_no_consumer_is_skipped_when_the_cheapest_has_none(monkeypatch):
+    fx.install(monkeypatch, {"a": (15, 10)})
+    r = run(fx.workloads({"name": "a"}), fx.catalog(), top=3)
+    note = next(n for n in r.notes if n.startswith("alternatives within"))
+    assert "no consumer GPUs (the cheapest plan has none)" in note
+
+
+def test_gpu_mix_mode_keeps_the_ranked_mixes(four):
+    wf, cat = four
+    r = run(wf, cat, top=3, alternatives="gpu-mix", slack=1.0)
+    assert [o.label for o in r.options] == ["cheapest", "next GPU mix", "next GPU mix"]
+    mixes = {tuple(sorted(o.gpus_by_sku().items())) for o in r.options}
+    assert len(mixes) == 3
