@@ -404,7 +404,8 @@ def _alternatives(run: _Run, slack: float) -> None:
         set_direction_objective(m, d, catalog, cheapest.total_cost, lower, slack)
         share = 1.0 / max(1, run.top - len(run.options))
         out, exp, _ = solve_and_expand(m, run.cand, run.wf, catalog, run.solver, run.clock,
-                                       run.gap, loose=False, share=share)
+                                       max(run.gap, ALTERNATIVE_GAP), loose=False, share=share,
+                                       warm=False)
         if out.status == SolveStatus.NO_SOLUTION or exp is None:
             left_out.append(f"{d.label} (the time limit ran out)")
             continue
@@ -528,5 +529,8 @@ RANK1_SHARE = 0.6
 """Share of the work budget rank 1 may use (alternatives and the baseline share the rest)."""
 WEAK_OPTION = 0.10
 """An alternative (rank 2+) more than this above its own solve's bound is not shown."""
+ALTERNATIVE_GAP = 1e-3
+"""Relative gap of an alternative's solve (0.1%): far below one step of its direction for
+any plan of under a thousand steps, and its cost is shown, not claimed optimal."""
 MAX_DUPLICATE_TRIES = 4
 """Solves allowed per requested option when expansions repeat an earlier purchase list."""

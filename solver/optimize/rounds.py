@@ -20,10 +20,12 @@ LOOSE_GAP = 5e-3
 which server types to tighten, so proving their optimum would waste the time budget."""
 
 
-def solve_and_expand(m, cand, wf, catalog, solver, clock, gap, loose=True, share=1.0):
+def solve_and_expand(m, cand, wf, catalog, solver, clock, gap, loose=True, share=1.0,
+                     warm=False):
     """Solve; when replicas do not pack into the bought servers, tighten the type and re-solve.
 
-    ``share`` of the work budget left is what this option may use, in all its rounds.
+    ``share`` of the work budget left is what this option may use, in all its rounds;
+    ``warm`` starts its first solve from the previous solve's values (later rounds always do).
     Returns the outcome, its expansion, and the best lower bound proven by a solve whose
     program was still a relaxation (None if there was none).
     """
@@ -43,7 +45,7 @@ def solve_and_expand(m, cand, wf, catalog, solver, clock, gap, loose=True, share
         # and re-solve. The clock's limit is all the time left (the safety net).
         seconds, _ = clock.limits()
         ticks = None if own is None else max(1, int(0.5 * (own - (start_ticks - clock.ticks))))
-        out = solve(m, solver, seconds, round_gap, work_ticks=ticks)
+        out = solve(m, solver, seconds, round_gap, work_ticks=ticks, warm=warm or round_ > 0)
         clock.spend(out.ticks, out.clock_stopped)
         if out.status in (SolveStatus.INFEASIBLE, SolveStatus.NO_SOLUTION):
             break

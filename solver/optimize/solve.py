@@ -58,10 +58,22 @@ class _Highs(pulp.HiGHS):
     plan: both are read here from HiGHS's own primal solution status.
     """
 
-    def __init__(self, work_ticks: int | None = None, **kwargs):
+    def __init__(self, work_ticks: int | None = None, warm: bool = False, **kwargs):
         super().__init__(**kwargs)
         self.work_ticks = work_ticks
+        self.warm = warm
         self.ticks = 0
+
+    def callSolver(self, lp):
+        if self.warm:
+            # The previous solve's values as a start (HiGHS completes or drops a start that
+            # new rows make infeasible): an alternative starts from the cheapest plan, a
+            # tight re-solve from the loose one.
+            start = pulp.apis.highs_api.highspy.HighsSolution()
+            start.col_value = [v.varValue or 0.0 for v in lp.variables()]
+            start.value_valid = True
+            lp.solverModel.setSolution(start)
+        super().callSolver(lp)
 
     def createAndConfigureSolver(self, lp):
         super().createAndConfigureSolver(lp)
@@ -100,9 +112,10 @@ def _has_plan(highs) -> bool:
     return highs.getInfo().primal_solution_status == 2
 
 
-def _make(name: str, time_limit: float | None, gap: float, work_ticks: int | None = None):
+def _make(name: str, time_limit: float | None, gap: float, work_ticks: int | None = None,
+          warm: bool = False):
     if name == "highs":
-        solver = _Highs(work_ticks=work_ticks, msg=False, timeLimit=time_limit, gapRel=gap,
+        solver = _Highs(work_ticks=work_ticks, warm=warm, msg=False, timeLimit=time_limit, gapRel=gap,
                         threads=1, random_seed=SEED)
     elif name == "cbc":
         # CBC has no work count reachable through PuLP: with one thread and a fixed seed it
@@ -144,18 +157,20 @@ def _int(v) -> int:
 
 
 def solve(m: Model, solver: str, time_limit: float | None = None,
-          gap: float = DEFAULT_GAP, work_ticks: int | None = None) -> Outcome:
+          gap: float = DEFAULT_GAP, work_ticks: int | None = None,
+          warm: bool = False) -> Outcome:
     """Solve ``m`` and read back every decision as integers.
 
     Args:
         time_limit: wall-clock seconds (the safety net).
         work_ticks: stop after this many search checkpoints once a plan is found (HiGHS;
             deterministic, see ``budget.py``).
+        warm: start HiGHS from the variables' values of the previous solve.
 
     Raises:
         SolverError: the solver is missing or crashed.
     """
-    engine = _make(solver, time_limit, gap, work_ticks)
+    engine = _make(solver, time_limit, gap, work_ticks, warm)
     start = time.perf_counter()
     try:
         with _quiet_stdout(), contained(engine):
