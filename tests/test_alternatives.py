@@ -119,3 +119,12 @@ def test_gpu_mix_mode_keeps_the_ranked_mixes(four):
     assert [o.label for o in r.options] == ["cheapest", "next GPU mix", "next GPU mix"]
     mixes = {tuple(sorted(o.gpus_by_sku().items())) for o in r.options}
     assert len(mixes) == 3
+
+
+def test_progress_is_told_each_stage_and_the_best_cost(four):
+    wf, cat = four
+    told = []
+    run(wf, cat, top=2, progress=lambda stage, best: told.append((stage, best)))
+    assert told[0] == ("candidates", None)
+    assert ("the cheapest plan", None) in told
+    assert ("option 2: fewest servers", CHEAPEST) in told
