@@ -69,8 +69,7 @@ class _Highs(pulp.HiGHS):
     def callSolver(self, lp):
         if self.warm:
             # The previous solve's values as a start (HiGHS completes or drops a start that
-            # new rows make infeasible): an alternative starts from the cheapest plan, a
-            # tight re-solve from the loose one.
+            # new rows make infeasible): a re-solve starts from the plan of the round before.
             start = pulp.apis.highs_api.highspy.HighsSolution()
             start.col_value = [v.varValue or 0.0 for v in lp.variables()]
             start.value_valid = True
