@@ -435,6 +435,7 @@ def tiny_catalog(rng: random.Random, base: Catalog) -> Catalog:
     data = base.model_dump(mode="json")
     data.update(
         gpus=[g.model_dump(mode="json") for g in gpus],
+        cloud=[c for c in data.get("cloud", []) if c["gpu"] in {g.sku for g in gpus}],
         platforms=[p.model_dump(mode="json") for p in plats],
         memory=[m.model_dump(mode="json") for m in mems],
         storage=[rng.choice(base.storage).model_dump(mode="json")],
