@@ -216,3 +216,23 @@ def test_inputerror_names_the_place():
     with pytest.raises(InputError) as e:
         check_inventory(type(wf).model_validate(data), fx.catalog())
     assert "inventory[0].platform" in str(e.value.problems)
+
+
+def test_shipped_expand_pool_uses_the_owned_servers():
+    """workloads/expand-pool.yaml: proven optimal, checked; the owned servers carry work,
+    are not bought, and the plan fits the site's racks."""
+    from pathlib import Path
+
+    from solver.inputs.loading import DEFAULT_CATALOG, load_catalog, load_workloads
+    from solver.optimize.pipeline import plan
+
+    root = Path(__file__).resolve().parents[1]
+    wf = load_workloads(root / "workloads" / "expand-pool.yaml")
+    catalog = load_catalog(DEFAULT_CATALOG)
+    result = plan(wf, catalog, top=1)
+    o = result.options[0]
+    assert result.status == "optimal" and check_plan(o, wf, catalog) == []
+    owned = [s for s in o.servers if s.owned]
+    assert len(owned) + len(o.idle) == sum(i.count for i in wf.inventory) and owned
+    assert o.own.racks <= wf.site.racks
+    assert o.own.tco == pytest.approx(o.objective_value("tco"))
