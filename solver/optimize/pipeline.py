@@ -13,6 +13,7 @@ from ..check import check_plan
 from ..errors import CheckError, InfeasibleError, SolverError
 from ..inputs.catalog import Catalog
 from ..inputs.exclude import check_exclude
+from ..inputs.owned import check_inventory, check_site
 from ..inputs.workload import WorkloadFile
 from .baseline import baseline_cost, why_no_reference
 from .budget import Budget
@@ -36,9 +37,10 @@ from .candidates import (
     type_accepts,
     usable,
 )
-from .expand import expand
+from .expand import Expansion, expand
 from .outcome import SolveStatus
-from .plan import PlanOption, PlanResult
+from .owning import own_cost
+from .plan import OwnCost, PlanOption, PlanResult
 from .solve import DEFAULT_GAP, Outcome, default_solver, lp_duals, solve
 from .targets import target_figures
 
@@ -117,6 +119,8 @@ def _counts(option_servers, platforms: bool) -> dict[str, int]:
     """GPUs by SKU (and servers by platform) of a physical plan."""
     out: dict[str, int] = {}
     for s in option_servers:
+        if s.owned:
+            continue  # not a purchase (P4)
         if platforms:
             out[s.platform] = out.get(s.platform, 0) + 1
         if s.gpu and s.gpu_count:
@@ -129,7 +133,7 @@ def _aggregate_counts(outcome: Outcome, cand: Candidates) -> dict[str, int]:
     types = {t.key: t for t in cand.types}
     out: dict[str, int] = {}
     for key, n in outcome.n.items():
-        if n:
+        if n and not types[key].owned:
             t = types[key]
             out[t.platform.sku] = out.get(t.platform.sku, 0) + n
             if t.gpu is not None and outcome.gpus.get(key):
@@ -167,6 +171,8 @@ def plan(
         reserve_s: seconds the caller needs after ``plan`` returns (the workbook).
     """
     check_exclude(wf.policy.exclude, catalog)
+    check_inventory(wf, catalog)
+    check_site(wf, catalog)
     solver = solver or default_solver()
     cand = enumerate_candidates(wf, catalog)
     reasons = infeasibility_reasons(wf, catalog, cand)
@@ -234,7 +240,7 @@ def plan(
             continue
         if budget is not None and exp.cost > budget + 0.01:
             continue  # servers added by a packing repair broke the budget: look further
-        if options and out.bound and exp.cost > out.bound * (1 + WEAK_OPTION):
+        if options and out.bound and _value(exp, wf, catalog) > out.bound * (1 + WEAK_OPTION):
             skipped += 1  # the time ran out on this alternative: not worth showing finance
             continue
         seen.add(key)
@@ -243,6 +249,7 @@ def plan(
             rank=len(options) + 1, total_cost=exp.cost, servers=exp.servers, lines=exp.lines,
             placements=exp.placements, unserved=unserved, lower_bound=out.bound,
             throughput=target_figures(exp.placements, wf, unserved),
+            own=_own(exp, wf, catalog), idle=exp.idle,
         )
         problems = check_plan(option, wf, catalog)
         if problems:
@@ -259,7 +266,8 @@ def plan(
             f"no plan within the budget of {budget:,.0f} packed into real servers in the time "
             "given. To fix: raise --time-limit or the budget"
         )
-    options.sort(key=lambda o: o.total_cost)
+    objective = wf.policy.objective
+    options.sort(key=lambda o: o.objective_value(objective))
     options = [replace(o, rank=i + 1) for i, o in enumerate(options)]
     best = options[0]
     # The cheapest plan is measured against the best bound a relaxation proved; without one
@@ -268,7 +276,8 @@ def plan(
         rel_gap = None
         exact = False
     else:
-        rel_gap = max(0.0, (best.total_cost - rank1_bound) / best.total_cost) if best.total_cost else 0.0
+        value = best.objective_value(objective)
+        rel_gap = max(0.0, (value - rank1_bound) / value) if value else 0.0
         # rank1_bound comes only from solves of a relaxation (or a converged LP), so a plan
         # within the gap of it is proven, even if its own last solve was on patterns.
         exact = rel_gap <= gap + 1e-9
@@ -296,7 +305,7 @@ def plan(
         if baseline is not None:
             baseline = baseline.compared_with(best.total_cost)
             saving = baseline.total_cost - best.total_cost
-            if exact and saving < -0.01:
+            if exact and saving < -0.01 and objective == "capex":
                 # Two of plan-buy's own figures disagree; the plan itself passed the checker,
                 # so it is still written and the disagreement is reported, not fatal.
                 warnings += (
@@ -358,6 +367,21 @@ which server types to tighten, so proving their optimum would waste the time bud
 """Re-solves allowed per option after a packing failure, each with new valid cuts."""
 
 
+def _own(exp: Expansion, wf: WorkloadFile, catalog: Catalog) -> OwnCost:
+    """P1–P5 figures of an expansion's servers (idle owned servers draw nothing)."""
+    return own_cost(exp.servers, exp.cost, wf.policy.tco, wf.site, catalog)
+
+
+def _value(exp: Expansion, wf: WorkloadFile, catalog: Catalog) -> float:
+    """What the program minimised, for a physical plan: TCO under ``objective: tco``,
+    else capital cost (comparable with the program's bound)."""
+    if wf.policy.objective == "tco":
+        tco = _own(exp, wf, catalog).tco
+        if tco is not None:
+            return tco
+    return exp.cost
+
+
 def _solve_and_expand(m, cand, wf, catalog, solver, clock, gap, loose=True, share=1.0):
     """Solve; when replicas do not pack into the bought servers, tighten the type and re-solve.
 
@@ -392,7 +416,7 @@ def _solve_and_expand(m, cand, wf, catalog, solver, clock, gap, loose=True, shar
         exp = expand(out, cand, wf, catalog)
         # Every expansion is a whole plan (repaired if need be): keep the cheapest one seen,
         # since a later solve under a shorter time limit may find a worse incumbent.
-        if best is None or exp.cost < best[1].cost:
+        if best is None or _value(exp, wf, catalog) < _value(best[1], wf, catalog):
             best = (out, exp)
         if not exp.failed_types:
             if round_gap <= gap or (out.gap is not None and out.gap <= gap):
