@@ -245,6 +245,12 @@ def plan(workloads: Path, catalog: Path, top: int, budget: float | None, out_dir
 @click.option("--price", "prices", multiple=True, metavar="SKU_OR_KIND=MULT[,MULT...]",
               help="Scale unit prices of a SKU or a kind (gpu, platform, memory, storage); "
                    "repeatable; each is one axis.")
+@click.option("--kwh-price", default=None, metavar="VALUES",
+              help="policy.tco.kwh_price values (per kWh), e.g. 0.08,0.15,0.30.")
+@click.option("--years", default=None, metavar="VALUES",
+              help="policy.tco.years values (whole years), e.g. 3,5.")
+@click.option("--objective", default=None, metavar="capex,tco",
+              help="policy.objective values: minimise capital cost, TCO, or both.")
 @click.option("--jobs", type=click.IntRange(min=1), default=None,
               help="Worker processes [default: all CPUs].")
 @click.option("--out", "out_dir", type=click.Path(path_type=Path, file_okay=False),
@@ -256,7 +262,8 @@ def plan(workloads: Path, catalog: Path, top: int, budget: float | None, out_dir
 @click.option("--no-workbook", is_flag=True, help="Write the CSV only.")
 @json_option
 def sweep(workloads: Path, catalog: Path, budget: str | None, growth: str | None,
-          headroom: str | None, prices: tuple[str, ...], jobs: int | None, out_dir: Path,
+          headroom: str | None, prices: tuple[str, ...], kwh_price: str | None,
+          years: str | None, objective: str | None, jobs: int | None, out_dir: Path,
           solver: str | None, time_limit: float | None, gap: float, no_workbook: bool,
           as_json: bool) -> None:
     """What each budget / growth / headroom / price scenario buys, and the knee.
@@ -272,7 +279,8 @@ def sweep(workloads: Path, catalog: Path, budget: str | None, growth: str | None
     try:
         wf = load_workloads(workloads)
         cat = load_catalog(catalog)
-        grid = build_sweep(wf, cat, budget, growth, headroom, prices)
+        grid = build_sweep(wf, cat, budget, growth, headroom, prices, kwh_price, years,
+                           objective)
         solver = solver or default_solver()
         bar = (click.progressbar(length=len(grid.scenarios), label="scenarios", file=sys.stderr)
                if sys.stderr.isatty() else None)

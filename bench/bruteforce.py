@@ -22,6 +22,14 @@ host-RAM need), and searches every plan:
 - allowed SKUs: every SKU of ``policy.exclude`` is removed from the catalog first;
 - O3: the CPU cores of a server's replicas (data.cpu_cores, else training d × (workers + 1),
   inference 2d, preprocess max(1, workers)) stay within its platform's cpu_cores, when given.
+- P1/P2: a server draws platform power_w + GPUs × GPU power_w; under ``objective: tco`` a
+  server costs price × (1 + support% × years) + kW × 8,760 × years × utilisation × PUE ×
+  kWh price, and the plan adds rack_cost_per_year × years × max(⌈Σ kW ÷ rack_kw⌉,
+  ⌈Σ U ÷ rack_units⌉);
+- P3: no server above rack_kw or taller than a rack; Σ kW ≤ racks × rack_kw and
+  Σ U ≤ racks × rack_units;
+- P4: a group may instead sit on an owned server of the inventory (its exact GPUs, DIMMs
+  and platform, whatever ``exclude`` says), at no price; at most the count owned of each.
 
 The cheapest such plan is the exact optimum. ``crosscheck`` draws seeded tiny instances and
 compares that optimum with ``pipeline.plan(...).options[0].total_cost``.
@@ -35,7 +43,7 @@ and such replicas never share a GPU. Throughput comes from the estimator, as mem
 
 Limits (stated, not hidden): shareable replicas share GPUs only at degree 1 (two shareable
 replicas of degree ≥ 2 on the same GPUs would each need more than half a card in any
-instance drawn here); one drive SKU per catalog.
+instance drawn here); one drive SKU per catalog; owned servers without drives.
 """
 
 from __future__ import annotations
@@ -153,9 +161,13 @@ def _cores(w, d: int) -> int:
 
 
 def optimum(wf: WorkloadFile, catalog: Catalog) -> float | None:
-    """Cost of the cheapest valid plan, or None when no plan exists (no budget)."""
+    """Objective of the cheapest valid plan (capital cost, or TCO under ``objective: tco``),
+    or None when no plan exists (no budget)."""
     policy = wf.policy
+    whole = catalog
     catalog = _without(catalog, set(policy.exclude))
+    owned = [(whole.platform(i.platform), whole.gpu(i.gpu) if i.gpu else None, i) for i in
+             wf.inventory]
     works = list(wf.workloads)
     need = [max(1, math.ceil(w.replicas * policy.growth - 1e-9)) for w in works]
 
@@ -168,8 +180,11 @@ def optimum(wf: WorkloadFile, catalog: Catalog) -> float | None:
             e = estimate(w, None, 0, policy)
             opts.append((None, 0, 0.0, e.host_ram_gb, False, _cores(w, 0), 0.0))
         else:
-            for g in catalog.gpus:
-                if not any(p.takes(g) for p in catalog.platforms):
+            gpus = list(catalog.gpus) + [g for _, g, _ in owned
+                                         if g is not None and g not in catalog.gpus]
+            for g in gpus:
+                if not any(p.takes(g) for p in catalog.platforms) and not any(
+                        og == g for _, og, _ in owned):
                     continue
                 for d in _degrees_for(g, policy):
                     e = estimate(w, g, d, policy)
@@ -200,17 +215,37 @@ def optimum(wf: WorkloadFile, catalog: Catalog) -> float | None:
     for choice in itertools.product(*per_workload):
         groups = [g for part in choice for g in part]
         cost = _cheapest([o for o, _ in groups], [c for _, c in groups], catalog, policy,
-                         total_tb)
+                         total_tb, wf, owned, whole)
         if cost is not None and (best is None or cost < best):
             best = cost
     return best
 
 
 def _cheapest(ways: list[list[tuple]], need: list[int], catalog: Catalog, policy,
-              total_tb: float) -> float | None:
-    """Cheapest plan for groups of replicas: ``need[i]`` replicas, each any of ``ways[i]``."""
+              total_tb: float, wf: WorkloadFile | None = None, owned: list | None = None,
+              whole: Catalog | None = None) -> float | None:
+    """Cheapest plan for groups of replicas: ``need[i]`` replicas, each any of ``ways[i]``.
+
+    A partial plan is keyed by (bays, owned servers used per inventory entry, W, U): W and U
+    only where a site or rack cost needs them, so plans without either stay small.
+    """
     line = 1 - policy.headroom
     works = need
+    owned = owned or []
+    site = wf.site if wf is not None else None
+    tco = policy.tco if policy.objective == "tco" else None
+    track = site is not None
+    watts_cap = site.rack_kw * 1000 if site is not None else math.inf
+    zero_owned = tuple(0 for _ in owned)
+
+    def price(capex: float, watts: float) -> float:
+        """What one server adds to the objective (P2 under ``objective: tco``)."""
+        if tco is None:
+            return capex
+        return capex * (1 + tco.support_rate()) + watts / 1000 * tco.energy_per_kw()
+
+    def key(bays: int, used: tuple[int, ...], watts: float, units: int) -> tuple:
+        return (bays, used, watts if track else 0.0, units if track else 0)
 
     # Cheapest way to give one server of platform p at least ``ram`` GB usable RAM (R14).
     def dimm_cost(p, ram: float) -> float | None:
@@ -226,12 +261,17 @@ def _cheapest(ways: list[list[tuple]], need: list[int], catalog: Catalog, policy
         return best
 
     @cache
-    def one_server(counts: tuple[int, ...]) -> dict[int, float]:
-        """Cheapest single server holding exactly ``counts`` replicas: bays -> cost."""
+    def one_server(counts: tuple[int, ...]) -> dict[tuple, float]:
+        """Cheapest single server holding exactly ``counts`` replicas: key -> cost."""
         per_workload = []
         for wi, c in enumerate(counts):
             per_workload.append(list(itertools.combinations_with_replacement(ways[wi], c)))
-        best: dict[int, float] = {}
+        best: dict[tuple, float] = {}
+
+        def offer(k: tuple, cost: float) -> None:
+            if cost < best.get(k, math.inf):
+                best[k] = cost
+
         for choice in itertools.product(*per_workload):
             picked = [o for group in choice for o in group]
             gpus = {o[0] for o in picked if o[0] is not None}
@@ -246,11 +286,28 @@ def _cheapest(ways: list[list[tuple]], need: list[int], catalog: Catalog, policy
                 platforms = catalog.platforms
                 price_g = None
             else:
-                g = catalog.gpu(gsku)
+                g = (whole or catalog).gpu(gsku)
                 shared = tuple(o[2] for o in picked if o[4])
                 k = exclusive + _min_bins(shared, g.vram_gb * line)
-                platforms = [p for p in catalog.platforms if p.takes(g)]
+                platforms = [p for p in catalog.platforms if p.takes(g)
+                             and g.sku in {c.sku for c in catalog.gpus}]
                 price_g = g.price
+            # P4: the group on an owned server, as it is, at no price.
+            for j, (op, og, inv) in enumerate(owned):
+                if (og.sku if og else None) != gsku or k > inv.gpu_count:
+                    continue
+                if any(o[1] > inv.gpu_count for o in picked):
+                    continue
+                if op.cpu_cores is not None and cores > op.cpu_cores:
+                    continue
+                mem = (whole or catalog).dimm(inv.memory)
+                if inv.dimm_count * mem.size_gb * line + 1e-6 < ram:
+                    continue
+                watts = op.power_w + (inv.gpu_count * og.power_w if og else 0.0)
+                if watts > watts_cap + 1e-9 or (site and (op.rack_units or 0) > site.rack_units):
+                    continue
+                used = tuple(int(i == j) for i in range(len(owned)))
+                offer(key(0, used, watts, op.rack_units or 0), price(0.0, watts))
             for p in platforms:
                 if k > p.gpu_slots:
                     continue
@@ -270,8 +327,15 @@ def _cheapest(ways: list[list[tuple]], need: list[int], catalog: Catalog, policy
                     if unit is None:
                         continue
                 cost = p.price + dc + (bought * unit if bought else 0)
-                if cost < best.get(p.drive_bays, math.inf):
-                    best[p.drive_bays] = cost
+                gw = 0.0
+                if bought:
+                    gw = (g.power_w if gsku is not None else min(
+                        x.power_w for x in catalog.gpus if p.takes(x) and x.price == unit))
+                watts = p.power_w + bought * gw
+                if watts > watts_cap + 1e-9 or (site and (p.rack_units or 0) > site.rack_units):
+                    continue
+                offer(key(p.drive_bays, zero_owned, watts, p.rack_units or 0),
+                      price(cost, watts))
         return best
 
     if total_tb > 0 and not catalog.storage:
@@ -281,12 +345,19 @@ def _cheapest(ways: list[list[tuple]], need: list[int], catalog: Catalog, policy
 
     full = tuple(need)
 
+    def join(k1: tuple, k2: tuple) -> tuple | None:
+        """Two partial plans together (None when they use more owned servers than owned)."""
+        used = tuple(a + b for a, b in zip(k1[1], k2[1]))
+        if any(u > inv.count for u, (_, _, inv) in zip(used, owned)):
+            return None
+        return (min(drives, k1[0] + k2[0]), used, k1[2] + k2[2], k1[3] + k2[3])
+
     @cache
-    def partition(counts: tuple[int, ...]) -> dict[int, float]:
-        """Cheapest set of servers holding exactly ``counts``: min(bays, drives) -> cost."""
+    def partition(counts: tuple[int, ...]) -> dict[tuple, float]:
+        """Cheapest set of servers holding exactly ``counts``: key -> cost."""
         if not any(counts):
-            return {0: 0.0}
-        out: dict[int, float] = {}
+            return {(0, zero_owned, 0.0, 0): 0.0}
+        out: dict[tuple, float] = {}
         # The group holding the first non-zero workload's first replica (each split once).
         first = next(i for i, c in enumerate(counts) if c)
         ranges = [range(c + 1) if i != first else range(1, c + 1) for i, c in enumerate(counts)]
@@ -298,8 +369,8 @@ def _cheapest(ways: list[list[tuple]], need: list[int], catalog: Catalog, policy
             tail = partition(rest)
             for b1, c1 in head.items():
                 for b2, c2 in tail.items():
-                    b = min(drives, b1 + b2)
-                    if c1 + c2 < out.get(b, math.inf):
+                    b = join(b1, b2)
+                    if b is not None and c1 + c2 < out.get(b, math.inf):
                         out[b] = c1 + c2
         return out
 
@@ -307,20 +378,32 @@ def _cheapest(ways: list[list[tuple]], need: list[int], catalog: Catalog, policy
     if not plans:
         return None
     # Servers that carry only drives (no replicas) when the plan's bays are too few.
-    empty = one_server(tuple(0 for _ in works))
+    empty = {k: c for k, c in one_server(tuple(0 for _ in works)).items() if not any(k[1])}
     best_by_bays = dict(plans)
     for _ in range(drives):
         grown = dict(best_by_bays)
         for b1, c1 in best_by_bays.items():
             for b2, c2 in empty.items():
-                b = min(drives, b1 + b2)
-                if c1 + c2 < grown.get(b, math.inf):
+                b = join(b1, b2)
+                if b is not None and c1 + c2 < grown.get(b, math.inf):
                     grown[b] = c1 + c2
         best_by_bays = grown
-    feasible = [c for b, c in best_by_bays.items() if b >= drives]
+    drive_cost = price(drives * drive.price, 0.0) if drives else 0.0
+    feasible = []
+    for (bays, _, watts, units), c in best_by_bays.items():
+        if bays < drives:
+            continue
+        if site is not None:
+            racks = max(math.ceil(watts / watts_cap - 1e-9) if watts > 0 else 0,
+                        math.ceil(units / site.rack_units - 1e-9) if units > 0 else 0)
+            if racks > site.racks:
+                continue
+            if tco is not None:
+                c += racks * tco.rack_rate()
+        feasible.append(c + drive_cost)
     if not feasible:
         return None
-    return min(feasible) + (drives * drive.price if drives else 0)
+    return min(feasible)
 
 
 # --- seeded tiny instances ----------------------------------------------------------------
@@ -352,6 +435,7 @@ def tiny_catalog(rng: random.Random, base: Catalog) -> Catalog:
     data = base.model_dump(mode="json")
     data.update(
         gpus=[g.model_dump(mode="json") for g in gpus],
+        cloud=[c for c in data.get("cloud", []) if c["gpu"] in {g.sku for g in gpus}],
         platforms=[p.model_dump(mode="json") for p in plats],
         memory=[m.model_dump(mode="json") for m in mems],
         storage=[rng.choice(base.storage).model_dump(mode="json")],

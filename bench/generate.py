@@ -158,7 +158,8 @@ def _runs_somewhere(w: dict[str, Any], catalog: Catalog, policy: Policy) -> bool
     return bool(opts)
 
 
-def generate_data(n: int, seed: int, catalog: Catalog | None = None) -> dict[str, Any]:
+def generate_data(n: int, seed: int, catalog: Catalog | None = None,
+                  targets: bool = False) -> dict[str, Any]:
     """The YAML document (plain data) of a seeded N-workload mix.
 
     Args:
@@ -166,6 +167,9 @@ def generate_data(n: int, seed: int, catalog: Catalog | None = None) -> dict[str
         seed: random seed; the same (n, seed, catalog) gives the same document.
         catalog: workloads are redrawn until each runs on some GPU of this catalog
             (default: catalogs/default.yaml).
+        targets: also give about half the GPU workloads a throughput target (training:
+            tokens and a deadline; inference: tokens/s with prompt/output lengths and a
+            TPOT limit), drawn from a second random stream so the mix itself is the same.
     """
     catalog = catalog or load_catalog(DEFAULT_CATALOG)
     rng = random.Random(f"plan-buy-bench/{n}/{seed}")
@@ -185,7 +189,37 @@ def generate_data(n: int, seed: int, catalog: Catalog | None = None) -> dict[str
         else:  # pragma: no cover - the pools above always fit something
             raise RuntimeError(f"could not draw a runnable workload #{i} (seed {seed})")
         workloads.append(w)
+    if targets:
+        _add_targets(workloads, catalog, policy, random.Random(f"plan-buy-targets/{n}/{seed}"))
     return {"name": f"bench-n{n}-s{seed}", "policy": policy_data, "workloads": workloads}
+
+
+TARGET_SCALES = (0.5, 1.5, 3.0, 6.0)
+"""A target is this many times the fastest single replica's tokens/s."""
+
+
+def _add_targets(workloads: list[dict[str, Any]], catalog: Catalog, policy: Policy,
+                 rng: random.Random) -> None:
+    """Give about half the GPU workloads a target that some whole number of replicas meets."""
+    from solver.estimate.throughput import replica_throughput
+
+    for w in workloads:
+        if w["kind"] == "preprocess" or rng.random() < 0.5:
+            continue
+        wl = Workload.model_validate(w, context={"base_dir": ROOT})
+        opts, _ = replica_options(wl, catalog, policy)
+        best = max(replica_throughput(wl, catalog.gpu(o.gpu), o.degree, policy, o.estimate)
+                   .tokens_per_s for o in opts if o.gpu is not None)
+        rate = round(best * rng.choice(TARGET_SCALES), 1)
+        if w["kind"] == "inference":
+            w.pop("shareable", None)
+            w["tokens_per_s"] = rate
+            w["output_tokens"] = min(rng.choice((128, 256, 512)), w["context"] // 2)
+            w["prompt_tokens"] = w["context"] - w["output_tokens"]
+        else:
+            days = rng.choice((7, 14, 30))
+            w["deadline_days"] = days
+            w["tokens"] = float(round(rate * days * 86_400, -6))
 
 
 def generate(n: int, seed: int, catalog: Catalog | None = None) -> WorkloadFile:

@@ -69,6 +69,9 @@ def check_plan(option: PlanOption, wf: WorkloadFile, catalog: Catalog) -> list[s
     errs += _check_allowed_skus(option, wf)
     errs += _check_gpu_counts(option, skus)
     errs += _check_cpu_cores(option, wf, skus)
+    errs += _check_owned(option, wf)
+    errs += _check_site(option, wf, skus)
+    errs += _check_own_cost(option, wf, skus)
     return errs
 
 
@@ -333,6 +336,8 @@ def _check_cost(option: PlanOption, wf: WorkloadFile, skus: _Skus) -> list[str]:
     errs = []
     qty: dict[str, int] = {}
     for s in option.servers:
+        if s.owned:
+            continue  # owned servers are not bought (P4)
         for sku, q in s.parts():
             qty[sku] = qty.get(sku, 0) + q
     lines = {ln.sku: ln for ln in option.lines}
@@ -360,6 +365,8 @@ def _check_allowed_skus(option: PlanOption, wf: WorkloadFile) -> list[str]:
     excluded = set(wf.policy.exclude)
     errs = []
     for s in option.servers:
+        if s.owned:
+            continue  # owned servers are exempt from exclude (P4)
         for sku, q in ((s.platform, 1), (s.gpu, s.gpu_count), (s.memory, s.dimm_count),
                        (s.storage, s.drive_count)):
             if sku and q and sku in excluded:
@@ -410,4 +417,101 @@ def _check_cpu_cores(option: PlanOption, wf: WorkloadFile, skus: _Skus) -> list[
         if p.cpu_cores is not None and need > p.cpu_cores:
             errs.append(f"{sid}: its replicas need {need} CPU cores, "
                         f"{p.sku} has {p.cpu_cores} (O3)")
+    return errs
+
+
+# -- What is owned, the site and the cost of owning (P1–P4) ---------------------------------
+def _config(s) -> tuple:
+    """An owned server's configuration, as the inventory writes it."""
+    return (s.platform, s.gpu, s.gpu_count, s.memory, s.dimm_count, s.storage, s.drive_count)
+
+
+def _check_owned(option: PlanOption, wf: WorkloadFile) -> list[str]:
+    """P4: every owned server (used or idle) is one of the inventory, and per configuration
+    used + idle = the count owned; idle servers run nothing."""
+    owned: dict[tuple, int] = {}
+    for inv in wf.inventory:
+        key = (inv.platform, inv.gpu, inv.gpu_count, inv.memory, inv.dimm_count, inv.storage,
+               inv.drive_count)
+        owned[key] = owned.get(key, 0) + inv.count
+    listed: dict[tuple, int] = {}
+    errs = []
+    for s in (*option.servers, *option.idle):
+        if not s.owned:
+            if s in option.idle:
+                errs.append(f"{s.id}: listed idle but not owned")
+            continue
+        key = _config(s)
+        if key not in owned:
+            errs.append(f"{s.id}: marked owned, but the inventory has no such server")
+        listed[key] = listed.get(key, 0) + 1
+    for key, n in owned.items():
+        if listed.get(key, 0) != n:
+            errs.append(f"owned {key[0]} ({key[1] or 'CPU'} x{key[2]}): {listed.get(key, 0)} "
+                        f"used or idle, {n} owned (P4)")
+    idle = {s.id for s in option.idle}
+    errs += [f"{pl.workload}#{pl.replica}: placed on idle server {pl.server}"
+             for pl in option.placements if pl.server in idle]
+    return errs
+
+
+def _power_w(s, skus: _Skus) -> float:
+    """P1: platform power_w + gpu_count × GPU power_w (0 for an unknown SKU, reported apart)."""
+    p = skus.platforms.get(s.platform)
+    g = skus.gpus.get(s.gpu) if s.gpu is not None else None
+    return (p.power_w if p else 0.0) + (s.gpu_count * g.power_w if g and s.gpu_count else 0.0)
+
+
+def _check_site(option: PlanOption, wf: WorkloadFile, skus: _Skus) -> list[str]:
+    """P3: no server above one rack's power or height; Σ power ≤ racks × rack_kw and
+    Σ U ≤ racks × rack_units over the servers the plan runs."""
+    site = wf.site
+    if site is None:
+        return []
+    errs = []
+    total_w = 0.0
+    units = 0
+    for s in option.servers:
+        w = _power_w(s, skus)
+        p = skus.platforms.get(s.platform)
+        u = (p.rack_units or 0) if p else 0
+        total_w += w
+        units += u
+        if w > site.rack_kw * 1000 + TOL:
+            errs.append(f"{s.id}: draws {w / 1000:g} kW, over one rack's {site.rack_kw:g} kW (P3)")
+        if u > site.rack_units:
+            errs.append(f"{s.id}: {u} U, taller than a rack's {site.rack_units} U (P3)")
+    if total_w > site.racks * site.rack_kw * 1000 + TOL:
+        errs.append(f"servers draw {total_w / 1000:g} kW, over {site.racks} racks x "
+                    f"{site.rack_kw:g} kW (P3)")
+    if units > site.racks * site.rack_units:
+        errs.append(f"servers take {units} U, over {site.racks} racks x {site.rack_units} U (P3)")
+    return errs
+
+
+def _check_own_cost(option: PlanOption, wf: WorkloadFile, skus: _Skus) -> list[str]:
+    """P1, P2: the power and TCO the option reports are those of its servers:
+    kW = Σ (platform W + k × GPU W) / 1000; TCO = capex (1 + pct·Y) + kW · 8,760 · Y · u ·
+    PUE · kwh_price + racks · rack_cost · Y, racks = max(⌈kW / rack_kw⌉, ⌈U / rack_units⌉)."""
+    own = option.own
+    if own is None:
+        return []
+    errs = []
+    kw = sum(_power_w(s, skus) for s in option.servers) / 1000
+    if abs(kw - own.power_kw) > 1e-3:
+        errs.append(f"reports {own.power_kw:g} kW, its servers draw {kw:g} kW (P1)")
+    tco = wf.policy.tco
+    if tco is None:
+        return errs
+    racks = 0
+    if wf.site is not None:
+        units = sum((skus.platforms[s.platform].rack_units or 0) for s in option.servers
+                    if s.platform in skus.platforms)
+        racks = max(math.ceil(kw / wf.site.rack_kw - 1e-9) if kw > 0 else 0,
+                    math.ceil(units / wf.site.rack_units - 1e-9) if units > 0 else 0)
+    want = (option.total_cost * (1 + (tco.support_pct_per_year or 0.0) * tco.years)
+            + kw * 8760 * tco.years * tco.utilisation * tco.pue * tco.kwh_price
+            + racks * (tco.rack_cost_per_year or 0.0) * tco.years)
+    if own.tco is None or abs(want - own.tco) > 0.05:
+        errs.append(f"reports TCO {own.tco}, its servers cost {want:.2f} to own (P2)")
     return errs

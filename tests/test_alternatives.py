@@ -37,7 +37,7 @@ CHEAPEST = 8400
 def run(wf, cat, only: str | None = None, monkeypatch=None, **kw):
     if only is not None:
         chosen = tuple(d for d in DIRECTIONS if d.key == only)
-        monkeypatch.setattr(pipeline, "directions", lambda: chosen)
+        monkeypatch.setattr(pipeline, "directions", lambda policy=None: chosen)
     kw.setdefault("with_baseline", False)
     result = pipeline.plan(wf, cat, **kw)
     slack = kw.get("slack", 0.05)
@@ -128,3 +128,40 @@ def test_progress_is_told_each_stage_and_the_best_cost(four):
     assert told[0] == ("candidates", None)
     assert ("the cheapest plan", None) in told
     assert ("option 2: fewest servers", CHEAPEST) in told
+
+
+# Owning over one year at 876 per kW (0.10 per kWh, PUE 1, fully used): TCO = capex + 0.876 W.
+#   A 8,400 + 2,452.8 = 10,852.8    B 8,800 + 2,102.4 = 10,902.4
+#   C 8,720 + 1,927.2 = 10,647.2    D 9,120 + 1,576.8 = 10,696.8
+TCO = {"kwh_price": 0.1, "years": 1, "pue": 1.0, "utilisation": 1.0}
+
+
+def _owning(objective: str):
+    return fx.workloads({"name": "a", "replicas": 4, "shareable": False}, tco=TCO,
+                        objective=objective)
+
+
+def test_lowest_tco_comes_first_under_the_capex_objective(monkeypatch):
+    """With policy.tco, capex minimised: A is cheapest; within 5% of its capex C has the
+    lowest TCO (D, lower still, costs 8.6% more to buy)."""
+    fx.install(monkeypatch, {"a": (15, 10)})
+    r = run(_owning("capex"), fx.catalog(gpus=GPUS, platforms=PLATFORMS), top=2)
+    first, alt = r.options
+    assert (first.label, first.total_cost) == ("cheapest", CHEAPEST)
+    assert (alt.label, alt.total_cost) == ("lowest TCO", 8720)
+    assert alt.own.tco == pytest.approx(10647.2)
+    assert alt.over_cheapest == pytest.approx(8720 / CHEAPEST - 1)
+
+
+def test_tco_objective_ranks_and_slacks_on_tco(monkeypatch):
+    """Objective tco: rank 1 is C, labelled lowest TCO; the slack and over_cheapest are on
+    TCO, so fewest servers is D (one server, TCO 0.5% over C) although it buys for 4.6% more;
+    no lowest-TCO alternative is offered (rank 1 has it)."""
+    fx.install(monkeypatch, {"a": (15, 10)})
+    r = run(_owning("tco"), fx.catalog(gpus=GPUS, platforms=PLATFORMS), top=2)
+    first, alt = r.options
+    assert (first.label, first.total_cost) == ("lowest TCO", 8720)
+    assert r.status == "optimal"
+    assert (alt.label, alt.total_cost, _shape(alt)) == ("fewest servers", 9120,
+                                                        [("box4", "dc", 4)])
+    assert alt.over_cheapest == pytest.approx(10696.8 / 10647.2 - 1)

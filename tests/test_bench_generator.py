@@ -88,6 +88,7 @@ def test_bruteforce_hand_solved(default_catalog):
         platforms=[p for p in data["platforms"] if p["sku"] == "ws-2gpu-ddr4"],
         memory=[m for m in data["memory"] if m["sku"] == "ddr4-3200-32g"],
         storage=[s for s in data["storage"] if s["sku"] == "nvme-m2-2t"],
+        cloud=[c for c in data["cloud"] if c["gpu"] == "l40s"],
     )
     cat = Catalog.model_validate(data)
     wf = WorkloadFile.model_validate(

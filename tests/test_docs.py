@@ -18,7 +18,8 @@ from click.testing import CliRunner
 from pydantic import BaseModel
 
 from cli import main
-from solver.inputs.catalog import Catalog, GpuSku, MemorySku, Platform, StorageSku
+from solver.inputs.catalog import Catalog, CloudPrice, GpuSku, MemorySku, Platform, StorageSku
+from solver.inputs.ownership import OwnedServer, Site, TcoPolicy
 from solver.inputs.workload import (
     DataSpec,
     ModelArch,
@@ -54,6 +55,10 @@ INPUT_SECTIONS = [
     ("workloads.md", "Inline model mapping", ModelArch),
     ("workloads.md", "Config reference", ModelConfigRef),
     ("workloads.md", "`data`", DataSpec),
+    ("workloads.md", "`policy.tco`", TcoPolicy),
+    ("workloads.md", "`site`", Site),
+    ("workloads.md", "`inventory[]`", OwnedServer),
+    ("catalog.md", "`cloud`", CloudPrice),
     ("catalog.md", "Top level", Catalog),
     ("catalog.md", "`gpus`", GpuSku),
     ("catalog.md", "`platforms`", Platform),

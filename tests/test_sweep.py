@@ -318,3 +318,24 @@ def test_with_policy_budget_rows_match_plain_budget_plans(tiny, default_catalog)
         assert row.total_cost == pytest.approx(direct.total_cost)
         assert row.unserved == direct.unserved
     assert list(sweep_frame(run)["budget"]) == [10000, 20000]
+
+
+def test_owning_axes_sweep_kwh_price_years_and_objective(tmp_path):
+    """--kwh-price, --years and --objective are axes: each scenario's file carries them, and
+    under objective tco a dearer kWh may change what is bought; capex stays the rank-1 cost."""
+    from solver.inputs.loading import load_catalog, load_workloads
+    from solver.sweep.run import build_sweep
+
+    wf = load_workloads(WORKLOADS / "small.yaml")
+    cat = load_catalog(DEFAULT_CATALOG)
+    grid = build_sweep(wf, cat, kwh_price="0.1,0.3", years="3,5", objective="capex,tco")
+    assert len(grid.scenarios) == 8
+    s = grid.scenarios[-1]
+    swf, _ = grid.inputs(s)
+    assert dict(s.owning) == {"kwh_price": 0.3, "years": 5, "objective": "tco"}
+    assert swf.policy.tco.kwh_price == 0.3 and swf.policy.tco.years == 5
+    assert swf.policy.objective == "tco"
+    with pytest.raises(InputError):
+        build_sweep(wf, cat, years="3")  # no policy.tco and no --kwh-price
+    with pytest.raises(InputError):
+        build_sweep(wf, cat, kwh_price="0.1", objective="cheapest")

@@ -8,6 +8,7 @@ are in the catalog's currency.
 from __future__ import annotations
 
 import datetime as dt
+import difflib
 from typing import Annotated, Any, Literal
 
 from pydantic import (
@@ -208,6 +209,17 @@ class StorageSku(StrictModel):
     """Unit price in the catalog's currency."""
 
 
+class CloudPrice(StrictModel):
+    """What renting one GPU costs in a public cloud (P5)."""
+
+    gpu: Name
+    """GPU SKU of this catalog."""
+    per_gpu_hour: float = Field(ge=0, le=10_000)
+    """Price of one GPU for one hour, in the catalog's currency (on-demand)."""
+    source: Text = ""
+    """Where the price comes from, with its date."""
+
+
 class Catalog(StrictModel):
     """A whole priced catalog."""
 
@@ -225,6 +237,26 @@ class Catalog(StrictModel):
     """DIMM SKUs."""
     storage: list[StorageSku] = Field(min_length=1, max_length=MAX_SKUS_PER_KIND)
     """Drive SKUs."""
+    cloud: list[CloudPrice] = Field(default_factory=list, max_length=MAX_SKUS_PER_KIND)
+    """P5: GPU-hour rental prices, to compare buying with renting; default none."""
+
+    @model_validator(mode="after")
+    def _cloud_gpus_known(self) -> Catalog:
+        known = [g.sku for g in self.gpus]
+        problems = []
+        for i, c in enumerate(self.cloud):
+            if c.gpu not in known:
+                close = difflib.get_close_matches(c.gpu, known, n=3, cutoff=0.5)
+                hint = f"did you mean {', '.join(close)}? " if close else ""
+                problems.append(f"cloud[{i}].gpu: '{clip(c.gpu)}' is not a GPU of the catalog; "
+                                f"{hint}To fix: spell it as under gpus")
+        if problems:
+            raise ValueError("; ".join(problems))
+        return self
+
+    def cloud_price(self, gpu: Sku) -> float | None:
+        """Rental price of one GPU-hour of that SKU (P5); None when the catalog has none."""
+        return next((c.per_gpu_hour for c in self.cloud if c.gpu == gpu), None)
 
     @model_validator(mode="after")
     def _unique_skus(self, info: ValidationInfo) -> Catalog:

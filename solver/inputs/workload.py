@@ -34,6 +34,7 @@ from pydantic import (
 )
 
 from .base import Label, Name, PathText, StrictModel, Text, clip
+from .ownership import OwnedServer, Site, TcoPolicy
 
 # Hard caps that make an absurd file fail fast instead of hanging the solver.
 MAX_WORKLOADS = 5000
@@ -497,6 +498,21 @@ class Policy(StrictModel):
     exclude: SkuList = Field(default=(), max_length=1000)
     """SKUs of any kind (GPU, platform, DIMM, drive) the plan must not buy; each must be a
     SKU of the catalog."""
+    tco: TcoPolicy | None = None
+    """P2: how to price energy, support and racks over a horizon; default none (options
+    then report capital cost and power only)."""
+    objective: Literal["capex", "tco"] = "capex"
+    """P2: what the program minimises: capital cost (default) or total cost of ownership
+    (needs ``tco``)."""
+
+    @model_validator(mode="after")
+    def _objective_needs_tco(self) -> Policy:
+        if self.objective == "tco" and self.tco is None:
+            raise ValueError(
+                "objective: tco needs policy.tco to price energy. To fix: add "
+                "policy.tco with at least kwh_price (e.g. tco: {kwh_price: 0.12}), or set "
+                "objective: capex")
+        return self
 
     @field_validator("max_parallel_degree", "max_pcie_parallel_degree")
     @classmethod
@@ -530,6 +546,20 @@ class WorkloadFile(StrictModel):
     """How to plan the mix."""
     workloads: list[Workload] = Field(min_length=1, max_length=MAX_WORKLOADS)
     """The jobs, at least one."""
+    site: Site | None = None
+    """P3: racks available and what each holds; default none (no limit)."""
+    inventory: list[OwnedServer] = Field(default_factory=list, max_length=1000)
+    """P4: servers already owned, usable at no capital cost; default none."""
+
+    @model_validator(mode="after")
+    def _rack_cost_needs_site(self) -> WorkloadFile:
+        tco = self.policy.tco
+        if tco is not None and tco.rack_cost_per_year and self.site is None:
+            raise ValueError(
+                "policy.tco.rack_cost_per_year needs a site to count racks. To fix: add "
+                "site: {racks: ..., rack_kw: ..., rack_units: ...}, or remove "
+                "rack_cost_per_year")
+        return self
 
     @model_validator(mode="after")
     def _unique_names(self, info: ValidationInfo) -> WorkloadFile:

@@ -6,18 +6,21 @@ its cost held within a slack,
 
     cost ≤ (1 + slack) · C*                                   (``cost_slack``)
 
-and a second objective f that pushes one direction as far as it goes: fewest servers, fewest
-distinct SKUs, fewest consumer GPUs, lowest power, most spare VRAM. Among plans equally good
-in that direction the cheaper is preferred:
+and a second objective f that pushes one direction as far as it goes: lowest TCO, fewest
+servers, fewest distinct SKUs, fewest consumer GPUs, lowest power, most spare VRAM. Among
+plans equally good in that direction the cheaper is preferred:
 
     min  f / step + (cost − L) / S,    S = (1 + slack) · C* − L + 1
 
-L is the cheapest plan's proven lower bound (≤ C*), so the cost term lies in [0, 1) over
-every plan the slack allows: one ``step`` of f (a server, a SKU, a consumer GPU, 100 W,
-10 GB) outweighs any cost difference inside the slack, and within less than a step the two
-trade at that rate. A direction is data (``Direction``): its expression on the program and
-the same figure measured on an expanded plan, so another one (lowest TCO once the program
-prices power over the years) is one more entry of ``directions``.
+"cost" is what the program minimises (``build.minimised_cost``): capital cost, or TCO under
+``policy.objective: tco``, so C* is the best plan's TCO there and the slack is on TCO.
+L is the best plan's proven lower bound (≤ C*), so the cost term lies in [0, 1) over
+every plan the slack allows: one ``step`` of f (a currency unit of TCO, a server, a SKU, a
+consumer GPU, 100 W, 10 GB) outweighs any cost difference inside the slack, and within less
+than a step the two trade at that rate. A direction is data (``Direction``): its expression
+on the program and the same figure measured on an expanded plan; ``directions`` lists the
+ones that apply to a policy ("lowest TCO" only with ``policy.tco`` and ``objective: capex``;
+under ``objective: tco`` the best plan already has the lowest TCO).
 """
 
 from __future__ import annotations
@@ -28,7 +31,9 @@ from dataclasses import dataclass
 import pulp
 
 from ..inputs.catalog import Catalog
-from .build import Model
+from ..inputs.workload import Policy
+from .build import Model, minimised_cost, tco_expression
+from .owning import server_power_w
 from .plan import PlanOption
 
 DEFAULT_SLACK = 0.05
@@ -56,10 +61,11 @@ class Direction:
 
 
 def define_cost_slack(m: Model, cheapest: float, slack: float) -> None:
-    """cost ≤ (1 + slack) · C*, C* the cheapest plan's cost (``cost_slack``); replaced when
-    called again."""
+    """cost ≤ (1 + slack) · C* (``cost_slack``), cost what the program minimises (capex, or
+    TCO under ``objective: tco``) and C* the best plan's value of it; replaced when called
+    again."""
     m.prob.constraints.pop("cost_slack", None)
-    m.prob += m.cost <= (1 + slack) * cheapest, "cost_slack"
+    m.prob += minimised_cost(m) <= (1 + slack) * cheapest, "cost_slack"
 
 
 def set_direction_objective(m: Model, direction: Direction, catalog: Catalog,
@@ -68,7 +74,14 @@ def set_direction_objective(m: Model, direction: Direction, catalog: Catalog,
     scale = max(1.0, (1 + slack) * cheapest - lower + 1)
     m.prob.sense = pulp.LpMinimize
     m.prob.setObjective((1.0 / direction.step) * direction.objective(m, catalog)
-                        + (1.0 / scale) * (m.cost - lower))
+                        + (1.0 / scale) * (minimised_cost(m) - lower))
+
+
+def define_tco(m: Model, catalog: Catalog) -> pulp.LpAffineExpression:
+    """f = TCO (``build.tco_expression``, P2): capex with support, energy and racks over the
+    horizon; needs ``m.tco`` (``directions`` offers it only with ``policy.tco``)."""
+    assert m.tco is not None
+    return tco_expression(m, m.tco)
 
 
 def define_servers_count(m: Model, catalog: Catalog) -> pulp.LpAffineExpression:
@@ -88,6 +101,8 @@ def define_sku_count(m: Model, catalog: Catalog) -> pulp.LpAffineExpression:
         return flags[sku]
 
     for key, t in m.types.items():
+        if t.owned:
+            continue  # owned servers (P4) are not purchases: their SKUs are not bought
         i = m.index[key]
         skus = [t.platform.sku, t.memory_sku] + ([t.gpu.sku] if t.gpu is not None else [])
         for j, sku in enumerate(skus):
@@ -105,10 +120,9 @@ def define_consumer_gpus(m: Model, catalog: Catalog) -> pulp.LpAffineExpression:
 
 
 def define_power(m: Model, catalog: Catalog) -> pulp.LpAffineExpression:
-    """f = Σ_t n_t · power_p + G_t · power_g, W: nameplate power of platforms and GPUs."""
-    return pulp.lpSum(t.platform.power_w * m.n[key]
-                      + (t.gpu.power_w * m.gpus(key) if t.gpu is not None else 0)
-                      for key, t in m.types.items())
+    """f = W = Σ_t n_t · power_p + G_t · power_g, W: rated power of platforms and GPUs
+    (``build.define_power``, P1; owned servers in use included)."""
+    return m.power
 
 
 def define_spare_vram(m: Model, catalog: Catalog) -> pulp.LpAffineExpression:
@@ -145,11 +159,13 @@ def _power(o: PlanOption, catalog: Catalog) -> float:
 
 
 def plan_power_w(o: PlanOption, catalog: Catalog) -> float:
-    """Nameplate power of a plan, W: each server's platform plus its GPUs."""
-    platform = {p.sku: p.power_w for p in catalog.platforms}
-    gpu = {g.sku: g.power_w for g in catalog.gpus}
-    return sum(platform[s.platform] + (gpu[s.gpu] * s.gpu_count if s.gpu else 0)
-               for s in o.servers)
+    """Rated power of a plan, W: each server's platform plus its GPUs (P1)."""
+    return sum(server_power_w(s, catalog) for s in o.servers)
+
+
+def _tco(o: PlanOption, catalog: Catalog) -> float:
+    own = o.own
+    return own.tco if own is not None and own.tco is not None else o.total_cost
 
 
 def _spare(o: PlanOption, catalog: Catalog) -> float:
@@ -169,6 +185,9 @@ def _has_consumer(o: PlanOption, catalog: Catalog) -> str | None:
     return None
 
 
+TCO = Direction("tco", "lowest TCO", 1.0, define_tco, _tco)
+"""Lowest total cost of ownership: offered with ``policy.tco`` under ``objective: capex``."""
+
 DIRECTIONS: tuple[Direction, ...] = (
     Direction("servers", "fewest servers", 1.0, define_servers_count, _servers),
     Direction("consumer", "no consumer GPUs", 1.0, define_consumer_gpus, _consumer,
@@ -180,8 +199,11 @@ DIRECTIONS: tuple[Direction, ...] = (
 """The directions tried, in this order, until ``--top`` options are found."""
 
 
-def directions() -> tuple[Direction, ...]:
-    """The directions an alternative may push (the hook for more, e.g. lowest TCO)."""
+def directions(policy: Policy | None = None) -> tuple[Direction, ...]:
+    """The directions an alternative may push under ``policy``: lowest TCO first when
+    ``policy.tco`` prices ownership but the program minimises capex, then ``DIRECTIONS``."""
+    if policy is not None and policy.tco is not None and policy.objective == "capex":
+        return (TCO, *DIRECTIONS)
     return DIRECTIONS
 
 

@@ -12,8 +12,15 @@ Notation (docs/solver.md has the full derivation):
     G_t     = Σ_{exclusive o} d_o x_wot + s_t      GPUs installed on type t
               (= k_t n_t for a type of fixed GPU count k_t, O1)
 
-Objective: min Σ_t n_t (price_p + dimms_t·price_m) + Σ_t G_t price_g + Σ_ps D_ps price_s
-           + ε Σ_t n_t   (fewer servers among equal costs)
+    W       = Σ_t (power_p n_t + power_g G_t)  rated power, W (P1)
+    r       racks used (with a site, P3)                              (integer)
+
+capex = Σ_t n_t (price_p + dimms_t·price_m) + Σ_t G_t price_g + Σ_ps D_ps price_s
+        (owned types, P4, cost nothing and have n_t ≤ count_t)
+Objective (policy.objective: capex, the default): min capex + ε Σ_t n_t
+Objective (policy.objective: tco, P2):
+    min (1 + pct·Y) capex + e·W/1000 + c_rack·Y·r + ε Σ_t n_t,
+    e = 8,760 · Y · utilisation · PUE · kwh_price   (ε: fewer servers among equal costs)
 """
 
 from __future__ import annotations
@@ -25,6 +32,7 @@ from dataclasses import dataclass, field
 import pulp
 
 from ..inputs.catalog import Catalog, GpuSku
+from ..inputs.ownership import Site, TcoPolicy
 from ..inputs.workload import Policy, WorkloadFile
 from .candidates import Candidates, ReplicaOption, ServerType, type_accepts, usable
 from .outcome import BuiltPatterns, Kind, kind_of
@@ -94,6 +102,14 @@ class Model:
     index: dict[str, int] = field(default_factory=dict)
     on_type: dict[str, list[tuple[ReplicaOption, pulp.LpVariable]]] = field(default_factory=dict)
     cost: pulp.LpAffineExpression = field(default_factory=pulp.LpAffineExpression)
+    objective_cost: pulp.LpAffineExpression | None = None
+    """What the cost phase minimises: ``cost`` (capex) unless ``define_tco`` set the TCO."""
+    power: pulp.LpAffineExpression = field(default_factory=pulp.LpAffineExpression)
+    """W: rated power of the servers used, W (P1)."""
+    racks: pulp.LpVariable | None = None
+    """r: racks used (P3; only with a site)."""
+    tco: TcoPolicy | None = None
+    """policy.tco, when given (P2): how energy, support and racks are priced."""
     priority: pulp.LpAffineExpression = field(default_factory=pulp.LpAffineExpression)
     cuts: int = 0
     patterns: dict[str, PatternModel] = field(default_factory=dict)
@@ -135,10 +151,12 @@ def define_servers(m: Model, wf: WorkloadFile, cand: Candidates, catalog: Catalo
     m.drive_servers_ub = math.ceil(storage / smallest) + 1
     ub = sum(cand.most_replicas(name) for name in cand.replicas) + m.drive_servers_ub
     m.n_ub = ub
-    for i, key in enumerate(m.types):
+    for i, (key, t) in enumerate(m.types.items()):
         m.index[key] = i
         m.on_type[key] = []
-        m.n[key] = pulp.LpVariable(f"n_{i}", 0, ub, cat="Integer")
+        # P4: at most the servers owned of an owned configuration.
+        m.n[key] = pulp.LpVariable(f"n_{i}", 0, min(ub, t.owned) if t.owned else ub,
+                                   cat="Integer")
 
 
 def define_placements(m: Model, wf: WorkloadFile, cand: Candidates, budget: bool) -> None:
@@ -329,7 +347,8 @@ def define_storage(m: Model, wf: WorkloadFile, catalog: Catalog) -> None:
     for pi, p in enumerate(catalog.platforms):
         if p.drive_bays == 0 or p.sku in excluded:
             continue
-        servers = [m.n[k] for k, t in m.types.items() if t.platform.sku == p.sku]
+        # Owned servers (P4) keep the drives they have: bought drives go on bought servers.
+        servers = [m.n[k] for k, t in m.types.items() if t.platform.sku == p.sku and not t.owned]
         z_terms = []
         for si, s in enumerate(catalog.storage):
             if s.sku in excluded:
@@ -343,18 +362,88 @@ def define_storage(m: Model, wf: WorkloadFile, catalog: Catalog) -> None:
             z_terms.append(z)
         m.prob += pulp.lpSum(z_terms) <= pulp.lpSum(servers), f"drive_servers_{pi}"
     have = pulp.lpSum(catalog.drive(s).size_tb * v for (_, s), v in m.drives.items())
+    have += pulp.lpSum(t.drive_count * catalog.drive(t.storage).size_tb * m.n[k]
+                       for k, t in m.types.items() if t.owned and t.storage and t.drive_count)
     m.prob += have >= pulp.lpSum(tb * u for tb, u in need), "storage"
 
 
 def define_cost(m: Model, catalog: Catalog) -> None:
-    """cost = Σ platforms + GPUs + DIMMs + drives (what every option is ranked by)."""
+    """capex = Σ platforms + GPUs + DIMMs + drives bought (owned types, P4, cost nothing)."""
     terms = []
     for key, t in m.types.items():
+        if t.owned:
+            continue
         terms.append(t.server_price(catalog) * m.n[key])
         if t.gpu is not None:
             terms.append(t.gpu.price * m.gpus(key))
     terms += [catalog.drive(s).price * v for (_, s), v in m.drives.items()]
     m.cost = pulp.lpSum(terms)
+
+
+def define_power(m: Model) -> None:
+    """P1: W = Σ_t (power_p n_t + power_g G_t), rated watts of the servers used.
+
+    G_t counts the GPUs installed (k_t n_t for a fixed count, O1), so W is each physical
+    server's platform power_w + gpu_count × GPU power_w, summed; idle owned servers
+    (n_t below the count owned) draw nothing.
+    """
+    terms = []
+    for key, t in m.types.items():
+        if t.platform.power_w:
+            terms.append(t.platform.power_w * m.n[key])
+        if t.gpu is not None and t.gpu.power_w:
+            terms.append(t.gpu.power_w * m.gpus(key))
+    m.power = pulp.lpSum(terms)
+
+
+def define_site(m: Model, site: Site | None) -> None:
+    """P3: racks used r ∈ ℤ, r ≤ racks, and
+
+        1000 · rack_kw · r ≥ W                 (``site_power``)
+        rack_units · r ≥ Σ_t U_p n_t           (``site_space``)
+
+    so Σ power ≤ racks × rack_kw and Σ U ≤ racks × rack_units. No single server above
+    rack_kw (or taller than a rack): ``candidates.within_site`` caps each type's GPUs at
+    ⌊(rack_kw − platform kW) ÷ GPU kW⌋ and drops types whose smallest server is over.
+    Without a site, nothing is added.
+    """
+    if site is None:
+        return
+    m.racks = r = pulp.LpVariable("racks", 0, site.racks, cat="Integer")
+    m.prob += 1000 * site.rack_kw * r >= m.power, "site_power"
+    units = pulp.lpSum((t.platform.rack_units or 0) * m.n[key] for key, t in m.types.items()
+                       if t.platform.rack_units)
+    m.prob += site.rack_units * r >= units, "site_space"
+
+
+def define_tco(m: Model, policy: Policy) -> None:
+    """P2, ``objective: tco``: what the cost phase minimises becomes
+
+        TCO = (1 + pct · Y) capex + e · W / 1000 + c_rack · Y · r,
+        e = 8,760 · Y · utilisation · PUE · kwh_price  (currency per kW over the horizon)
+
+    with Y the years, pct the support share of capex per year and c_rack a rack's cost per
+    year (r from ``define_site``). Under ``objective: capex`` nothing changes: TCO is then
+    reported, and minimised only by the "lowest TCO" alternative (``alternatives.py``).
+    """
+    m.tco = policy.tco
+    if policy.objective != "tco" or policy.tco is None:
+        return
+    m.objective_cost = tco_expression(m, policy.tco)
+
+
+def tco_expression(m: Model, tco: TcoPolicy) -> pulp.LpAffineExpression:
+    """TCO = (1 + pct · Y) capex + e · W / 1000 + c_rack · Y · r (P2, ``define_tco``); also
+    the "lowest TCO" alternative's objective under ``objective: capex``."""
+    expr = (1 + tco.support_rate()) * m.cost + (tco.energy_per_kw() / 1000) * m.power
+    if m.racks is not None and tco.rack_rate():
+        expr += tco.rack_rate() * m.racks
+    return expr
+
+
+def minimised_cost(m: Model) -> pulp.LpAffineExpression:
+    """What the cost phase minimises (without ε): capex, or TCO under ``objective: tco``."""
+    return m.cost if m.objective_cost is None else m.objective_cost
 
 
 def define_budget(m: Model, budget: float | None) -> None:
@@ -371,8 +460,9 @@ def define_priority(m: Model, wf: WorkloadFile, cand: Candidates) -> None:
 
 
 def set_cost_objective(m: Model) -> None:
+    """Minimise capex, or TCO under ``objective: tco`` (``define_tco``), + ε per server."""
     m.prob.sense = pulp.LpMinimize
-    m.prob.setObjective(m.cost + SERVER_EPSILON * pulp.lpSum(m.n.values()))
+    m.prob.setObjective(minimised_cost(m) + SERVER_EPSILON * pulp.lpSum(m.n.values()))
 
 
 def set_priority_objective(m: Model) -> None:
@@ -389,6 +479,8 @@ def bom_vector(m: Model, platforms: bool) -> dict[str, pulp.LpAffineExpression]:
     """The purchase list that distinguishes options: GPUs by SKU (and platforms, if asked)."""
     vec: dict[str, list] = {}
     for key, t in m.types.items():
+        if t.owned:
+            continue  # owned servers (P4) are not purchases
         if platforms:
             vec.setdefault(t.platform.sku, []).append(m.n[key])
         if t.gpu is not None:
@@ -433,6 +525,9 @@ def build(wf: WorkloadFile, catalog: Catalog, cand: Candidates, budget: float | 
     define_cpu_cores(m)
     define_storage(m, wf, catalog)
     define_cost(m, catalog)
+    define_power(m)
+    define_site(m, wf.site)
+    define_tco(m, wf.policy)
     define_budget(m, budget)
     define_priority(m, wf, cand)
     set_cost_objective(m)

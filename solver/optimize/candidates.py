@@ -16,7 +16,7 @@ Pre-filtering (each keeps the optimum, see docs/solver.md):
 from __future__ import annotations
 
 import math
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 
 from ..estimate.memory import Estimate, estimate
 from ..estimate.throughput import (
@@ -28,6 +28,7 @@ from ..estimate.throughput import (
     target_tokens_per_s,
 )
 from ..inputs.catalog import Catalog, GpuSku, Platform
+from ..inputs.ownership import Site
 from ..inputs.workload import (
     MAX_PLANNED_REPLICAS,
     PARALLEL_DEGREES,
@@ -52,22 +53,42 @@ class ServerType:
     """GPUs every server of this type is bought with, when its platform sells only some
     counts (O1: an 8-GPU baseboard comes whole); None: any count up to the slots, which
     the program decides in aggregate."""
+    max_gpus: int | None = None
+    """P3: most GPUs one server may hold so that it stays within a rack's power
+    (⌊(rack_kw − platform kW) ÷ GPU kW⌋); None: the slots."""
+    owned: int = 0
+    """P4: servers of this exact configuration already owned (at most this many are used,
+    at no capital cost); 0: a type that is bought."""
+    storage: str | None = None
+    """P4: drive SKU an owned server already holds."""
+    drive_count: int = 0
+    """P4: drives an owned server already holds."""
 
     @property
     def gpu_slots(self) -> int:
         """GPUs one server of this type can hold: its fixed count (O1), else the platform's
-        slots; none when CPU-only."""
+        slots within the rack's power (P3); none when CPU-only."""
         if not self.gpu:
             return 0
-        return self.gpu_count if self.gpu_count is not None else self.platform.gpu_slots
+        slots = self.gpu_count if self.gpu_count is not None else self.platform.gpu_slots
+        return slots if self.max_gpus is None else min(slots, self.max_gpus)
+
+    def power_w(self, gpus: int) -> float:
+        """P1: power of one server of this type holding ``gpus`` GPUs, W."""
+        return self.platform.power_w + (gpus * self.gpu.power_w if self.gpu is not None else 0.0)
 
     def dimm_cost(self, catalog: Catalog) -> float:
-        """Price of this type's DIMMs (currency units)."""
+        """Price of this type's DIMMs (currency units); 0 for an owned server (P4)."""
+        if self.owned:
+            return 0.0
         return self.dimm_count * catalog.dimm(self.memory_sku).price
 
     def server_price(self, catalog: Catalog, gpus: int = 0) -> float:
         """Price of one server of this type: platform and DIMMs, plus ``gpus`` of its GPU
-        (drives are priced apart, as the program spreads them over a platform's servers)."""
+        (drives are priced apart, as the program spreads them over a platform's servers).
+        An owned server (P4) costs nothing."""
+        if self.owned:
+            return 0.0
         price = self.platform.price + self.dimm_cost(catalog)
         return price + gpus * self.gpu.price if self.gpu is not None and gpus else price
 
@@ -129,7 +150,8 @@ def _gpu_count_choices(p: Platform, g: GpuSku | None) -> list[int | None]:
     return [k for k in counts if k > 0]
 
 
-def server_types(catalog: Catalog, exclude: tuple[str, ...] | frozenset[str] = ()) -> list[ServerType]:
+def server_types(catalog: Catalog, exclude: tuple[str, ...] | frozenset[str] = (),
+                 site: Site | None = None) -> list[ServerType]:
     """Every useful (platform, GPU or none, DIMM, DIMM count) (R14: full channels).
 
     SKUs in ``exclude`` are never part of a type (allowed SKUs). A platform that sells only
@@ -153,13 +175,61 @@ def server_types(catalog: Catalog, exclude: tuple[str, ...] | frozenset[str] = (
                     for k in _gpu_count_choices(p, g):
                         key = f"{p.sku}|{g.sku if g else 'cpu'}|{m.sku}x{n}"
                         key += f"|{k}gpu" if k is not None else ""
-                        types.append(ServerType(key, p, g, m.sku, n, n * m.size_gb, k))
+                        t = within_site(ServerType(key, p, g, m.sku, n, n * m.size_gb, k), site)
+                        if t is not None:
+                            types.append(t)
     return [t for t in types if not any(_dominates(o, t, catalog) for o in types)]
+
+
+def within_site(t: ServerType, site: Site | None) -> ServerType | None:
+    """P3: the type as one rack can hold it: None when even its smallest server is over the
+    rack's power or height; a free GPU count capped at ⌊(rack_kw − base) ÷ GPU kW⌋."""
+    if site is None:
+        return t
+    watts = site.rack_kw * 1000
+    if (t.platform.rack_units or 0) > site.rack_units:
+        return None
+    least = t.gpu_count or (1 if t.gpu is not None else 0)
+    if t.power_w(least) > watts + 1e-9:
+        return None
+    if t.gpu is None or t.gpu_count is not None:
+        return t
+    fit = int((watts - t.platform.power_w) // t.gpu.power_w) if t.gpu.power_w > 0 else t.gpu_slots
+    return replace(t, max_gpus=fit) if fit < t.platform.gpu_slots else t
+
+
+def owned_types(wf: WorkloadFile, catalog: Catalog) -> list[ServerType]:
+    """P4: one type per inventory entry, of its exact configuration, n_t ≤ count, priced 0.
+
+    Owned servers are used as they are (GPUs, DIMMs and drives as listed): exempt from
+    ``exclude``, held to every other rule, including the site's (a server over a rack's
+    power or height cannot be used).
+    """
+    types = []
+    for i, inv in enumerate(wf.inventory):
+        p = catalog.platform(inv.platform)
+        g = catalog.gpu(inv.gpu) if inv.gpu is not None else None
+        ram = inv.dimm_count * catalog.dimm(inv.memory).size_gb
+        key = f"owned{i}|{p.sku}|{g.sku if g else 'cpu'}|{inv.memory}x{inv.dimm_count}"
+        key += f"|{inv.gpu_count}gpu" if g is not None else ""
+        t = ServerType(key, p, g, inv.memory, inv.dimm_count, ram,
+                       inv.gpu_count if g is not None else None, owned=inv.count,
+                       storage=inv.storage, drive_count=inv.drive_count)
+        fitted = within_site(t, wf.site)
+        if fitted is not None and fitted.gpu_slots == t.gpu_slots:
+            types.append(t)
+    return types
+
+
+def owned_skus(wf: WorkloadFile) -> set[str]:
+    """Platform and GPU SKUs of owned servers: usable even when excluded (P4)."""
+    return {sku for inv in wf.inventory for sku in (inv.platform, inv.gpu) if sku}
 
 
 def _dominates(a: ServerType, b: ServerType, catalog: Catalog) -> bool:
     """Same platform and GPU, at least b's RAM, at most b's DIMM cost, and not b itself."""
-    if a is b or a.platform.sku != b.platform.sku or a.gpu != b.gpu or a.gpu_count != b.gpu_count:
+    if (a is b or a.platform.sku != b.platform.sku or a.gpu != b.gpu
+            or a.gpu_count != b.gpu_count or a.max_gpus != b.max_gpus):
         return False
     cost_a = a.dimm_cost(catalog)
     cost_b = b.dimm_cost(catalog)
@@ -342,11 +412,20 @@ class Candidates:
 
 
 def enumerate_candidates(wf: WorkloadFile, catalog: Catalog) -> Candidates:
-    """Server types and replica options for a whole workload file."""
+    """Server types (bought and owned) and replica options for a whole workload file.
+
+    Replica options are enumerated under the exclude list less the SKUs of owned servers
+    (P4): an excluded GPU an owned server holds is offered, and only owned types accept it.
+    """
     options: dict[str, tuple[ReplicaOption, ...]] = {}
     tried: dict[str, tuple[Estimate, ...]] = {}
+    mine = owned_skus(wf)
+    policy = wf.policy
+    if mine & set(policy.exclude):
+        policy = policy.model_copy(
+            update={"exclude": tuple(s for s in policy.exclude if s not in mine)})
     for w in wf.workloads:
-        opts, est = replica_options(w, catalog, wf.policy)
+        opts, est = replica_options(w, catalog, policy)
         options[w.name] = tuple(opts)
         tried[w.name] = tuple(est)
     replicas = {w.name: wf.planned_replicas(w) for w in wf.workloads}
@@ -363,7 +442,8 @@ def enumerate_candidates(wf: WorkloadFile, catalog: Catalog) -> Candidates:
         slowest = _replicas_for(need, min(rates)) if rates else 0
         most[w.name] = int(max(replicas[w.name], slowest))
     return Candidates(
-        types=tuple(server_types(catalog, wf.policy.exclude)),
+        types=tuple(server_types(catalog, wf.policy.exclude, wf.site)
+                    + owned_types(wf, catalog)),
         options=options,
         replicas=replicas,
         tried=tried,

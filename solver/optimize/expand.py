@@ -83,6 +83,8 @@ class Expansion:
     """Servers and shared GPUs added beyond the program's counts (0 when exact)."""
     failed_types: tuple[str, ...] = ()
     """Server types whose replicas did not pack into the servers the program bought."""
+    idle: tuple[Server, ...] = ()
+    """P4: owned servers the plan leaves idle."""
 
 
 def _pack_shared(opts: list[tuple[ReplicaOption, int]], cap: float, gpus: int,
@@ -198,7 +200,21 @@ def expand(outcome: Outcome, cand: Candidates, wf: WorkloadFile, catalog: Catalo
     servers = _place_drives(servers, platform_servers, outcome, catalog)
     lines = bom_lines(servers, catalog)
     cost = round(sum(ln.extended for ln in lines), 2)
-    return Expansion(tuple(servers), tuple(placements), lines, cost, repaired, tuple(failed))
+    idle = _idle_owned(boxes_by_type, cand, len(servers))
+    return Expansion(tuple(servers), tuple(placements), lines, cost, repaired, tuple(failed),
+                     idle)
+
+
+def _idle_owned(boxes_by_type: dict[str, list[_Box]], cand: Candidates,
+                numbered: int) -> tuple[Server, ...]:
+    """P4: the owned servers of each inventory configuration the plan does not use
+    (numbered after the plan's servers); they draw no power."""
+    idle: list[Server] = []
+    for t in cand.types:
+        for _ in range(max(0, t.owned - len(boxes_by_type.get(t.key, [])))):
+            sid = f"s{numbered + len(idle) + 1}"
+            idle.append(_server(sid, _Box(t)))
+    return tuple(idle)
 
 
 def _fill_types(outcome: Outcome, cand: Candidates,
@@ -250,7 +266,8 @@ def _number_servers(
                     counters[o.workload] += 1
                     placements.append(_placement(o, counters[o.workload], sid, indices))
             servers.append(_server(sid, box))
-            platform_servers.setdefault(box.type.platform.sku, []).append(len(servers) - 1)
+            if not box.type.owned:  # owned servers keep their drives (P4)
+                platform_servers.setdefault(box.type.platform.sku, []).append(len(servers) - 1)
     return servers, placements, platform_servers
 
 
@@ -270,6 +287,7 @@ def _server(sid: str, box: _Box) -> Server:
     """A filled box as a server without drives (a GPU type left without GPUs has none).
 
     O1: a type of fixed GPU count is bought with all its k GPUs, idle ones included.
+    P4: an owned server is as listed in the inventory, drives included.
     """
     t = box.type
     fixed = t.gpu_count
@@ -278,7 +296,8 @@ def _server(sid: str, box: _Box) -> Server:
     count = fixed if fixed is not None else box.gpus_used
     return Server(
         id=sid, platform=t.platform.sku, gpu=gpu, gpu_count=count if gpu else 0,
-        memory=t.memory_sku, dimm_count=t.dimm_count, storage=None, drive_count=0,
+        memory=t.memory_sku, dimm_count=t.dimm_count, storage=t.storage,
+        drive_count=t.drive_count, owned=bool(t.owned),
     )
 
 
@@ -309,9 +328,12 @@ def _place_drives(servers: list[Server], platform_servers: dict[str, list[int]],
 
 
 def bom_lines(servers: list[Server] | tuple[Server, ...], catalog: Catalog) -> tuple[BomLine, ...]:
-    """The bill of materials of a list of servers: one line per SKU, in kind order."""
+    """The bill of materials of a list of servers: one line per SKU, in kind order (owned
+    servers, P4, are not bought and not listed)."""
     qty: dict[str, int] = {}
     for server in servers:
+        if server.owned:
+            continue
         for sku, q in server.parts():
             qty[sku] = qty.get(sku, 0) + q
     order = {"platform": 0, "gpu": 1, "memory": 2, "storage": 3}

@@ -14,6 +14,7 @@ from ..check import check_plan
 from ..errors import CheckError, InfeasibleError, InputError, SolverError
 from ..inputs.catalog import Catalog
 from ..inputs.exclude import check_exclude
+from ..inputs.owned import check_inventory, check_site
 from ..inputs.workload import WorkloadFile
 from .alternatives import (
     DEFAULT_SLACK,
@@ -46,7 +47,7 @@ from .candidates import (
 )
 from .outcome import SolveStatus
 from .plan import Baseline, PlanOption, PlanResult
-from .rounds import solve_and_expand
+from .rounds import expansion_own, expansion_value, solve_and_expand
 from .solve import DEFAULT_GAP, Outcome, default_solver
 from .targets import target_figures
 
@@ -125,6 +126,8 @@ def _counts(option_servers, platforms: bool) -> dict[str, int]:
     """GPUs by SKU (and servers by platform) of a physical plan."""
     out: dict[str, int] = {}
     for s in option_servers:
+        if s.owned:
+            continue  # not a purchase (P4)
         if platforms:
             out[s.platform] = out.get(s.platform, 0) + 1
         if s.gpu and s.gpu_count:
@@ -137,7 +140,7 @@ def _aggregate_counts(outcome: Outcome, cand: Candidates) -> dict[str, int]:
     types = {t.key: t for t in cand.types}
     out: dict[str, int] = {}
     for key, n in outcome.n.items():
-        if n:
+        if n and not types[key].owned:
             t = types[key]
             out[t.platform.sku] = out.get(t.platform.sku, 0) + n
             if t.gpu is not None and outcome.gpus.get(key):
@@ -174,8 +177,17 @@ class _Run:
     def budget(self) -> float | None:
         return self.wf.policy.budget
 
+    @property
+    def objective(self) -> str:
+        """What the program minimises: ``capex`` or ``tco`` (policy.objective)."""
+        return self.wf.policy.objective
+
+    def value(self, option: PlanOption) -> float:
+        """An option's objective value: TCO under ``objective: tco``, else capital cost."""
+        return option.objective_value(self.objective)
+
     def best_cost(self) -> float | None:
-        return min((o.total_cost for o in self.options), default=None)
+        return min((self.value(o) for o in self.options), default=None)
 
     def checked(self, out: Outcome, exp, label: str) -> PlanOption:
         """The expanded plan as an option, checked (a failure is a bug: CheckError)."""
@@ -185,7 +197,7 @@ class _Run:
             rank=len(self.options) + 1, total_cost=exp.cost, servers=exp.servers,
             lines=exp.lines, placements=exp.placements, unserved=unserved,
             lower_bound=out.bound, throughput=target_figures(exp.placements, wf, unserved),
-            label=label,
+            label=label, own=expansion_own(exp, wf, self.catalog), idle=exp.idle,
         )
         problems = check_plan(option, wf, self.catalog)
         if problems:
@@ -236,6 +248,8 @@ def plan(
         raise InputError(f"unknown alternatives mode '{alternatives}'. To fix: use one of "
                          f"{', '.join(MODES)}")
     check_exclude(wf.policy.exclude, catalog)
+    check_inventory(wf, catalog)
+    check_site(wf, catalog)
     solver = solver or default_solver()
     tell = progress or (lambda stage, best: None)
     tell("candidates", None)
@@ -310,7 +324,9 @@ def _cheapest(run: _Run) -> None:
             # Servers added by a packing repair broke the budget: look further.
             exclude_bom(m, _aggregate_counts(out, cand), _cut_ub(run))
             continue
-        run.options.append(run.checked(out, exp, "cheapest"))
+        # Under objective tco rank 1 is the plan cheapest to own, not to buy.
+        label = "lowest TCO" if run.objective == "tco" else "cheapest"
+        run.options.append(run.checked(out, exp, label))
         run.last = out
         return
     raise SolverError(
@@ -352,7 +368,7 @@ def _ranked_mixes(run: _Run, platforms: bool) -> None:
             continue
         if run.budget is not None and exp.cost > run.budget + 0.01:
             continue  # servers added by a packing repair broke the budget: look further
-        if out.bound and exp.cost > out.bound * (1 + WEAK_OPTION):
+        if out.bound and expansion_value(exp, run.wf, run.catalog) > out.bound * (1 + WEAK_OPTION):
             skipped += 1  # the time ran out on this alternative: not worth showing finance
             continue
         seen.add(key)
@@ -380,17 +396,17 @@ def _alternatives(run: _Run, slack: float) -> None:
         return
     m, catalog = run.m, run.catalog
     cheapest = run.options[0]
+    # The slack is on what the program minimises: capex, or TCO under objective tco.
+    best = run.value(cheapest)
     lower = run.rank1_bound if run.rank1_bound is not None else (run.rank1_objective or 0.0)
-    lower = min(lower, cheapest.total_cost)
-    ceiling = (1 + slack) * cheapest.total_cost
-    if run.budget is not None:
-        ceiling = min(ceiling, run.budget)
-    define_cost_slack(m, cheapest.total_cost, slack)
+    lower = min(lower, best)
+    ceiling = (1 + slack) * best
+    define_cost_slack(m, best, slack)
     lp_bound = m.lp_bound  # pattern pricing under another objective must not move it
     left_out: list[str] = []
     seen = {server_key(cheapest): cheapest.label}
     why_fewer = f"every direction within {slack:.0%} of the cheapest was tried"
-    for d in directions():
+    for d in directions(run.wf.policy):
         if len(run.options) == run.top:
             break
         why = d.applies(cheapest, catalog)
@@ -401,7 +417,7 @@ def _alternatives(run: _Run, slack: float) -> None:
             why_fewer = "the time limit ran out"
             break
         run.progress(f"option {len(run.options) + 1}: {d.label}", run.best_cost())
-        set_direction_objective(m, d, catalog, cheapest.total_cost, lower, slack)
+        set_direction_objective(m, d, catalog, best, lower, slack)
         share = 1.0 / max(1, run.top - len(run.options))
         out, exp, _ = solve_and_expand(m, run.cand, run.wf, catalog, run.solver, run.clock,
                                        max(run.gap, ALTERNATIVE_GAP), loose=False, share=share,
@@ -412,9 +428,11 @@ def _alternatives(run: _Run, slack: float) -> None:
         option = run.checked(out, exp, d.label)
         option = replace(option, label=label_of(d, option, catalog))
         again = seen.get(server_key(option))
-        if option.total_cost > ceiling + 0.01:
+        if run.value(option) > ceiling + 0.01:
             left_out.append(f"{d.label} (its servers, once packed, cost more than "
                             f"{slack:.0%} over the cheapest)")
+        elif run.budget is not None and option.total_cost > run.budget + 0.01:
+            left_out.append(f"{d.label} (its servers, once packed, broke the budget)")
         elif again is not None:
             left_out.append(f"{d.label} (the same servers as the {again} plan)")
         elif not improves(d, option, cheapest, catalog):
@@ -434,9 +452,11 @@ def _alternatives(run: _Run, slack: float) -> None:
 
 def _result(run: _Run, with_baseline: bool) -> PlanResult:
     """Sort and label the options, measure rank 1 against its bound, price the reference."""
-    options = sorted(run.options, key=lambda o: o.total_cost)
-    cheapest = options[0].total_cost
-    options = [replace(o, rank=i + 1, over_cheapest=(o.total_cost / cheapest - 1
+    # Ranked by what the program minimised (capex, or TCO under objective tco), and
+    # over_cheapest measured on the same figure, so it is the share the slack bounds.
+    options = sorted(run.options, key=run.value)
+    cheapest = run.value(options[0])
+    options = [replace(o, rank=i + 1, over_cheapest=(run.value(o) / cheapest - 1
                                                      if cheapest else 0.0))
                for i, o in enumerate(options)]
     best = options[0]
@@ -446,8 +466,8 @@ def _result(run: _Run, with_baseline: bool) -> PlanResult:
         rel_gap = None
         exact = False
     else:
-        rel_gap = (max(0.0, (best.total_cost - run.rank1_bound) / best.total_cost)
-                   if best.total_cost else 0.0)
+        value = run.value(best)
+        rel_gap = max(0.0, (value - run.rank1_bound) / value) if value else 0.0
         # rank1_bound comes only from solves of a relaxation (or a converged LP), so a plan
         # within the gap of it is proven, even if its own last solve was on patterns.
         exact = rel_gap <= run.gap + 1e-9
@@ -483,15 +503,16 @@ def _reference(run: _Run, with_baseline: bool, best: PlanOption,
         return None, (), ()
     if not run.clock.can_start("the reference configuration"):
         return None, ("no R20 reference configuration priced: the time limit ran out",), ()
-    run.progress("the reference configuration", best.total_cost)
+    run.progress("the reference configuration", run.value(best))
     baseline = baseline_cost(run.wf, run.catalog, run.cand, run.solver, run.clock)
     if baseline is None:
         return None, tuple(why_no_reference(run.wf, run.catalog, run.cand)), ()
     baseline = baseline.compared_with(best.total_cost)
     warnings: tuple[str, ...] = ()
-    if exact and baseline.total_cost - best.total_cost < -0.01:
+    if exact and baseline.total_cost - best.total_cost < -0.01 and run.objective == "capex":
         # Two of plan-buy's own figures disagree; the plan itself passed the checker,
-        # so it is still written and the disagreement is reported, not fatal.
+        # so it is still written and the disagreement is reported, not fatal. (Under
+        # objective tco the best plan may rightly cost more to buy than the reference.)
         warnings += (
             (f"the proven-optimal plan costs more than the reference configuration "
              f"({baseline.name}), which should be impossible; the plan is correct "

@@ -23,6 +23,8 @@ class Server:
     dimm_count: int
     storage: str | None
     drive_count: int
+    owned: bool = False
+    """Already owned (P4): used at no capital cost, never on the bill of materials."""
 
     def parts(self) -> tuple[tuple[str, int], ...]:
         """What the server is bought as: (SKU, quantity) of its platform, GPUs, DIMMs and
@@ -127,6 +129,50 @@ class TargetFigure:
 
 
 @dataclass(frozen=True)
+class OwnCost:
+    """What one plan draws and costs to own over the horizon (currency units)."""
+
+    capex: float
+    """Capital cost: what is bought (owned servers cost nothing)."""
+    power_kw: float
+    """Σ rated power of the servers the plan runs, kW (idle owned servers draw nothing)."""
+    rack_units: int
+    """Σ rack units of those servers (platforms without rack_units count 0)."""
+    racks: int | None = None
+    """Racks used (needs ``site``)."""
+    energy: float | None = None
+    """Energy over the horizon (needs ``policy.tco``)."""
+    support: float | None = None
+    """Support over the horizon."""
+    rack_cost: float | None = None
+    """Rack cost over the horizon."""
+    tco: float | None = None
+    """capex + energy + support + rack cost (needs ``policy.tco``)."""
+    cloud: float | None = None
+    """P5: renting the same GPUs for the horizon at the same utilisation (needs ``policy.tco``
+    and a cloud price for every GPU SKU of the plan)."""
+    years: int | None = None
+
+    @property
+    def running_per_year(self) -> float | None:
+        """Energy + support + racks per year."""
+        if self.tco is None or not self.years:
+            return None
+        return (self.tco - self.capex) / self.years
+
+    @property
+    def break_even_month(self) -> float | None:
+        """P5: the month from which owning has cost less than renting (capex ÷ (monthly rent
+        − monthly running cost)); None when renting stays cheaper or no rent is known."""
+        if self.cloud is None or self.running_per_year is None or not self.years:
+            return None
+        monthly_gain = (self.cloud / self.years - self.running_per_year) / 12
+        if monthly_gain <= 0:
+            return None
+        return round(self.capex / monthly_gain, 1)
+
+
+@dataclass(frozen=True)
 class PlanOption:
     """One ranked, checked purchase plan."""
 
@@ -145,6 +191,21 @@ class PlanOption:
     servers") or ranked mix ("next GPU mix")."""
     over_cheapest: float = 0.0
     """Its cost over the cheapest option's, as a fraction (0.016 = 1.6% more)."""
+    own: OwnCost | None = None
+    """P1–P5: power, racks, energy, TCO and the rental comparison (None: not computed)."""
+    idle: tuple[Server, ...] = ()
+    """P4: owned servers the plan leaves idle (they draw nothing)."""
+
+    @property
+    def capex(self) -> float:
+        """Capital cost of what is bought (the same as ``total_cost``)."""
+        return self.total_cost
+
+    def objective_value(self, objective: str) -> float:
+        """What the options are ranked by: TCO under ``objective: tco``, else capital cost."""
+        if objective == "tco" and self.own is not None and self.own.tco is not None:
+            return self.own.tco
+        return self.total_cost
 
     @property
     def gpu_count(self) -> int:
@@ -184,6 +245,7 @@ class PlanOption:
                     "dimm_count": s.dimm_count,
                     "storage": s.storage,
                     "drive_count": s.drive_count,
+                    "owned": s.owned,
                 }
                 for s in self.servers
             ],
@@ -213,6 +275,26 @@ class PlanOption:
             ],
             "unserved": list(self.unserved),
             "throughput": [f.to_json() for f in self.throughput],
+            **self._own_json(),
+        }
+
+    def _own_json(self) -> dict:
+        """P1–P5 keys of an option (docs/json.md): null where not computed."""
+        own = self.own
+        def get(name: str):
+            return None if own is None else getattr(own, name)
+        return {
+            "capex": round(self.total_cost, 2),
+            "energy_cost": get("energy"),
+            "tco": get("tco"),
+            "power_kw": None if own is None else round(own.power_kw, 3),
+            "racks": get("racks"),
+            "cloud_cost": get("cloud"),
+            "break_even_month": None if own is None else own.break_even_month,
+            "idle": [{"id": s.id, "platform": s.platform, "gpu": s.gpu,
+                      "gpu_count": s.gpu_count, "memory": s.memory,
+                      "dimm_count": s.dimm_count, "storage": s.storage,
+                      "drive_count": s.drive_count, "owned": True} for s in self.idle],
         }
 
 

@@ -7,10 +7,14 @@ Every option (the cheapest plan, each ranked mix, each alternative) is found by
 
 from __future__ import annotations
 
+from ..inputs.catalog import Catalog
+from ..inputs.workload import WorkloadFile
 from .budget import Budget
 from .build import Model, add_packing_cuts, disaggregate, price_patterns
-from .expand import expand
+from .expand import Expansion, expand
 from .outcome import SolveStatus
+from .owning import own_cost
+from .plan import OwnCost
 from .solve import lp_duals, solve
 
 MAX_CUT_ROUNDS = 8
@@ -18,6 +22,21 @@ MAX_CUT_ROUNDS = 8
 LOOSE_GAP = 5e-3
 """Relative gap of the solves that may still fail to pack (0.5%): they only need to show
 which server types to tighten, so proving their optimum would waste the time budget."""
+
+
+def expansion_own(exp: Expansion, wf: WorkloadFile, catalog: Catalog) -> OwnCost:
+    """P1–P5 figures of an expansion's servers (idle owned servers draw nothing)."""
+    return own_cost(exp.servers, exp.cost, wf.policy.tco, wf.site, catalog)
+
+
+def expansion_value(exp: Expansion, wf: WorkloadFile, catalog: Catalog) -> float:
+    """What the program minimised, for a physical plan: TCO under ``objective: tco``,
+    else capital cost (comparable with the program's bound)."""
+    if wf.policy.objective == "tco":
+        tco = expansion_own(exp, wf, catalog).tco
+        if tco is not None:
+            return tco
+    return exp.cost
 
 
 def solve_and_expand(m, cand, wf, catalog, solver, clock, gap, loose=True, share=1.0,
@@ -54,10 +73,12 @@ def solve_and_expand(m, cand, wf, catalog, solver, clock, gap, loose=True, share
         if m.lp_bound is not None:
             proven = m.lp_bound if proven is None else max(proven, m.lp_bound)
         exp = expand(out, cand, wf, catalog)
-        # Every expansion is a whole plan (repaired if need be): keep the cheapest one seen,
-        # since a later solve under a shorter time limit may find a worse incumbent.
-        if best is None or exp.cost < best[1].cost:
-            best = (out, exp)
+        # Every expansion is a whole plan (repaired if need be): keep the best one seen (by
+        # what the program minimises: capex, or TCO under objective tco), since a later
+        # solve under a shorter time limit may find a worse incumbent.
+        value = expansion_value(exp, wf, catalog)
+        if best is None or value < best[2]:
+            best = (out, exp, value)
         if not exp.failed_types:
             if round_gap <= gap or (out.gap is not None and out.gap <= gap):
                 break  # packed, and already within the target gap
@@ -86,7 +107,7 @@ def solve_and_expand(m, cand, wf, catalog, solver, clock, gap, loose=True, share
             break  # nothing left to tighten: re-solving would find the same plan
     if best is None:
         return out, None, proven
-    out, exp = best
+    out, exp, _ = best
     return out, exp, proven
 
 

@@ -38,6 +38,36 @@ def target_lines(option: PlanOption) -> list[str]:
     return out
 
 
+def own_lines(option: PlanOption, currency: str) -> list[str]:
+    """P1–P5 in words: capex, TCO and its parts, power and racks, owned servers used and
+    idle, and what renting the same GPUs would cost."""
+    own = option.own
+    if own is None:
+        return []
+    head = f"capex {money(own.capex, currency)}"
+    if own.tco is not None:
+        head += (f", {own.years}-year TCO {money(own.tco, currency)} (energy "
+                 f"{money(own.energy or 0.0, currency)}")
+        head += f", support {money(own.support, currency)}" if own.support else ""
+        head += f", racks {money(own.rack_cost, currency)}" if own.rack_cost else ""
+        head += ")"
+    head += f"; {own.power_kw:,.1f} kW"
+    if own.racks is not None:
+        head += f" in {own.racks} rack(s)"
+    out = [head]
+    used = sum(1 for s in option.servers if s.owned)
+    if used or option.idle:
+        out.append(f"owned servers: {used} used, {len(option.idle)} idle (idle ones draw "
+                   "nothing)")
+    if own.cloud is not None:
+        line = f"renting the same GPUs for {own.years} years: {money(own.cloud, currency)}"
+        month = own.break_even_month
+        line += (f"; buying breaks even after {month:.0f} months" if month is not None
+                 else "; renting stays cheaper over the horizon")
+        out.append(line)
+    return out
+
+
 def render_plan_summary(result: PlanResult, catalog: Catalog, name: str,
                         workbook: Path | None = None) -> str:
     """A short report: status, one row per option, the R20 comparison, unserved work."""
@@ -76,6 +106,7 @@ def render_plan_summary(result: PlanResult, catalog: Catalog, name: str,
         if o.unserved:
             lines.append(f"    left out under the budget: {', '.join(o.unserved)}")
         lines += [f"    {line}" for line in target_lines(o)]
+        lines += [f"    {line}" for line in own_lines(o, result.currency)]
     lines.append("")
     lines += _includes_lines(result, catalog)
     b = result.baseline

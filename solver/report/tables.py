@@ -89,9 +89,49 @@ def summary_table(result: PlanResult, catalog: Catalog) -> pd.DataFrame:
                 "saving_vs_reference": saving,
                 "saving_pct": saving / ref if saving is not None and ref else None,
                 "lower_bound": opt.lower_bound,
+                **_own_columns(opt),
             }
         )
     return pd.DataFrame(rows)
+
+
+def _own_columns(opt: PlanOption) -> dict[str, float | int | None]:
+    """P1–P5 per option: power, racks, energy, TCO, renting and break-even (None: unknown)."""
+    own = opt.own
+    return {
+        "power_kw": own.power_kw if own else None,
+        "racks": own.racks if own else None,
+        "owned_used": sum(1 for s in opt.servers if s.owned),
+        "owned_idle": len(opt.idle),
+        "energy_cost": own.energy if own else None,
+        "tco": own.tco if own else None,
+        "cloud_cost": own.cloud if own else None,
+        "break_even_month": own.break_even_month if own else None,
+    }
+
+
+def tco_rows(opt: PlanOption, years: int) -> pd.DataFrame:
+    """Cost of owning one option year by year (P2): capex in year 0, then energy, support
+    and racks each year, and the cumulative total (what the TCO sheet writes as formulas)."""
+    own = opt.own
+    rows = []
+    cum = 0.0
+    for y in range(years + 1):
+        capex = opt.total_cost if y == 0 else 0.0
+        running = [0.0, 0.0, 0.0]
+        if own is not None and own.tco is not None and y > 0:
+            running = [(own.energy or 0.0) / years, (own.support or 0.0) / years,
+                       (own.rack_cost or 0.0) / years]
+        total = capex + sum(running)
+        cum += total
+        rent = (own.cloud / years if own is not None and own.cloud is not None and y > 0
+                else 0.0)
+        rows.append({"year": y, "capex": capex, "energy_cost": running[0],
+                     "support_cost": running[1], "rack_cost": running[2], "total": total,
+                     "cumulative": cum, "rent": rent})
+    df = pd.DataFrame(rows)
+    df["cumulative_rent"] = df["rent"].cumsum()
+    return df
 
 
 def _describe(catalog: Catalog, sku: str) -> str:

@@ -161,6 +161,9 @@ class _Formats:
         self.price_input = add(
             {"num_format": money, "bg_color": "#FFF2CC", "font_color": "#0000FF"}
         )
+        self.num_input = add(
+            {"num_format": "#,##0.0###", "bg_color": "#FFF2CC", "font_color": "#0000FF"}
+        )
         self.money_row_total = add({"num_format": money, "bold": True})
         self.money = add({"num_format": money})
         self.money_bold = add({"num_format": money, "bold": True, "top": 1})
@@ -340,6 +343,8 @@ class _Book:
         )
         self.fmt = _Formats(self.wb, catalog.currency)
         self.price_cell: dict[str, str] = {}
+        self.own_cell: dict[str, str] = {}
+        """Assumptions cells of the cost-of-owning inputs (kwh_price, pue, ...; cloud:SKU)."""
         self.totals: dict[int, dict[str, tuple[str, float]]] = {}
         """rank -> 'platform'/'gpu'/'memory'/'storage'/'total' -> (cell ref, value)."""
 
@@ -387,9 +392,17 @@ class _Book:
             sheets["Sweep"] = self._sheet(
                 "Sweep", "Scenario sweep", f"Each row is one scenario; money in {cur}."
             )
+        if self.wf.policy.tco is not None:
+            sheets["TCO"] = self._sheet(
+                "TCO", "Total cost of ownership, year by year",
+                f"Capex in year 0, then energy, support and racks each year ({cur}); live "
+                "formulas on the kWh price, PUE, utilisation and years of the Assumptions "
+                "sheet.")
         self._assumptions(sheets["Assumptions"])
         for opt in self.result.options:
             self._option(sheets[opt.rank], opt)
+        if "TCO" in sheets:
+            self._tco(sheets["TCO"])
         self._summary(sheets["Summary"])
         self._placement(sheets["Placement"])
         self._memory(sheets["Memory"])
@@ -435,7 +448,8 @@ class _Book:
         sh.section(row, "Policy")
         row = sh.table(report.policy_table(self.wf), row + 1, filter_=False) + 1
         sh.section(row, "Sizing rules applied")
-        sh.table(report.rules_table(), row + 1, filter_=False)
+        row = sh.table(report.rules_table(), row + 1, filter_=False) + 1
+        self._owning_inputs(sh, row)
         sh.widths[0] = max(sh.widths.get(0, 0), 24)
         sh.widths[price_col] = max(sh.widths.get(price_col, 0), 14)
         sh.finish(header_row=1)
@@ -549,9 +563,12 @@ class _Book:
             numeric=set(range(2, 2 + len(opts))),
         )
         base = res.baseline
+        # Options are ranked, and "over the cheapest" measured, by what the program
+        # minimised: capital cost, or TCO under objective tco (its row comes further down).
+        by_tco = self.wf.policy.objective == "tco" and self.wf.policy.tco is not None
         rows: list[tuple[str, str, str, Any]] = [
             ("Total cost", "", "total", f.money_total),
-            ("  Over the cheapest", "", "over_cheapest", f.pct),
+            ("  Over the cheapest", "by TCO" if by_tco else "", "over_cheapest", f.pct),
             ("Optimises", "", "label", f.wrap_right),
             *[(f"  {report.KIND_LABELS[k]}", "", k, f.money) for k in report.KINDS],
             ("GPUs", "", "gpus", f.int),
@@ -572,7 +589,23 @@ class _Book:
             ),
             ("Installed storage (TB)", "", "installed_storage_tb", f.num2),
             ("Unserved workloads", "", "unserved", f.wrap_right),
+            ("Power drawn (kW)", "P1", "power_kw", f.num),
         ]
+        tco = self.wf.policy.tco
+        if self.wf.site is not None:
+            rows.append(("Racks used", f"of {self.wf.site.racks}", "racks", f.int))
+        if self.wf.inventory:
+            rows += [("Owned servers used", "", "owned_used", f.int),
+                     ("Owned servers idle", "", "owned_idle", f.int)]
+        if tco is not None:
+            rows += [
+                (f"Energy over {tco.years} years", "P2", "energy_cost", f.money),
+                (f"TCO over {tco.years} years", "see the TCO sheet", "tco", f.money_bold),
+            ]
+            if any(o.own is not None and o.own.cloud is not None for o in opts):
+                rows += [(f"Renting the same GPUs for {tco.years} years", "P5", "cloud_cost",
+                          f.money),
+                         ("Buying breaks even after (months)", "", "break_even_month", f.num)]
         if base is None:
             rows.append(("R20 reference configuration", "none applies to this mix", "", None))
         if base is not None:
@@ -584,9 +617,9 @@ class _Book:
         if any(o.lower_bound is not None for o in opts):
             rows.append(("Solver lower bound", "", "lower_bound", f.money))
         r = HEADER_ROW + 1
-        row_of: dict[str, int] = {}
+        # Every row's position first: a formula may refer to a row further down.
+        row_of = {key: HEADER_ROW + 1 + i for i, (_, _, key, _) in enumerate(rows) if key}
         for label, target, key, fmt in rows:
-            row_of[key] = r
             sh.put(r, 0, label, f.bold if key == "total" else None)
             if key == "reference":  # one input cell; every option's saving refers to it
                 sh.put(r, 1, float(base.total_cost if base else 0.0), f.price_input)
@@ -604,8 +637,9 @@ class _Book:
                     total = xl_rowcol_to_cell(row_of["total"], c)
                     sh.formula(r, c, f"={ref}-{total}", _plain(rec["saving_vs_reference"]), fmt)
                 elif key == "over_cheapest":
-                    first = xl_rowcol_to_cell(row_of["total"], 2, True, True)
-                    total = xl_rowcol_to_cell(row_of["total"], c)
+                    ranked = row_of["tco" if by_tco else "total"]
+                    first = xl_rowcol_to_cell(ranked, 2, True, True)
+                    total = xl_rowcol_to_cell(ranked, c)
                     sh.formula(r, c, f"=IF({first}=0,0,{total}/{first}-1)",
                                _plain(rec["over_cheapest"]), fmt)
                 elif key == "saving_pct":
@@ -666,6 +700,143 @@ class _Book:
                 }
             )
         chart.set_title({"name": f"Cost by kind per option ({self.catalog.currency})"})
+        chart.set_y_axis({"num_format": "#,##0", "major_gridlines": {"visible": True}})
+        chart.set_legend({"position": "bottom"})
+        chart.set_size({"width": 720, "height": 360})
+        sh.ws.insert_chart(row, 0, chart)
+
+    # -- Cost of owning (P2, P5) ------------------------------------------------------------
+    def _owning_inputs(self, sh: _Sheet, row: int) -> None:
+        """The editable inputs of the TCO sheet: kWh price, PUE, utilisation, years,
+        support, rack cost, and the cloud's GPU-hour prices."""
+        tco = self.wf.policy.tco
+        if tco is None:
+            return
+        f, cur = self.fmt, self.catalog.currency
+        sh.section(row, "Cost of owning (edit the yellow cells: the TCO sheet and Summary "
+                        "recalculate)")
+        sh.header(row + 1, ["Input", "Value", "Unit"])
+        items = [
+            ("kwh_price", "Electricity price", tco.kwh_price, f"{cur} per kWh", f.num_input),
+            ("pue", "PUE", tco.pue, "facility ÷ IT power", f.num_input),
+            ("utilisation", "Utilisation", tco.utilisation, "mean share of rated power",
+             f.num_input),
+            ("years", "Years", tco.years, f"horizon (the TCO sheet has {tco.years} columns)",
+             f.num_input),
+            ("support", "Support per year", tco.support_pct_per_year or 0.0,
+             "share of capex", f.num_input),
+            ("rack", "Rack cost per year", tco.rack_cost_per_year or 0.0, f"{cur} per rack",
+             f.price_input),
+        ]
+        items += [(f"cloud:{c.gpu}", f"Rent {c.gpu}", c.per_gpu_hour,
+                   f"{cur} per GPU-hour; {c.source}", f.price_input) for c in self.catalog.cloud]
+        for r, (key, label, value, unit, fmt) in enumerate(items, start=row + 2):
+            sh.put(r, 0, label)
+            sh.put(r, 1, float(value), fmt)
+            sh.put(r, 2, unit)
+            self.own_cell[key] = sh.ref(r, 1)
+
+    def _tco(self, sh: _Sheet) -> None:
+        """Per option: capex (year 0, from its bill of materials), energy, support and racks
+        per year, the total and the cumulative cost, and renting the same GPUs; a chart of
+        cumulative cost per option, buy vs rent."""
+        tco = self.wf.policy.tco
+        assert tco is not None
+        f, years = self.fmt, tco.years
+        c = self.own_cell
+        sh.header(HEADER_ROW, ["", *[f"Year {y}" for y in range(years + 1)]],
+                  numeric=set(range(1, years + 2)))
+        year_row = HEADER_ROW + 1
+        sh.put(year_row, 0, "Year", f.bold)
+        for y in range(years + 1):
+            sh.put(year_row, y + 1, y, f.int)
+        row = year_row + 2
+        series: list[tuple[str, int, bool]] = []
+        for opt in self.result.options:
+            own = opt.own
+            if own is None:
+                continue
+            df = report.tco_rows(opt, years)
+            sh.section(row, f"Option {opt.rank}: {own.power_kw:,.1f} kW"
+                            + (f", {own.racks} rack(s)" if own.racks is not None else ""))
+            row += 1
+            kw_row, racks_row, capex_row = row, row + 1, row + 2
+            sh.put(kw_row, 0, "Power drawn (kW)")
+            sh.put(kw_row, 1, float(own.power_kw), f.num)
+            sh.put(racks_row, 0, "Racks used")
+            sh.put(racks_row, 1, int(own.racks or 0), f.int)
+            kw = xl_rowcol_to_cell(kw_row, 1, True, True)
+            racks = xl_rowcol_to_cell(racks_row, 1, True, True)
+            labels = ["Capex", "Energy", "Support", "Racks", "Total", "Cumulative"]
+            has_rent = own.cloud is not None
+            if has_rent:
+                labels += ["Renting the same GPUs", "Cumulative rent"]
+            for i, label in enumerate(labels):
+                sh.put(capex_row + i, 0, label, f.bold if label.startswith("Cum") else None)
+            gpus = opt.gpus_by_sku()
+            for y, rec in enumerate(df.itertuples(index=False)):
+                col = y + 1
+                yr = xl_rowcol_to_cell(year_row, col)
+                live = f"{yr}>=1,{yr}<={c['years']}"
+                cell = {k: xl_rowcol_to_cell(capex_row + i, col) for i, k in enumerate(
+                    ("capex", "energy", "support", "racks", "total", "cum", "rent", "cumrent"))}
+                if y == 0:
+                    total_ref, total_value = self.totals[opt.rank]["total"]
+                    sh.formula(capex_row, col, f"={total_ref}", total_value, f.money)
+                else:
+                    sh.put(capex_row, col, 0.0, f.money)
+                sh.formula(capex_row + 1, col,
+                           f"=IF(AND({live}),{kw}*8760*{c['utilisation']}*{c['pue']}*"
+                           f"{c['kwh_price']},0)", float(rec.energy_cost), f.money)
+                capex0 = xl_rowcol_to_cell(capex_row, 1, True, True)
+                sh.formula(capex_row + 2, col, f"=IF(AND({live}),{c['support']}*{capex0},0)",
+                           float(rec.support_cost), f.money)
+                sh.formula(capex_row + 3, col, f"=IF(AND({live}),{racks}*{c['rack']},0)",
+                           float(rec.rack_cost), f.money)
+                sh.formula(capex_row + 4, col, f"=SUM({cell['capex']}:{cell['racks']})",
+                           float(rec.total), f.money_bold)
+                prev = xl_rowcol_to_cell(capex_row + 5, col - 1) if y else None
+                sh.formula(capex_row + 5, col,
+                           f"={prev}+{cell['total']}" if prev else f"={cell['total']}",
+                           float(rec.cumulative), f.money_bold)
+                if has_rent:
+                    rent = "+".join(f"{n}*{c['cloud:' + sku]}" for sku, n in sorted(gpus.items()))
+                    sh.formula(capex_row + 6, col,
+                               f"=IF(AND({live}),({rent})*8760*{c['utilisation']},0)",
+                               float(rec.rent), f.money)
+                    prev = xl_rowcol_to_cell(capex_row + 7, col - 1) if y else None
+                    sh.formula(capex_row + 7, col,
+                               f"={prev}+{cell['rent']}" if prev else f"={cell['rent']}",
+                               float(rec.cumulative_rent), f.money)
+            last = df.iloc[-1]
+            self.totals[opt.rank]["tco"] = (sh.ref(capex_row + 5, years + 1),
+                                             round(float(last["cumulative"]), 2))
+            series.append((f"Option {opt.rank}: buy", capex_row + 5, False))
+            if has_rent:
+                series.append((f"Option {opt.rank}: rent", capex_row + 7, True))
+            row = capex_row + len(labels) + 1
+        self._tco_chart(sh, series, year_row, years, row + 1)
+        sh.widths[0] = max(sh.widths.get(0, 0), 26)
+        sh.finish(freeze_col=1)
+
+    def _tco_chart(self, sh: _Sheet, series: list[tuple[str, int, bool]], year_row: int,
+                   years: int, row: int) -> None:
+        """Cumulative cost per option over the years: buying (solid) vs renting (dashed)."""
+        if not series:
+            return
+        chart = self.wb.add_chart({"type": "line"})
+        for name, r, dashed in series:
+            spec: dict[str, Any] = {
+                "name": name,
+                "categories": [sh.name, year_row, 1, year_row, years + 1],
+                "values": [sh.name, r, 1, r, years + 1],
+                "marker": {"type": "circle"},
+            }
+            if dashed:
+                spec["line"] = {"dash_type": "dash"}
+            chart.add_series(spec)
+        chart.set_title({"name": f"Cumulative cost per option ({self.catalog.currency})"})
+        chart.set_x_axis({"name": "Year"})
         chart.set_y_axis({"num_format": "#,##0", "major_gridlines": {"visible": True}})
         chart.set_legend({"position": "bottom"})
         chart.set_size({"width": 720, "height": 360})

@@ -36,6 +36,7 @@ def group_label(s: Scenario) -> str:
     """``growth 1.5, headroom 0.2, h100-sxm x0.8``."""
     parts = [f"growth {_num(s.growth)}", f"headroom {_num(s.headroom)}"]
     parts += [f"{t} x{_num(m)}" for t, m in s.prices]
+    parts += [f"{n} {_num(v) if isinstance(v, (int, float)) else v}" for n, v in s.owning]
     return ", ".join(parts)
 
 
@@ -61,15 +62,19 @@ def render_sweep(
     """The scenario table, the knees and what was written."""
     scale = marginal_scale(run)
     has_budget = any(r.scenario.budget is not None for r in run.rows)
+    owning = [n for n, _ in run.rows[0].scenario.owning] if run.rows else []
+    has_tco = any(r.tco is not None for r in run.rows)
     header = ["#"]
     header += [f"budget {currency}"] if has_budget else []
     header += [
         "growth",
         "headroom",
         *[f"{t} x" for t in price_targets],
+        *owning,
         "status",
         "served priority",
         f"cost {currency}",
+        *([f"TCO {currency}"] if has_tco else []),
     ]
     header += [f"priority per {scale:,.0f} more"] if has_budget else []
     header += ["GPUs", "unserved"]
@@ -88,9 +93,11 @@ def render_sweep(
             _num(s.growth),
             _num(s.headroom),
             *[_num(m) for _, m in s.prices],
+            *[_num(v) if isinstance(v, (int, float)) else str(v) for _, v in s.owning],
             r.status + ("*" if r.reused_knee else ""),
             served,
             _money(r.total_cost),
+            *([_money(r.tco)] if has_tco else []),
         ]
         if has_budget:
             m = r.marginal_priority_per_dollar
@@ -98,8 +105,10 @@ def render_sweep(
         unserved = ", ".join(r.unserved) if r.total_cost is not None else _short(r.error)
         cells += [gpu_mix(r.gpus) if r.total_cost is not None else "-", unserved or "-"]
         lines.append(cells)
-    n_right = 1 + has_budget + 2 + len(price_targets)
-    right = set(range(n_right)) | {n_right + 1, n_right + 2, n_right + 3}
+    n_right = 1 + has_budget + 2 + len(price_targets) + len(owning)
+    right = set(range(n_right)) | {n_right + 1, n_right + 2, n_right + 3 + has_tco}
+    if has_tco:
+        right.add(n_right + 3)
     out = [f"plan-buy sweep: {name}, {len(run.rows)} scenario(s)", ""]
     out += _table(header, lines, right)
     if any(r.reused_knee for r in run.rows):
@@ -148,6 +157,8 @@ def sweep_frame(run: SweepRun, price_targets: Sequence[str] = ()):
         }
         for t in price_targets:
             rec[f"price_{t}"] = j["prices"].get(t)
+        for n, v in row.scenario.owning:
+            rec[n] = v
         rec.update(
             {
                 "status": j["status"],
@@ -167,6 +178,8 @@ def sweep_frame(run: SweepRun, price_targets: Sequence[str] = ()):
                 "reused_knee": row.reused_knee,
                 "seconds": j["seconds"],
                 "error": j["error"] or "",
+                "tco": j["tco"],
+                "power_kw": j["power_kw"],
             }
         )
         records.append(rec)
@@ -195,6 +208,7 @@ def sweep_document(run: SweepRun, sweep: Sweep, files: Sequence[Path] = ()) -> d
                 "growth": k.scenario.growth,
                 "headroom": k.scenario.headroom,
                 "prices": dict(k.scenario.prices),
+                "owning": dict(k.scenario.owning),
                 "status": k.status,
                 "knee_budget": k.total_cost,
                 "gpus": k.gpus,

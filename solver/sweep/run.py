@@ -43,8 +43,11 @@ from .axes import (
     priced_catalog,
 )
 
-Group = tuple[float, float, Prices]
-"""(growth, headroom, price multipliers): everything about a scenario but its budget."""
+Owning = tuple[tuple[str, float | str], ...]
+"""(name, value) of each cost-of-owning axis given: kwh_price, years, objective (P2)."""
+Group = tuple[float, float, Prices, Owning]
+"""(growth, headroom, price multipliers, owning): everything about a scenario but its
+budget."""
 
 
 @dataclass(frozen=True)
@@ -56,11 +59,13 @@ class Scenario:
     growth: float
     headroom: float
     prices: Prices = ()
+    owning: Owning = ()
+    """Cost-of-owning axes (``--kwh-price``, ``--years``, ``--objective``) and their values."""
 
     @property
     def group(self) -> Group:
         """Everything but the budget: scenarios of one group share their knee."""
-        return (self.growth, self.headroom, self.prices)
+        return (self.growth, self.headroom, self.prices, self.owning)
 
 
 @dataclass
@@ -102,6 +107,9 @@ def build_sweep(
     growth: str | None = None,
     headroom: str | None = None,
     prices: Sequence[str] = (),
+    kwh_price: str | None = None,
+    years: str | None = None,
+    objective: str | None = None,
 ) -> Sweep:
     """Parse the axes and validate every scenario before anything is solved.
 
@@ -118,7 +126,9 @@ def build_sweep(
     growths = parse_values(growth, "--growth", 0.0, strict=True) if growth else (p.growth,)
     headrooms = parse_values(headroom, "--headroom", 0.0, below=1.0) if headroom else (p.headroom,)
     price_axes = parse_prices(prices, catalog)
-    total = len(budgets) * len(growths) * len(headrooms) * math.prod(len(m) for _, m in price_axes)
+    owning_axes = _owning_axes(wf, kwh_price, years, objective)
+    total = (len(budgets) * len(growths) * len(headrooms) * math.prod(len(m) for _, m in price_axes)
+             * math.prod(len(v) for _, v in owning_axes))
     if total > MAX_SCENARIOS:
         raise InputError(
             f"the sweep has {total:,} scenarios; at most {MAX_SCENARIOS:,}. "
@@ -128,12 +138,64 @@ def build_sweep(
     scenarios: list[Scenario] = []
     groups: dict[Group, tuple[WorkloadFile, Catalog]] = {}
     price_grid = list(itertools.product(*(m for _, m in price_axes)))
-    for g, h, mults in itertools.product(growths, headrooms, price_grid):
+    names = tuple(n for n, _ in owning_axes)
+    owning_grid = list(itertools.product(*(v for _, v in owning_axes)))
+    for g, h, mults, values in itertools.product(growths, headrooms, price_grid, owning_grid):
         pr = tuple(zip(targets, mults))
-        groups[(g, h, pr)] = (_group_file(wf, g, h), priced_catalog(catalog, pr))
+        own: Owning = tuple(zip(names, values))
+        groups[(g, h, pr, own)] = (_owning_file(_group_file(wf, g, h), own),
+                                   priced_catalog(catalog, pr))
         for b in budgets:
-            scenarios.append(Scenario(len(scenarios) + 1, b, g, h, pr))
+            scenarios.append(Scenario(len(scenarios) + 1, b, g, h, pr, own))
     return Sweep(wf, catalog, tuple(scenarios), groups, targets)
+
+
+def _owning_axes(wf: WorkloadFile, kwh_price: str | None, years: str | None,
+                 objective: str | None) -> tuple[tuple[str, tuple[float | str, ...]], ...]:
+    """The cost-of-owning axes given (P2): kWh prices, horizons in years, objectives.
+
+    Raises:
+        InputError: a bad value, or an axis that needs ``policy.tco`` on a file without it
+            and without ``--kwh-price``.
+    """
+    axes: list[tuple[str, tuple[float | str, ...]]] = []
+    if kwh_price:
+        axes.append(("kwh_price", parse_values(kwh_price, "--kwh-price", 0.0, below=100.0)))
+    if years:
+        values = parse_values(years, "--years", 1.0, below=31.0)
+        if any(v != int(v) for v in values):
+            raise InputError(f"--years: '{years}' must be whole years. To fix: e.g. 3,5,7")
+        axes.append(("years", tuple(int(v) for v in values)))
+    if objective:
+        names = tuple(dict.fromkeys(o.strip() for o in objective.split(",")))
+        bad = [o for o in names if o not in ("capex", "tco")]
+        if bad:
+            raise InputError(f"--objective: '{', '.join(bad)}' is not capex or tco. To fix: "
+                             "write --objective capex,tco")
+        axes.append(("objective", names))
+    if axes and wf.policy.tco is None and not kwh_price:
+        raise InputError(
+            "--years and --objective need the cost of owning: the file has no policy.tco. "
+            "To fix: add policy.tco (at least kwh_price) to the file, or pass --kwh-price")
+    return tuple(axes)
+
+
+def _owning_file(wf: WorkloadFile, owning: Owning) -> WorkloadFile:
+    """A validated copy with the scenario's kWh price, years and objective (P2)."""
+    if not owning:
+        return wf
+    values = dict(owning)
+    tco = wf.policy.tco.model_dump() if wf.policy.tco is not None else {}
+    tco.update({k: v for k, v in values.items() if k in ("kwh_price", "years")})
+    policy = wf.policy.model_dump()
+    policy["tco"] = tco
+    if "objective" in values:
+        policy["objective"] = values["objective"]
+    try:
+        return WorkloadFile.model_validate({**wf.model_dump(), "policy": policy})
+    except ValidationError as exc:
+        raise InputError("a cost-of-owning axis gives an invalid workload file",
+                         [e["msg"] for e in exc.errors()]) from None
 
 
 # -- Running ----------------------------------------------------------------------------
@@ -228,6 +290,10 @@ class ScenarioRow:
     error: str | None = None
     exit_code: int | None = None
     """The CLI exit code of the error (3 infeasible, 4 solver), None with a plan."""
+    tco: float | None = None
+    """P2: the plan's total cost of ownership (with ``policy.tco``)."""
+    power_kw: float | None = None
+    """P1: the plan's power drawn, kW."""
 
     def to_json(self) -> dict:
         s = self.scenario
@@ -237,6 +303,7 @@ class ScenarioRow:
             "growth": s.growth,
             "headroom": s.headroom,
             "prices": dict(s.prices),
+            "owning": dict(s.owning),
             "status": self.status,
             "total_cost": None if self.total_cost is None else round(self.total_cost, 2),
             "served_priority": self.served_priority,
@@ -249,6 +316,8 @@ class ScenarioRow:
             "reused_knee": self.reused_knee,
             "seconds": round(self.seconds, 3),
             "error": self.error,
+            "tco": self.tco,
+            "power_kw": self.power_kw,
         }
 
 
@@ -323,7 +392,20 @@ def _row(
         None,
         seconds=0.0 if reused else solved.seconds,
         reused_knee=reused,
+        tco=best.own.tco if best.own is not None else None,
+        power_kw=best.own.power_kw if best.own is not None else None,
     )
+
+
+def _file_owning(sweep: Sweep) -> Owning:
+    """The file's own values of the owning axes swept (the base plan's group)."""
+    if not sweep.scenarios or not sweep.scenarios[0].owning:
+        return ()
+    p = sweep.wf.policy
+    own: dict[str, float | str] = {"objective": p.objective}
+    if p.tco is not None:
+        own.update(kwh_price=p.tco.kwh_price, years=p.tco.years)
+    return tuple((n, own.get(n, v)) for n, v in sweep.scenarios[0].owning)
 
 
 def default_jobs() -> int:
@@ -361,7 +443,8 @@ def run_sweep(
     for s in sweep.scenarios:
         by_group.setdefault(s.group, []).append(s)
     p = sweep.wf.policy
-    base_group: Group = (p.growth, p.headroom, tuple((t, 1.0) for t in sweep.price_targets))
+    base_group: Group = (p.growth, p.headroom, tuple((t, 1.0) for t in sweep.price_targets),
+                         _file_owning(sweep))
     base_needed = with_base and not (p.budget is None and base_group in by_group)
     tasks = len(by_group) + base_needed
     jobs = max(1, min(jobs or default_jobs(), tasks + sum(len(v) for v in by_group.values())))

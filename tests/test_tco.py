@@ -1,0 +1,238 @@
+"""Power, cost of ownership, site and what is owned (P1–P5) on tiny hand-solved instances.
+
+Catalog (tests/solver_fixtures.py): GPUs small 24 GB $1000 300 W, big 80 GB $10000 400 W;
+a box2 server (2 GPU slots, platform power 0 W) with 2 x 32 GB costs $2200. Job "a" needs
+15 GB at degree 1 and 10 GB of host RAM per GPU; table throughput small 100 tokens/s,
+big 1000. Each test names the rule it would catch if it were removed.
+"""
+
+from __future__ import annotations
+
+import json
+
+import pytest
+import solver_fixtures as fx
+from click.testing import CliRunner
+from hypothesis import HealthCheck, given, settings
+from hypothesis import strategies as st
+from test_pipeline import run
+
+from bench import bruteforce
+from cli import main
+from solver.check import check_plan
+from solver.errors import InfeasibleError, InputError
+from solver.optimize.owning import racks_used
+
+BOX = 2200
+TCO = {"kwh_price": 0.5, "years": 3, "pue": 1.0, "utilisation": 1.0}
+E = 8760 * 3 * 0.5  # currency per kW over the horizon: 13,140
+OWNED_BIG = {"platform": "box2", "gpu": "big", "gpu_count": 1, "memory": "d32",
+             "dimm_count": 2}
+
+
+def setup(monkeypatch):
+    fx.install(monkeypatch, {"a": (15, 10)})
+    fx.install_rates(monkeypatch, {"a": {"small": 100.0, "big": 1000.0}})
+    monkeypatch.setattr(bruteforce, "estimate", fx.fake_estimate)
+    monkeypatch.setattr(bruteforce, "replica_throughput", fx.fake_throughput)
+
+
+def wfile(job: dict, site=None, inventory=None, tco=None, objective="capex", **policy):
+    wf = fx.workloads(job, **policy)
+    data = wf.model_dump(mode="json", exclude_none=True)
+    data["policy"].update(objective=objective, **({"tco": tco} if tco else {}))
+    if site:
+        data["site"] = site
+    if inventory:
+        data["inventory"] = inventory
+    return type(wf).model_validate(data)
+
+
+def test_power_and_tco_are_reported_under_capex(monkeypatch):
+    """P1, P2: 250 tokens/s on 3 small GPUs (2 boxes, $7400) draw 0.9 kW; TCO = $7400 +
+    0.9 x 13,140 = $19,226, reported although the objective is capex."""
+    setup(monkeypatch)
+    o = run(wfile({"name": "a", "tokens_per_s": 250}, tco=TCO)).options[0]
+    assert o.total_cost == 2 * BOX + 3000
+    assert o.own.power_kw == pytest.approx(0.9)
+    assert o.own.energy == pytest.approx(0.9 * E)
+    assert o.own.tco == pytest.approx(7400 + 0.9 * E)
+    doc = o.to_json()
+    assert doc["capex"] == 7400 and doc["tco"] == pytest.approx(7400 + 0.9 * E)
+
+
+def test_tco_objective_picks_the_frugal_gpu(monkeypatch):
+    """define_tco: capex picks 3 small GPUs ($7400, 0.9 kW, TCO $19,226); TCO picks one big
+    ($12,200, 0.4 kW, TCO $17,456). Without the objective term TCO would keep the smalls."""
+    setup(monkeypatch)
+    job = {"name": "a", "tokens_per_s": 250}
+    capex = run(wfile(job, tco=TCO)).options[0]
+    tco = run(wfile(job, tco=TCO, objective="tco")).options[0]
+    assert {p.gpu for p in capex.placements} == {"small"}
+    assert {p.gpu for p in tco.placements} == {"big"}
+    assert tco.total_cost == BOX + 10000
+    assert tco.own.tco == pytest.approx(12200 + 0.4 * E)
+    assert tco.own.tco < capex.own.tco and tco.total_cost > capex.total_cost
+
+
+def test_support_scales_capex_in_the_objective(monkeypatch):
+    """P2 support: 10%/year over 3 years adds 30% of capex to the TCO."""
+    setup(monkeypatch)
+    o = run(wfile({"name": "a"}, tco={**TCO, "support_pct_per_year": 0.1})).options[0]
+    assert o.own.support == pytest.approx(0.3 * (BOX + 1000))
+
+
+def test_rack_power_forces_a_different_gpu(monkeypatch):
+    """P3 (define_site, within_site): two shareable replicas cost least on 2 small GPUs in
+    one box ($4,200, 0.6 kW); a site of one 0.5 kW rack forbids that server and the two
+    one-GPU boxes together (0.6 kW), so one shared big GPU ($12,200, 0.4 kW) it is."""
+    setup(monkeypatch)
+    job = {"name": "a", "replicas": 2, "shareable": True}
+    free = run(wfile(job)).options[0]
+    assert free.total_cost == BOX + 2000 and free.gpus_by_sku() == {"small": 2}
+    site = {"racks": 1, "rack_kw": 0.5, "rack_units": 42}
+    r = run(wfile(job, site=site)).options[0]
+    assert r.gpus_by_sku() == {"big": 1} and r.total_cost == BOX + 10000
+    assert r.own.racks == 1
+
+
+def test_rack_cost_counts_racks_used():
+    """P3: racks used = max(⌈kW / rack_kw⌉, ⌈U / rack_units⌉)."""
+    from solver.inputs.ownership import Site
+    site = Site(racks=4, rack_kw=10, rack_units=42)
+    assert racks_used(25.0, 8, site) == 3
+    assert racks_used(5.0, 50, site) == 2
+    assert racks_used(0.0, 0, site) == 0
+
+
+def test_owned_server_makes_rank_1_cheaper(monkeypatch):
+    """P4 (owned types, n_t ≤ count at no price): an owned box with one big GPU serves
+    250 tokens/s at no capital cost ($7,400 without it); the second owned box stays idle
+    and draws nothing; the BOM is empty; owned servers ignore exclude."""
+    setup(monkeypatch)
+    job = {"name": "a", "tokens_per_s": 250}
+    inv = [{**OWNED_BIG, "count": 2}]
+    r = run(wfile(job, inventory=inv, tco=TCO, exclude=["big"])).options[0]
+    assert r.total_cost == 0 and r.lines == ()
+    assert [s.owned for s in r.servers] == [True]
+    assert len(r.idle) == 1 and r.idle[0].owned
+    assert r.own.power_kw == pytest.approx(0.4)
+    doc = r.to_json()
+    assert doc["servers"][0]["owned"] is True and len(doc["idle"]) == 1
+
+
+def test_checker_refuses_more_owned_than_owned(monkeypatch):
+    """P4 check: a plan claiming an owned server the inventory lacks is refused."""
+    setup(monkeypatch)
+    wf = wfile({"name": "a", "tokens_per_s": 250}, inventory=[OWNED_BIG])
+    o = run(wf).options[0]
+    assert check_plan(o, wfile({"name": "a", "tokens_per_s": 250}), fx.catalog())
+
+
+@settings(max_examples=25, deadline=None,
+          suppress_health_check=[HealthCheck.function_scoped_fixture])
+@given(target=st.sampled_from([None, 150.0, 250.0, 1100.0]),
+       replicas=st.integers(1, 2), shareable=st.booleans(),
+       objective=st.sampled_from(["capex", "tco"]),
+       kwh=st.sampled_from([0.05, 0.5, 2.0]),
+       site=st.sampled_from([None, {"racks": 1, "rack_kw": 0.7, "rack_units": 42},
+                             {"racks": 3, "rack_kw": 0.45, "rack_units": 42}]),
+       owned=st.sampled_from([0, 1, 2]), rack_cost=st.sampled_from([None, 3000.0]))
+def test_rank1_equals_bruteforce(monkeypatch, target, replicas, shareable, objective, kwh,
+                                 site, owned, rack_cost):
+    """Rank 1's objective (capex or TCO) equals bench/bruteforce.py's exhaustive optimum with
+    power, site limits, rack cost and owned servers; every plan passes the checker."""
+    setup(monkeypatch)
+    job: dict = {"name": "a", "replicas": replicas}
+    if target is not None:
+        job["tokens_per_s"] = target
+    else:
+        job["shareable"] = shareable
+    tco = {**TCO, "kwh_price": kwh}
+    if rack_cost and site:
+        tco["rack_cost_per_year"] = rack_cost
+    inv = [{**OWNED_BIG, "count": owned}] if owned else None
+    wf = wfile(job, site=site, inventory=inv, tco=tco, objective=objective)
+    cat = fx.catalog()
+    expected = bruteforce.optimum(wf, cat)
+    if expected is None:
+        with pytest.raises(InfeasibleError):
+            run(wf, cat, gap=1e-9)
+        return
+    o = run(wf, cat, gap=1e-9).options[0]
+    assert o.objective_value(objective) == pytest.approx(expected, abs=0.05)
+
+
+# --- bad input: exit 2 with place and fix ---------------------------------------------------
+
+SMALL = "name: t\nworkloads:\n  - {name: w, kind: inference, model: gpt2, context: 512, batch: 1}\n"
+
+
+def _cli(tmp_path, text: str):
+    f = tmp_path / "w.yaml"
+    f.write_text(text)
+    return CliRunner().invoke(main, [str(f), "--no-workbook", "--json"])
+
+
+@pytest.mark.parametrize("extra, words", [
+    ("policy: {tco: {kwh_price: -0.1}}\n", "kwh_price"),
+    ("policy: {tco: {kwh_price: 0.1, pue: 0.9}}\n", "pue"),
+    ("policy: {objective: tco}\n", "To fix: add policy.tco"),
+    ("policy: {tco: {kwh_price: 0.1, rack_cost_per_year: 100}}\n", "needs a site"),
+    (("inventory: [{platform: srv-4gpu-ddr4, gpu: h100-pcei, gpu_count: 4, "
+     "memory: ddr4-3200-64g, dimm_count: 16}]\n"), "did you mean h100-pcie"),
+    (("inventory: [{platform: srv-4gpu-ddr4, gpu: h100-sxm, gpu_count: 4, "
+     "memory: ddr4-3200-64g, dimm_count: 16}]\n"), "does not fit srv-4gpu-ddr4"),
+    (("inventory: [{platform: hgx-a100-8gpu-ddr4, gpu: a100-80g-sxm, gpu_count: 4, "
+     "memory: ddr4-3200-64g, dimm_count: 16}]\n"), "inventory[0].gpu_count"),
+    (("inventory: [{platform: srv-4gpu-ddr4, gpu: a100-80g-pcie, gpu_count: 4, "
+     "memory: ddr4-3200-64g, dimm_count: 5}]\n"), "inventory[0].dimm_count"),
+    ("site: {racks: 1, rack_kw: 0.5, rack_units: 42}\n", "smaller than any single server"),
+])
+def test_bad_input_exits_2(tmp_path, extra, words):
+    result = _cli(tmp_path, SMALL + extra)
+    assert result.exit_code == 2, result.output
+    assert words in result.output
+    assert "To fix" in result.output or "fix" in result.output.lower()
+
+
+def test_inventory_in_json(tmp_path):
+    """An owned 4 x A100 server serves a 7B model; the JSON marks it owned, capex is 0."""
+    result = _cli(tmp_path, SMALL.replace("gpt2", "llama-2-7b") +
+                  "policy: {tco: {kwh_price: 0.12}}\n"
+                  "inventory: [{platform: srv-4gpu-ddr4, gpu: a100-80g-pcie, gpu_count: 4, "
+                  "memory: ddr4-3200-64g, dimm_count: 16}]\n")
+    assert result.exit_code == 0, result.output
+    o = json.loads(result.stdout)["options"][0]
+    assert o["capex"] == 0 and o["servers"][0]["owned"] is True
+    assert o["tco"] == pytest.approx(o["energy_cost"])
+
+
+def test_inputerror_names_the_place():
+    from solver.inputs.owned import check_inventory
+    wf = fx.workloads({"name": "a"})
+    data = wf.model_dump(mode="json", exclude_none=True)
+    data["inventory"] = [{"platform": "bx2", "memory": "d32", "dimm_count": 2}]
+    with pytest.raises(InputError) as e:
+        check_inventory(type(wf).model_validate(data), fx.catalog())
+    assert "inventory[0].platform" in str(e.value.problems)
+
+
+def test_shipped_expand_pool_uses_the_owned_servers():
+    """workloads/expand-pool.yaml: proven optimal, checked; the owned servers carry work,
+    are not bought, and the plan fits the site's racks."""
+    from pathlib import Path
+
+    from solver.inputs.loading import DEFAULT_CATALOG, load_catalog, load_workloads
+    from solver.optimize.pipeline import plan
+
+    root = Path(__file__).resolve().parents[1]
+    wf = load_workloads(root / "workloads" / "expand-pool.yaml")
+    catalog = load_catalog(DEFAULT_CATALOG)
+    result = plan(wf, catalog, top=1)
+    o = result.options[0]
+    assert result.status == "optimal" and check_plan(o, wf, catalog) == []
+    owned = [s for s in o.servers if s.owned]
+    assert len(owned) + len(o.idle) == sum(i.count for i in wf.inventory) and owned
+    assert o.own.racks <= wf.site.racks
+    assert o.own.tco == pytest.approx(o.objective_value("tco"))

@@ -1,0 +1,78 @@
+"""The TCO sheet: live formulas on the Assumptions inputs, one column per year (P2, P5).
+
+pycel recomputes a copy of the workbook stripped of its stored values: the cumulative cost
+of the last year equals the option's TCO, and editing the kWh price on the Assumptions
+sheet moves every option's TCO by Δprice × kW × 8,760 × years × utilisation × PUE.
+"""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import openpyxl
+import pytest
+import yaml
+
+from solver.inputs.loading import DEFAULT_CATALOG, load_catalog, load_workloads
+from solver.optimize.pipeline import plan
+from solver.report.workbook import write_workbook
+
+ROOT = Path(__file__).resolve().parents[1]
+
+
+@pytest.fixture(scope="module")
+def tco_book(tmp_path_factory):
+    data = yaml.safe_load((ROOT / "workloads" / "small.yaml").read_text())
+    data.setdefault("policy", {})["tco"] = {"kwh_price": 0.15, "years": 4,
+                                             "support_pct_per_year": 0.05}
+    path = tmp_path_factory.mktemp("tco") / "w.yaml"
+    path.write_text(yaml.safe_dump(data))
+    wf = load_workloads(path)
+    catalog = load_catalog(DEFAULT_CATALOG)
+    result = plan(wf, catalog, top=2, with_baseline=False)
+    out = path.parent / "book.xlsx"
+    write_workbook(out, result, wf, catalog, {})
+    return out, result, wf
+
+
+def _find(ws, label: str, after: int = 1) -> int:
+    for row in ws.iter_rows(min_row=after, min_col=1, max_col=1):
+        if row[0].value == label:
+            return row[0].row
+    raise AssertionError(label)
+
+
+def test_tco_sheet_has_a_column_per_year_and_a_chart(tco_book):
+    book, _result, _ = tco_book
+    wb = openpyxl.load_workbook(book)
+    ws = wb["TCO"]
+    assert [c.value for c in ws[4]][1:6] == [f"Year {y}" for y in range(5)]
+    assert ws._charts, "the cumulative cost chart is missing"
+    energy = ws.cell(_find(ws, "Energy"), 3).value
+    assert energy.startswith("=IF(") and "Assumptions!" in energy
+
+
+def test_tco_recalculates_and_follows_the_kwh_price(tco_book, tmp_path):
+    pycel = pytest.importorskip("pycel")
+    book, result, wf = tco_book
+    bare = tmp_path / "bare.xlsx"
+    openpyxl.load_workbook(book).save(bare)
+    wb = openpyxl.load_workbook(bare)
+    ws, a = wb["TCO"], wb["Assumptions"]
+    kwh = f"B{_find(a, 'Electricity price')}"
+    xl = pycel.ExcelCompiler(filename=str(bare))
+    rows = []
+    start = 1
+    for opt in result.options:
+        r = _find(ws, "Cumulative", start)
+        rows.append(r)
+        start = r + 1
+        assert xl.evaluate(f"TCO!F{r}") == pytest.approx(opt.own.tco, abs=0.05)
+    xl.set_value(f"Assumptions!{kwh}", 0.25)
+    tco = wf.policy.tco
+    for opt, r in zip(result.options, rows):
+        delta = 0.10 * opt.own.power_kw * 8760 * tco.years * tco.utilisation * tco.pue
+        assert xl.evaluate(f"TCO!F{r}") == pytest.approx(opt.own.tco + delta, abs=0.05)
+    summary = wb["Summary"]
+    row = _find(summary, "TCO over 4 years")
+    assert summary.cell(row, 3).value.startswith("=TCO!")
