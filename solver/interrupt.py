@@ -69,6 +69,44 @@ def sigterm_interrupts() -> Iterator[None]:
         signal.signal(signal.SIGTERM, previous)
 
 
+class Deferred:
+    """Ctrl-C and SIGTERM while native code runs (a HiGHS solve): recorded, not raised.
+
+    A Python signal handler runs only when the interpreter runs Python code; HiGHS calls
+    back into Python at fixed points of its search, so there the handler records the signal
+    and the callback asks HiGHS to stop. After the solve returns, ``raise_if_requested``
+    raises ``KeyboardInterrupt`` so the run unwinds as for any interrupt (exit 130). A second
+    signal raises at once, as the user clearly means it.
+    """
+
+    def __init__(self) -> None:
+        self.requested = False
+
+    def _handler(self, signum, frame) -> None:
+        if self.requested:
+            raise KeyboardInterrupt
+        self.requested = True
+
+    @contextlib.contextmanager
+    def deferring(self) -> Iterator[Deferred]:
+        """While the block runs, SIGINT and SIGTERM only set ``requested`` (main thread)."""
+        try:
+            previous = {s: signal.signal(s, self._handler)
+                        for s in (signal.SIGINT, signal.SIGTERM)}
+        except ValueError:  # not the main thread: signals are not ours to take
+            yield self
+            return
+        try:
+            yield self
+        finally:
+            for s, handler in previous.items():
+                signal.signal(s, handler)
+
+    def raise_if_requested(self) -> None:
+        if self.requested:
+            raise KeyboardInterrupt
+
+
 def _end_worker(signum, frame) -> None:
     # The pool may send SIGTERM again once a worker has gone: it must not cut this short.
     signal.signal(signal.SIGTERM, signal.SIG_IGN)

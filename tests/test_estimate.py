@@ -414,7 +414,7 @@ def test_to_json_is_the_spec_row_plus_the_allocated_reserved_split():
     row = E.estimate(train(preset("gpt2")), H100, 1, POLICY).to_json()
     assert set(row) == {"workload", "gpu", "degree", "fits", "vram_gb_per_gpu", "host_ram_gb",
                         "micro_batch", "grad_accum_steps", "breakdown", "allocated_gb",
-                        "reserved_gb", "comm_buffers_gb"}
+                        "reserved_gb", "comm_buffers_gb", "batch"}
     assert row["allocated_gb"] <= row["reserved_gb"] <= row["vram_gb_per_gpu"]
     assert set(row["breakdown"]) == {"weights_gb", "gradients_gb", "optimizer_gb",
                                      "master_weights_gb", "activations_gb", "kv_cache_gb",

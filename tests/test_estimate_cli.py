@@ -17,7 +17,7 @@ Q3 = Path(__file__).parent / "data" / "customer-q3.yaml"
 CATALOG = REPO / "catalogs" / "default.yaml"
 ROW_KEYS = {"workload", "gpu", "degree", "fits", "vram_gb_per_gpu", "allocated_gb",
             "reserved_gb", "comm_buffers_gb", "host_ram_gb", "micro_batch", "grad_accum_steps",
-            "breakdown"}
+            "batch", "breakdown"}
 SPEED_KEYS = {"tokens_per_s", "mfu", "mbu", "tpot_ms", "ttft_ms"}
 """Throughput keys (T2); tests/test_throughput.py checks which rows carry which."""
 BREAKDOWN_KEYS = {"weights_gb", "gradients_gb", "optimizer_gb", "master_weights_gb",

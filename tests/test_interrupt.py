@@ -128,3 +128,27 @@ def test_sweep_workers_and_their_cbc(slow_mix, tmp_path, sig):
     _assert_clean(res, tmp_path, tmpdir)
     # the finished scenarios (none yet) are written whole; no temp file beside them
     assert sorted(p.name for p in out.iterdir()) == ["bench-n100-s1-sweep.csv"]
+
+
+def test_plan_with_highs_stops_inside_the_solve(tmp_path):
+    """HiGHS runs in-process: Ctrl-C reaches it through its search callbacks, so the run
+    ends within seconds instead of when the solve would (many minutes on this mix; before
+    this path, still running 90 s after the signal)."""
+    mix = write_yaml(generate_data(1000, 1), tmp_path / "slow1000.yaml")
+    proc = subprocess.Popen(
+        [sys.executable, "cli.py", "plan", str(mix), "--solver", "highs", "--no-workbook",
+         "--top", "1"],
+        cwd=ROOT, text=True, stdout=subprocess.DEVNULL, stderr=subprocess.PIPE,
+        preexec_fn=lambda: signal.signal(signal.SIGINT, signal.SIG_DFL),  # noqa: PLW1509
+    )
+    try:
+        time.sleep(15)  # imports, estimates and the model build (~6 s); then HiGHS searches
+        assert proc.poll() is None, "the solve finished before it could be interrupted"
+        proc.send_signal(signal.SIGINT)
+        _, stderr = proc.communicate(timeout=60)
+    finally:
+        if proc.poll() is None:
+            proc.kill()
+            proc.wait()
+    assert proc.returncode == EXIT_CODE, stderr
+    assert stderr.strip() == "plan-buy: interrupted"

@@ -185,6 +185,8 @@ class Estimate:
     grad_accum_steps: int | None
     breakdown: MemoryBreakdown
     note: str = ""
+    batch: int | None = None
+    """Inference: sequences served at once (``batch: auto`` resolved for this GPU)."""
     comm_buffers_gb: float = 0.0
     """Part of ``breakdown.overhead_gb`` that is NCCL communication buffers (degree >= 2);
     outside PyTorch's allocator, so neither allocated nor reserved counts it."""
@@ -233,6 +235,7 @@ class Estimate:
             "host_ram_gb": round(self.host_ram_gb, 3),
             "micro_batch": self.micro_batch,
             "grad_accum_steps": self.grad_accum_steps,
+            "batch": self.batch,
             "breakdown": self.breakdown.to_json(),
         }
 
@@ -588,6 +591,14 @@ def auto_micro_batch(w: Workload, degree: int, usable_gb: float) -> int:
     return mb
 
 
+def auto_serving_batch(w: Workload, gpu: GpuSku, degree: int, policy: Policy) -> int:
+    """``batch: auto``: the serving batch on this GPU and degree (see ``serving_batch`` in
+    throughput.py, which also applies ``max_tpot_ms``)."""
+    from .throughput import serving_batch  # throughput builds on this module
+
+    return serving_batch(w, gpu, degree, policy)
+
+
 # --- The estimate --------------------------------------------------------------------------
 def estimate(w: Workload, gpu: GpuSku | None, degree: int, policy: Policy) -> Estimate:
     """One replica of ``w`` on ``degree`` GPUs of ``gpu``: per-GPU VRAM, host RAM, fit.
@@ -607,6 +618,9 @@ def estimate(w: Workload, gpu: GpuSku | None, degree: int, policy: Policy) -> Es
     mb = accum = None
     note = ""
     if w.kind == "inference":
+        if w.batch == "auto":
+            w = w.model_copy(update={"batch": auto_serving_batch(w, gpu, degree, policy)})
+            note = f"batch auto: {w.batch}"
         bd = inference_breakdown(w, degree)
     else:
         if w.micro_batch == "auto":
@@ -631,6 +645,7 @@ def estimate(w: Workload, gpu: GpuSku | None, degree: int, policy: Policy) -> Es
         workload=w.name, gpu=gpu.sku, degree=degree, fits=fits, vram_gb_per_gpu=need,
         usable_vram_gb=usable, host_ram_gb=max(data, ratio_ram), micro_batch=mb,
         grad_accum_steps=accum, breakdown=bd, note=note, comm_buffers_gb=comm_buffers_gb(degree),
+        batch=w.batch if isinstance(w.batch, int) else None,
         cuda_context_gb=CUDA_CONTEXT_GB,
         allocator_cache_gb=(bd.overhead_gb - CUDA_CONTEXT_GB - comm_buffers_gb(degree)
                             - dequant_scratch_gb(w, degree)),

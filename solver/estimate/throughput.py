@@ -363,7 +363,7 @@ def throughput(w: Workload, gpu: GpuSku, degree: int, policy: Policy,
     """One replica of ``w`` on ``degree`` GPUs of ``gpu`` (T2).
 
     Training uses the memory estimate's micro-batch (computed here when ``est`` is None);
-    inference uses ``w.batch`` (resolve ``batch: auto`` with :func:`serving_batch` first).
+    inference uses ``w.batch`` (``batch: auto`` resolved with :func:`serving_batch`).
     Raises ValueError for preprocess (no GPU) or a degree below 1.
     """
     if w.kind == "preprocess":
@@ -371,9 +371,12 @@ def throughput(w: Workload, gpu: GpuSku, degree: int, policy: Policy,
     if degree < 1:
         raise ValueError(f"parallel degree must be >= 1, got {degree}")
     if w.kind == "inference":
-        if not isinstance(w.batch, int):
-            raise ValueError(f"workload {w.name!r} has no batch; resolve it with serving_batch")
-        return inference_throughput(w, gpu, degree, w.batch)
+        batch = w.batch
+        if batch == "auto":
+            batch = serving_batch(w, gpu, degree, policy)
+        if not isinstance(batch, int):
+            raise ValueError(f"workload {w.name!r} has no batch")
+        return inference_throughput(w, gpu, degree, batch)
     est = est or estimate(w, gpu, degree, policy)
     return training_throughput(w, gpu, degree, est.micro_batch or 1)
 

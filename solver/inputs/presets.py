@@ -142,6 +142,12 @@ def from_hf_config(ref: ModelConfigRef, base_dir: Path) -> ModelArch:
     """
     path = (Path(base_dir) / ref.config).expanduser()
     shown = clip(path, MAX_TEXT)
+    cfg = _read_config(path, shown)
+    return _arch_from_config(cfg, ref, path, shown)
+
+
+def _read_config(path: Path, shown: str) -> dict:
+    """The config.json at ``path`` as a JSON object (``shown`` names it in messages)."""
     try:
         text = read_text(path, MAX_CONFIG_BYTES, "the model's Hugging Face config.json")
     except FileProblem as exc:
@@ -163,6 +169,11 @@ def from_hf_config(ref: ModelConfigRef, base_dir: Path) -> ModelArch:
     if not isinstance(cfg, dict):
         # ValueError, not TypeError: pydantic reports only ValueErrors as input problems.
         raise ValueError(f"config file '{shown}' must hold a JSON object")  # noqa: TRY004
+    return cfg
+
+
+def _arch_from_config(cfg: dict, ref: ModelConfigRef, path: Path, shown: str) -> ModelArch:
+    """The architecture figures of a parsed config.json, under Hugging Face's key names."""
     got = {key: _int_field(cfg, *names) for key, names in _HF_ALIASES.items()}
     missing = [k for k, v in got.items() if v is None]
     if missing:
@@ -189,18 +200,9 @@ def from_hf_config(ref: ModelConfigRef, base_dir: Path) -> ModelArch:
     try:
         return ModelArch(
             name=str(ref.name or cfg.get("_name_or_path") or path.parent.name or "config"),
-            params_b=params or 0,
-            hidden=hidden,
-            layers=layers,
-            heads=heads,
-            kv_heads=kv,
-            intermediate=inter,
-            vocab=vocab,
-            experts=experts,
-            active_experts=active,
-            head_dim=head_dim,
-            mlp="swiglu" if gated else "gelu",
-            tied_embeddings=tied,
+            params_b=params or 0, hidden=hidden, layers=layers, heads=heads, kv_heads=kv,
+            intermediate=inter, vocab=vocab, experts=experts, active_experts=active,
+            head_dim=head_dim, mlp="swiglu" if gated else "gelu", tied_embeddings=tied,
             source=shown,
         )
     except ValidationError as exc:

@@ -241,8 +241,9 @@ class Workload(StrictModel):
     default q, v for lora and every linear layer for qlora (DEFAULT_LORA_TARGETS)."""
     context: PositiveInt | None = Field(default=None, le=10_000_000)
     """Inference: tokens per sequence kept in the KV cache."""
-    batch: PositiveInt | None = Field(default=None, le=1_000_000)
-    """Inference: concurrent sequences."""
+    batch: Literal["auto"] | PositiveInt | None = None
+    """Inference: concurrent sequences, or 'auto': on each GPU and degree the largest batch
+    (up to 256) that fits the usable VRAM and meets ``max_tpot_ms``."""
     shareable: bool = False
     """May share a GPU with other shareable jobs (R17)."""
     replicas: int = Field(default=1, ge=1, le=MAX_REPLICAS)
@@ -291,6 +292,14 @@ class Workload(StrictModel):
         if v == "auto" or (isinstance(v, int) and not isinstance(v, bool) and v >= 1):
             return v
         raise ValueError(f"micro_batch must be 'auto' or a whole number >= 1, got {v!r}")
+
+    @field_validator("batch", mode="before")
+    @classmethod
+    def _batch(cls, v: Any) -> Any:
+        if v is None or v == "auto" or (isinstance(v, int) and not isinstance(v, bool)
+                                        and 1 <= v <= 1_000_000):
+            return v
+        raise ValueError(f"batch must be 'auto' or a whole number from 1 to 1,000,000, got {v!r}")
 
     @field_validator("lora_targets", mode="before")
     @classmethod

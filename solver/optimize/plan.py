@@ -96,6 +96,12 @@ class TargetFigure:
     """Inference: the slowest replica's time to first token, ms."""
 
     @property
+    def compute_utilisation(self) -> float:
+        """Share of the bought throughput the target uses: target ÷ delivered (R18 asks
+        for 90%+ of GPU compute; lower means GPUs bought for this job will sit idle)."""
+        return self.target_tokens_per_s / self.tokens_per_s if self.tokens_per_s > 0 else 0.0
+
+    @property
     def gpu_hours(self) -> float | None:
         """Training: GPU-hours the run takes (its GPUs x days to finish x 24)."""
         if self.days_to_finish is None:
@@ -111,8 +117,12 @@ class TargetFigure:
             "tokens_per_s": round(self.tokens_per_s, 1),
             "target_tokens_per_s": round(self.target_tokens_per_s, 1),
             "replicas": self.replicas,
+            "gpus": self.gpus,
+            "compute_utilisation": round(self.compute_utilisation, 4),
             "days_to_finish": r(self.days_to_finish, 3),
+            "gpu_hours": r(self.gpu_hours, 1),
             "tpot_ms": r(self.tpot_ms, 2),
+            "ttft_ms": r(self.ttft_ms, 1),
         }
 
 

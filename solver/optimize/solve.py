@@ -14,6 +14,7 @@ import time
 
 import pulp
 
+from .. import interrupt
 from ..errors import SolverError
 from .build import Model
 from .children import contained
@@ -62,19 +63,26 @@ class _Highs(pulp.HiGHS):
         super().__init__(**kwargs)
         self.work_ticks = work_ticks
         self.ticks = 0
+        self.interrupt = interrupt.Deferred()
 
     def createAndConfigureSolver(self, lp):
         super().createAndConfigureSolver(lp)
         limit = self.work_ticks
-        if limit is None:
-            return
+        stop = self.interrupt
 
         def tick(event) -> None:
             self.ticks += 1
-            if self.ticks >= limit and event.data_out.mip_primal_bound < 1e300:
+            if stop.requested or (limit is not None and self.ticks >= limit
+                                  and event.data_out.mip_primal_bound < 1e300):
+                event.interrupt()
+
+        def lp_tick(event) -> None:  # a long LP (the root node) checks for Ctrl-C too
+            if stop.requested:
                 event.interrupt()
 
         lp.solverModel.cbMipInterrupt.subscribe(tick)
+        lp.solverModel.cbSimplexInterrupt.subscribe(lp_tick)
+        lp.solverModel.cbIpmInterrupt.subscribe(lp_tick)
 
     def findSolutionValues(self, lp):
         try:
@@ -129,6 +137,12 @@ def _quiet_stdout():
         os.close(devnull)
 
 
+def _deferring(deferred: interrupt.Deferred | None):
+    """Ctrl-C reaches a HiGHS solve through its callbacks (``interrupt.Deferred``); CBC runs
+    as a child process and is stopped by the usual interrupt path."""
+    return deferred.deferring() if deferred is not None else contextlib.nullcontext()
+
+
 def _int(v) -> int:
     value = v.value() if hasattr(v, "value") else v
     return round(value or 0)
@@ -148,11 +162,14 @@ def solve(m: Model, solver: str, time_limit: float | None = None,
     """
     engine = _make(solver, time_limit, gap, work_ticks)
     start = time.perf_counter()
+    deferred = getattr(engine, "interrupt", None)
     try:
-        with _quiet_stdout(), contained(engine):
+        with _quiet_stdout(), contained(engine), _deferring(deferred):
             m.prob.solve(engine)
     except pulp.PulpSolverError as exc:
         raise SolverError(f"the {solver} solver failed: {exc}") from None
+    if deferred is not None:
+        deferred.raise_if_requested()
     seconds = time.perf_counter() - start
     ticks = getattr(engine, "ticks", 0)
     clock = _clock_stopped(m, solver, time_limit, seconds)

@@ -54,6 +54,7 @@ def target_lines(option: PlanOption) -> list[str]:
             head += f", {f.tpot_ms:.1f} ms per output token"
         if f.ttft_ms is not None:
             head += f", first token in {f.ttft_ms:.0f} ms"
+        head += f"; uses {f.compute_utilisation:.0%} of its GPUs' throughput (target 90%)"
         out.append(head)
     return out
 
