@@ -17,7 +17,7 @@ import click
 from solver import __version__, interrupt
 from solver.errors import InputError, PlanBuyError
 
-COMMANDS = ("plan", "estimate", "sweep")
+COMMANDS = ("plan", "estimate", "sweep", "schema")
 
 
 class DefaultToPlan(click.Group):
@@ -274,6 +274,19 @@ def sweep(workloads: Path, catalog: Path, budget: str | None, growth: str | None
         sys.exit(interrupt.EXIT_CODE)
     if run.rows and all(r.total_cost is None for r in run.rows):
         sys.exit(min(r.exit_code or 1 for r in run.rows))
+
+
+@main.command()
+@click.argument("kind", type=click.Choice(["workloads", "catalog"]))
+def schema(kind: str) -> None:
+    """Print the JSON Schema of a workload file or a catalog, for editors.
+
+    Save it next to your YAML and point the YAML language server at it with a first line
+    such as: # yaml-language-server: $schema=workloads.schema.json
+    """
+    from solver.inputs.schema import input_schema
+
+    _print(json.dumps(input_schema(kind), indent=2))  # type: ignore[arg-type]
 
 
 if __name__ == "__main__":
