@@ -182,15 +182,19 @@ class _Formats:
         self.price_input = add(
             {"num_format": money, "bg_color": "#FFF2CC", "font_color": "#0000FF"}
         )
-        self.money_row_total = add({"num_format": money, "bold": True})
-        self.money = add({"num_format": money})
-        self.money_bold = add({"num_format": money, "bold": True, "top": 1})
-        self.money_total = add({"num_format": money, "bold": True, "top": 1, "bottom": 6})
-        self.int = add({"num_format": "#,##0"})
-        self.num = add({"num_format": "#,##0.0"})
-        self.num2 = add({"num_format": "#,##0.00"})
-        self.pct = add({"num_format": "0.0%"})
-        self.pct_bold = add({"num_format": "0.0%", "bold": True, "top": 1})
+        # Numbers top-aligned like the text beside them when a wrapped cell makes a row tall.
+        self.money_row_total = add({"num_format": money, "bold": True, "valign": "top"})
+        self.money = add({"num_format": money, "valign": "top"})
+        self.money_bold = add({"num_format": money, "bold": True, "top": 1, "valign": "top"})
+        self.money_total = add(
+            {"num_format": money, "bold": True, "top": 1, "bottom": 6, "valign": "top"}
+        )
+        self.plain_num = add({"valign": "top"})
+        self.int = add({"num_format": "#,##0", "valign": "top"})
+        self.num = add({"num_format": "#,##0.0", "valign": "top"})
+        self.num2 = add({"num_format": "#,##0.00", "valign": "top"})
+        self.pct = add({"num_format": "0.0%", "valign": "top"})
+        self.pct_bold = add({"num_format": "0.0%", "bold": True, "top": 1, "valign": "top"})
         self.bold_top = add({"bold": True, "top": 1})
 
     def for_column(self, name: str):
@@ -244,7 +248,7 @@ class _Sheet:
             ws.write_boolean(row, col, value, fmt)
             self._width(col, 6)
         elif isinstance(value, (int, float)):
-            ws.write_number(row, col, value, fmt)
+            ws.write_number(row, col, value, fmt or self.fmt.plain_num)
             self._width(col, len(f"{value:,.2f}") + 3)
         else:
             text = str(value)
@@ -267,7 +271,7 @@ class _Sheet:
         for i, label in enumerate(labels):
             fmt = self.fmt.header_num if i in numeric else self.fmt.header
             self.ws.write_string(row, col + i, label, fmt)
-            self._width(col + i, min(len(label), 12) + 2)
+            self._width(col + i, min(len(label), 12) + 3)  # + the indent
         # Headers wrap at about 12 characters a line; a row tall enough for the longest.
         lines = max([1, *(math.ceil(len(label) / 11) for label in labels)])
         if lines > 1:
