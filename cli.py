@@ -17,7 +17,7 @@ import click
 from solver import __version__, interrupt
 from solver.errors import InputError, PlanBuyError
 
-COMMANDS = ("plan", "estimate", "sweep")
+COMMANDS = ("plan", "estimate", "sweep", "schema")
 
 
 class DefaultToPlan(click.Group):
@@ -142,6 +142,7 @@ def estimate(workloads: Path, catalog: Path, gpus: tuple[str, ...], as_json: boo
     """Per-workload VRAM and host-RAM breakdown for every GPU and parallel degree."""
     from solver.inputs.loading import load_catalog, load_workloads
     from solver.report.estimate_table import estimate_rows, render_estimate_table
+    from solver.report.text import terminal_width
 
     try:
         wf = load_workloads(workloads)
@@ -152,7 +153,7 @@ def estimate(workloads: Path, catalog: Path, gpus: tuple[str, ...], as_json: boo
     if as_json:
         _print(json.dumps({"rows": [r.to_json() for r in rows]}, indent=2))
     else:
-        _print(render_estimate_table(wf, cat, rows))
+        _print(render_estimate_table(wf, cat, rows, width=terminal_width(sys.stdout)))
 
 
 @main.command()
@@ -172,9 +173,9 @@ def estimate(workloads: Path, catalog: Path, gpus: tuple[str, ...], as_json: boo
 @click.option("--alternatives", type=click.Choice(["kinds", "gpu-mix", "hardware"]),
               default="kinds", show_default=True,
               help="What options 2.. are: kinds = within --slack of the cheapest, each pushing one "
-                   "direction (fewest servers, no consumer GPUs, fewest SKUs, lowest power, most "
-                   "spare VRAM); gpu-mix / hardware = the next cheapest plans with another GPU "
-                   "mix / another GPU or server mix.")
+                   "direction (lowest TCO with policy.tco, fewest servers, no consumer GPUs, fewest "
+                   "SKUs, lowest power, most spare VRAM); gpu-mix / hardware = the next cheapest "
+                   "plans with another GPU mix / another GPU or server mix.")
 @click.option("--slack", type=FiniteFloatRange(0, 1), default=0.05, show_default=True,
               help="With --alternatives kinds: how much more than the cheapest plan an "
                    "alternative may cost, as a fraction (0.05 = 5%).")
@@ -196,8 +197,10 @@ def plan(workloads: Path, catalog: Path, top: int, budget: float | None, out_dir
     from solver.inputs.exclude import check_exclude
     from solver.inputs.loading import load_catalog, load_workloads
     from solver.inputs.scenario import with_exclusions, with_policy
+    from solver.optimize.full import full_plan, needs_full_plan
     from solver.optimize.pipeline import plan as run_plan
     from solver.report.summary import render_plan_summary
+    from solver.report.text import terminal_width
 
     try:
         wf = with_exclusions(with_policy(load_workloads(workloads), budget=budget), exclude)
@@ -217,6 +220,12 @@ def plan(workloads: Path, catalog: Path, top: int, budget: float | None, out_dir
             result = run_plan(wf, cat, top=top, solver=solver, time_limit=time_limit, gap=gap,
                               alternatives=alternatives, slack=slack, started=started,
                               reserve_s=reserve, progress=progress)
+            full = None
+            if wf.policy.budget is not None and needs_full_plan(result) and not as_json:
+                if progress is not None:
+                    progress("the plan serving every workload", None)
+                full = full_plan(wf, cat, solver=solver, time_limit=time_limit, gap=gap,
+                                 started=started)
         finally:
             if progress is not None:
                 progress.done()
@@ -229,7 +238,8 @@ def plan(workloads: Path, catalog: Path, top: int, budget: float | None, out_dir
     if as_json:
         _print(json.dumps(result.to_json(), indent=2))
     else:
-        _print(render_plan_summary(result, cat, wf.name, book))
+        _print(render_plan_summary(result, cat, wf.name, book, wf=wf, full=full,
+                                   width=terminal_width(sys.stdout)))
 
 
 @main.command()
@@ -239,9 +249,11 @@ def plan(workloads: Path, catalog: Path, top: int, budget: float | None, out_dir
               help="Budgets (catalog currency; 500k, 1.5M allowed). Default: the file's "
                    "policy.budget, else none (each scenario is the cheapest full plan).")
 @click.option("--growth", default=None, metavar="VALUES",
-              help="policy.growth values (demand multiplier, R19), e.g. 1,1.25,1.5.")
+              help="policy.growth values (demand multiplier: each workload plans "
+                   "ceil(replicas x growth) replicas), e.g. 1,1.25,1.5.")
 @click.option("--headroom", default=None, metavar="VALUES",
-              help="policy.headroom values in [0, 1) (R15), e.g. 0.1,0.2,0.3.")
+              help="policy.headroom values in [0, 1) (share of VRAM and host RAM kept free), "
+                   "e.g. 0.1,0.2,0.3.")
 @click.option("--price", "prices", multiple=True, metavar="SKU_OR_KIND=MULT[,MULT...]",
               help="Scale unit prices of a SKU or a kind (gpu, platform, memory, storage); "
                    "repeatable; each is one axis.")
@@ -266,13 +278,15 @@ def sweep(workloads: Path, catalog: Path, budget: str | None, growth: str | None
           years: str | None, objective: str | None, jobs: int | None, out_dir: Path,
           solver: str | None, time_limit: float | None, gap: float, no_workbook: bool,
           as_json: bool) -> None:
-    """What each budget / growth / headroom / price scenario buys, and the knee.
+    """What each budget / growth / headroom / price scenario buys, and the smallest budget
+    that serves every workload.
 
     The scenarios are the cartesian product of the axes. Writes out/<name>-sweep.csv and
     out/<name>-sweep.xlsx; Ctrl-C stops and keeps the finished scenarios (exit 130).
     """
     from solver.inputs.loading import load_catalog, load_workloads
     from solver.optimize.solve import default_solver
+    from solver.report.text import terminal_width
     from solver.sweep.report import render_sweep, sweep_document, write_sweep_files
     from solver.sweep.run import build_sweep, run_sweep
 
@@ -306,12 +320,26 @@ def sweep(workloads: Path, catalog: Path, budget: str | None, growth: str | None
         _print(json.dumps(sweep_document(run, grid, files), indent=2))
     else:
         _print(render_sweep(run, wf.name, cat.currency, grid.price_targets, files,
-                                [skipped] if skipped else []))
+                            [skipped] if skipped else [], sweep=grid,
+                            width=terminal_width(sys.stdout)))
     if run.interrupted:
         click.echo("plan-buy: interrupted; the finished scenarios are written", err=True)
         sys.exit(interrupt.EXIT_CODE)
     if run.rows and all(r.total_cost is None for r in run.rows):
         sys.exit(min(r.exit_code or 1 for r in run.rows))
+
+
+@main.command()
+@click.argument("kind", type=click.Choice(["workloads", "catalog"]))
+def schema(kind: str) -> None:
+    """Print the JSON Schema of a workload file or a catalog, for editors.
+
+    Save it next to your YAML and point the YAML language server at it with a first line
+    such as: # yaml-language-server: $schema=workloads.schema.json
+    """
+    from solver.inputs.schema import input_schema
+
+    _print(json.dumps(input_schema(kind), indent=2))  # type: ignore[arg-type]
 
 
 if __name__ == "__main__":

@@ -66,6 +66,7 @@ def test_sheets_and_properties(book, plan):
         "Summary",
         "Option 1",
         "Option 2",
+        "Demand",
         "Placement",
         "Memory",
         "Teams",
@@ -393,3 +394,31 @@ def test_sweep_chart_draws_one_line_per_scenario_group():
     assert [(a, b) for _, a, b in runs] == [(0, 2), (2, 4), (4, 6)]
     assert runs[2][0] == " (growth 1.5, price_memory 2)"
     assert _budget_runs(df.iloc[:2]) == [("", 0, 2)]
+
+
+def test_every_sheet_prints_landscape_fit_to_width_with_header_rows(book):
+    wb = openpyxl.load_workbook(book)
+    for ws in wb:
+        assert ws.page_setup.orientation == "landscape", ws.title
+        assert ws.sheet_properties.pageSetUpPr.fitToPage, ws.title
+        assert ws.page_setup.fitToHeight in (0, "0", None, 1), ws.title  # pages tall: any
+        assert ws.print_title_rows, ws.title
+        # The sheet's note is merged across the used columns and wraps: it never widens
+        # what prints.
+        assert any(str(r).startswith("A2:") for r in ws.merged_cells.ranges), ws.title
+
+
+def test_demand_sheet_lists_every_workload_as_asked_and_planned(book, plan):
+    result, wf, _catalog = plan
+    df = pd.read_excel(book, sheet_name="Demand", header=3)
+    assert list(df["Workload"]) == [w.name for w in wf.workloads]
+    for w, (_, row) in zip(wf.workloads, df.iterrows(), strict=True):
+        assert row["Replicas asked"] == w.replicas
+        assert row["Priority"] == w.priority and row["Team"] == w.team
+    assert (df["Replicas planned (after growth)"] >= df["Replicas asked"]).all()
+    placed = {p.workload for p in result.options[0].placements}
+    served = df[df["Workload"].isin(placed)]
+    assert (served["Replicas placed (option 1)"] >= 1).all()
+    assert (served["VRAM per replica (GB)"].notna()).all()
+    # Cost charged per workload adds up to option 1's total, less idle capacity.
+    assert served["Cost charged (option 1)"].sum() <= result.options[0].total_cost + 0.01

@@ -426,7 +426,8 @@ def _alternatives(run: _Run, slack: float) -> None:
             left_out.append(f"{d.label} (the time limit ran out)")
             continue
         option = run.checked(out, exp, d.label)
-        option = replace(option, label=label_of(d, option, catalog))
+        # Its solve bounded f / step + cost share, not the cost: no cost bound to show.
+        option = replace(option, label=label_of(d, option, catalog), lower_bound=None)
         again = seen.get(server_key(option))
         if run.value(option) > ceiling + 0.01:
             left_out.append(f"{d.label} (its servers, once packed, cost more than "

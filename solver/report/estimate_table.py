@@ -21,11 +21,12 @@ from ..estimate.throughput import Throughput, throughput
 from ..inputs.catalog import Catalog, GpuSku
 from ..inputs.workload import Policy, WorkloadFile
 from ..optimize.candidates import policy_degrees
+from .text import DEFAULT_WIDTH, Column, bullets, table, wrap
 
 ESTIMATE_DEGREES = (1, 2, 4, 8)
 """Parallel degrees the estimate command shows: 1, 2, 4 and 8 GPUs per replica."""
 WASTE_FRACTION = 0.30
-"""R7/R18: a job that fits but uses under 30% of the card leaves it mostly idle."""
+"""A job that fits but uses under 30% of the card leaves it mostly idle (R7/R18)."""
 
 
 def degrees_for(gpu: GpuSku, policy: Policy) -> tuple[int, ...]:
@@ -99,27 +100,28 @@ def is_waste(e: Estimate) -> bool:
 
 
 _COLUMNS = (
-    # header, width, cell
-    ("GPU", 14, lambda e: e.gpu or "(CPU only)"),
-    ("d", 2, lambda e: str(e.degree)),
-    ("fits", 4, lambda e: "yes" if e.fits else "NO"),
-    ("alloc", 6, lambda e: f"{e.allocated_gb:.1f}"),
-    ("need", 6, lambda e: f"{e.vram_gb_per_gpu:.1f}"),
-    ("usable", 6, lambda e: f"{e.usable_vram_gb:.1f}"),
-    ("weights", 7, lambda e: f"{e.breakdown.weights_gb:.1f}"),
-    ("grad+opt", 8, lambda e: f"{_grad_opt(e):.1f}"),
-    ("activ", 6, lambda e: f"{e.breakdown.activations_gb:.1f}"),
-    ("kv", 6, lambda e: f"{e.breakdown.kv_cache_gb:.1f}"),
-    ("ovhd", 5, lambda e: f"{e.breakdown.overhead_gb:.1f}"),
-    ("mb x acc", 9, lambda e: "-" if e.micro_batch is None
+    # The column, then its cell. ``keep``: drop order on a narrow terminal (0: never).
+    (Column("GPU", justify="left"), lambda e: e.gpu or "(CPU only)"),
+    (Column("GPUs per replica"), lambda e: str(e.degree)),
+    (Column("fits"), lambda e: "yes" if e.fits else "NO"),
+    (Column("allocated", keep=6), lambda e: f"{e.allocated_gb:.1f}"),
+    (Column("needed"), lambda e: f"{e.vram_gb_per_gpu:.1f}"),
+    (Column("usable"), lambda e: f"{e.usable_vram_gb:.1f}"),
+    (Column("weights", keep=7), lambda e: f"{e.breakdown.weights_gb:.1f}"),
+    (Column("grads + optimizer", keep=7), lambda e: f"{_grad_opt(e):.1f}"),
+    (Column("activations", keep=7), lambda e: f"{e.breakdown.activations_gb:.1f}"),
+    (Column("KV cache", keep=7), lambda e: f"{e.breakdown.kv_cache_gb:.1f}"),
+    (Column("other", keep=7), lambda e: f"{e.breakdown.overhead_gb:.1f}"),
+    (Column("micro-batch x steps", keep=5), lambda e: "-" if e.micro_batch is None
      else f"{e.micro_batch} x {e.grad_accum_steps}"),
-    ("host RAM", 8, lambda e: f"{e.host_ram_gb:.1f}"),
-    ("tok/s", 8, lambda e: _speed(e, lambda t: _tokens(t.tokens_per_s))),
-    ("TPOT ms", 7, lambda e: _speed(e, lambda t: "-" if t.tpot_ms is None
-                                    else f"{t.tpot_ms:.1f}")),
-    ("TTFT ms", 7, lambda e: _speed(e, lambda t: "-" if t.ttft_ms is None
-                                    else f"{t.ttft_ms:.0f}" if t.ttft_ms >= 10
-                                    else f"{t.ttft_ms:.1f}")),
+    (Column("host RAM", keep=4), lambda e: f"{e.host_ram_gb:.1f}"),
+    (Column("tokens/s", keep=1), lambda e: _speed(e, lambda t: _tokens(t.tokens_per_s))),
+    (Column("ms per output token", keep=3), lambda e: _speed(
+        e, lambda t: "-" if t.tpot_ms is None else f"{t.tpot_ms:.1f}")),
+    (Column("ms to first token", keep=2), lambda e: _speed(
+        e, lambda t: "-" if t.ttft_ms is None else f"{t.ttft_ms:.0f}" if t.ttft_ms >= 10
+        else f"{t.ttft_ms:.1f}")),
+    (Column("note", justify="left", wrap=True, keep=0), lambda e: _flag(e)),
 )
 
 
@@ -142,16 +144,9 @@ def _speed(e, cell) -> str:
     return cell(t) if t is not None and e.fits else "-"
 
 
-def _line(cells: list[str]) -> str:
-    out = []
-    for (_, width, _), cell in zip(_COLUMNS, cells, strict=True):
-        out.append(cell.ljust(width) if width == 14 else cell.rjust(width))
-    return "  ".join(out)
-
-
 def _flag(e: Estimate) -> str:
     if is_waste(e):
-        return f"R7 waste: uses {e.vram_utilisation:.0%} of the card"
+        return f"mostly idle ({e.vram_utilisation:.0%} used)"
     return ""
 
 
@@ -169,32 +164,40 @@ def _title(w) -> str:
     return f"{w.name}  ({', '.join(what)})"
 
 
-def render_estimate_table(wf: WorkloadFile, catalog: Catalog, rows: Sequence[Estimate]) -> str:
-    """Per workload, a fixed-width table of its rows; GB everywhere (10^9 bytes)."""
+def render_estimate_table(wf: WorkloadFile, catalog: Catalog, rows: Sequence[Estimate],
+                          width: int = DEFAULT_WIDTH) -> str:
+    """Per workload, a table of its rows in at most ``width`` characters; GB everywhere
+    (10^9 bytes)."""
     by_workload: dict[str, list[Estimate]] = {}
     for r in rows:
         by_workload.setdefault(r.workload, []).append(r)
-    header = _line([h for h, _, _ in _COLUMNS]) + "  flag"
-    parts = [
-        (f"Memory estimate for {wf.name}, per GPU (GB = 10^9 bytes; see docs/memory-model.md)"),
-        ("alloc: live tensors at peak, what torch.cuda.max_memory_allocated measures; need: "
-         "what must fit and what the plan sizes for = alloc + allocator cache (reserved) + "
-         "CUDA context + NCCL buffers (d >= 2)"),
-        (f"fits: need <= usable = (1 - headroom {wf.policy.headroom:.0%}) x card VRAM; "
-         "grad+opt: gradients + optimizer state + FP32 master copy; ovhd: the part of need "
-         "that is not a model tensor"),
-        ("tok/s: one replica (training tokens, or output tokens for inference); TPOT/TTFT: "
-         "time per output token / to first token (see docs/throughput-model.md)"),
+    legend = [
+        "allocated: live tensors at peak, what torch.cuda.max_memory_allocated measures.",
+        ("needed: what must fit and what the plan sizes for = allocated + allocator cache "
+        "(reserved) + CUDA context + NCCL buffers (2 or more GPUs per replica)."),
+        f"fits: needed <= usable = (1 - headroom {wf.policy.headroom:.0%}) x card VRAM.",
+        ("weights, grads + optimizer (gradients, optimizer state, FP32 master copy), "
+        "activations, KV cache: the model's tensors; other: the part of needed that is not "
+        "a model tensor."),
+        "micro-batch x steps: sequences per GPU per step x gradient-accumulation steps.",
+        ("tokens/s: one replica (training tokens, or output tokens for inference); "
+        "see docs/throughput-model.md."),
     ]
+    parts = wrap(f"Memory estimate for {wf.name}, GB per GPU (GB = 10^9 bytes; see "
+                 "docs/memory-model.md)", width)
+    parts += bullets(legend, width, indent="")
     for w in wf.workloads:
         mine = by_workload.get(w.name)
         if not mine:
             continue
-        parts += ["", _title(w), header, "-" * len(header)]
-        for e in mine:
-            line = _line([cell(e) for _, _, cell in _COLUMNS])
-            flag = _flag(e)
-            parts.append(f"{line}  {flag}".rstrip())
+        parts += ["", *wrap(_title(w), width)]
+        # A column empty for this workload (TPOT for training, KV cache for training,
+        # everything but host RAM for preprocess) only costs width.
+        cols = [(c, cell) for c, cell in _COLUMNS
+                if c.header in ("GPU", "fits", "host RAM")
+                or any(cell(e) not in ("", "-", "0", "0.0") for e in mine)]
+        parts += table([c for c, _ in cols], [[cell(e) for _, cell in cols] for e in mine],
+                       width)
         if not any(e.fits for e in mine):
             parts.append("  -> fits no GPU and degree shown here")
     return "\n".join(parts)

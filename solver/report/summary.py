@@ -1,12 +1,20 @@
-"""The terminal summary of ``plan-buy plan``: ranked options in a few readable lines."""
+"""The terminal summary of ``plan-buy plan``: ranked options in a few readable lines.
+
+Laid out for the reader's width (``text.py``): the options table, then what a budget leaves
+out and what serving everything would cost, demand after growth, throughput targets, what
+platform prices include, the rule-of-thumb comparison and notes.
+"""
 
 from __future__ import annotations
 
 from pathlib import Path
 
 from ..inputs.catalog import Catalog
+from ..inputs.workload import WorkloadFile
+from ..optimize.full import FullPlan
 from ..optimize.plan import PlanOption, PlanResult
-from .metrics import option_metrics, target_label
+from .metrics import TARGETS, option_metrics
+from .text import DEFAULT_WIDTH, Column, bullets, table, wrap
 
 
 def money(value: float, currency: str) -> str:
@@ -14,10 +22,23 @@ def money(value: float, currency: str) -> str:
     return f"{currency} {value:,.0f}"
 
 
-def _pct(value: float | None, status: str | None) -> str:
+def target_text(metric: str) -> str:
+    """The utilisation target in words: ``target 85%+`` or ``target 70-80%``."""
+    low, high = TARGETS[metric]
+    return f"target {low:.0%}+" if high is None else f"target {low:.0%}-{high:.0%}"
+
+
+def use_cell(value: float | None, status: str | None) -> str:
+    """``63% (under)`` the target in the header; a plain figure when on target; ``-`` with nothing installed."""
     if value is None:
         return "-"
-    return f"{value:.0%} {status}" if status and status != "within" else f"{value:.0%}"
+    word = {"below": " (under)", "above": " (over)"}.get(status or "", "")
+    return f"{value:.0%}{word}"
+
+
+def gpu_list(option: PlanOption) -> str:
+    """``6x a100-80g-pcie, 24x a100-80g-sxm``; ``none`` for a CPU-only plan."""
+    return ", ".join(f"{n}x {sku}" for sku, n in sorted(option.gpus_by_sku().items())) or "none"
 
 
 def target_lines(option: PlanOption) -> list[str]:
@@ -30,9 +51,9 @@ def target_lines(option: PlanOption) -> list[str]:
         if f.days_to_finish is not None:
             head += f", done in {f.days_to_finish:.1f} days"
         if f.tpot_ms is not None:
-            head += f", TPOT {f.tpot_ms:.1f} ms"
+            head += f", {f.tpot_ms:.1f} ms per output token"
         if f.ttft_ms is not None:
-            head += f", TTFT {f.ttft_ms:.0f} ms"
+            head += f", first token in {f.ttft_ms:.0f} ms"
         head += f"; uses {f.compute_utilisation:.0%} of its GPUs' throughput (target 90%)"
         out.append(head)
     return out
@@ -68,77 +89,219 @@ def own_lines(option: PlanOption, currency: str) -> list[str]:
     return out
 
 
-def render_plan_summary(result: PlanResult, catalog: Catalog, name: str,
-                        workbook: Path | None = None) -> str:
-    """A short report: status, one row per option, the R20 comparison, unserved work."""
+def status_sentence(result: PlanResult, budgeted: bool, tco: bool = False) -> str:
+    """How sure the solver is of option 1, in words (``tco``: ranked by ownership cost)."""
+    cost = "total cost of ownership" if tco else "cost"
+    what = (f"serves the most priority the budget allows, at the lowest {cost} for that"
+            if budgeted else
+            "has the lowest total cost of ownership of the plans that serve every workload"
+            if tco else "is the cheapest plan that serves every workload")
+    solver = result.solver.upper() if result.solver == "cbc" else "HiGHS"
     if result.status == "optimal":
-        gap = ""
-    elif result.gap is None:
-        gap = ", no proven bound"
-    else:
-        gap = f", within {result.gap:.2%} of the proven bound"
-    lines = [
-        (f"{name}: {len(result.options)} option(s), {result.status} ({result.solver}{gap}); "
-         f"prices as of {catalog.prices_as_of} ({catalog.price_note or 'catalog prices'})"),
-        "",
-    ]
-    mixes = {
-        o.rank: ", ".join(f"{n}x {sku}" for sku, n in sorted(o.gpus_by_sku().items())) or "none"
-        for o in result.options
-    }
-    width = max([34, *map(len, mixes.values())])
-    aims = {o.rank: _aim(o) for o in result.options}
-    aim_w = max([8, *map(len, aims.values())])
-    header = (f"{'#':>2}  {'option':<{aim_w}}  {'total cost':>14}  {'GPUs':<{width}} {'servers':>7} {'max deg':>7}  "
-              f"{'VRAM use ' + target_label('vram'):>17}  {'RAM use ' + target_label('ram'):>17}  "
-              f"{'host GB/s/GPU':>13}")
-    lines += [header, "-" * len(header)]
-    for o in result.options:
-        m = option_metrics(o, catalog)
-        gpus = mixes[o.rank]
-        bw = f"{m.host_bw_gbps_per_gpu:.0f}" if m.host_bw_gbps_per_gpu else "-"
-        lines.append(
-            f"{o.rank:>2}  {aims[o.rank]:<{aim_w}}  {money(o.total_cost, result.currency):>14}  "
-            f"{gpus:<{width}} "
-            f"{m.servers:>7} {m.max_degree:>7}  {_pct(m.vram_util, m.vram_status):>17}  "
-            f"{_pct(m.ram_util, m.ram_status):>17}  {bw:>13}"
-        )
-        if o.unserved:
-            lines.append(f"    left out under the budget: {', '.join(o.unserved)}")
-        lines += [f"    {line}" for line in target_lines(o)]
-        lines += [f"    {line}" for line in own_lines(o, result.currency)]
+        return f"Option 1 {what} (proven optimal by the {solver} solver)."
+    if result.gap is None:
+        return (f"Option 1 is the best plan found in the time given; the {solver} solver "
+                "proved no bound, so a cheaper plan may exist.")
+    return (f"Option 1 is the best plan found in the time given: at most {result.gap:.2%} "
+            f"dearer than the cheapest possible ({solver} solver); not proven optimal.")
+
+
+def render_plan_summary(result: PlanResult, catalog: Catalog, name: str,
+                        workbook: Path | None = None, *, wf: WorkloadFile | None = None,
+                        full: FullPlan | None = None, budget: float | None = None,
+                        width: int = DEFAULT_WIDTH) -> str:
+    """The report of ``plan``, no line wider than ``width``.
+
+    Args:
+        result: the plan.
+        catalog: the catalog it was priced from.
+        name: the workload file's name.
+        workbook: the workbook written, if any.
+        wf: the workload file (enables the demand and left-out details).
+        full: the cheapest full plan, when a budget left work out (``optimize.full``).
+        budget: the spending cap that applied, if any.
+        width: characters per line.
+    """
+    budget = budget if budget is not None else (wf.policy.budget if wf is not None else None)
+    cur = result.currency
+    buys_nothing = all(not o.servers for o in result.options)
+    n = len(result.options)
+    head = f"{name}: {n} ranked option{'s' if n != 1 else ''}. " if not buys_nothing else ""
+    by_tco = wf is not None and wf.policy.objective == "tco" and wf.policy.tco is not None
+    lines = wrap(head + (status_sentence(result, budget is not None, by_tco)
+                         if not buys_nothing else
+                         f"{name}: nothing to buy."), width)
+    lines += wrap(f"Prices as of {catalog.prices_as_of}: "
+                  f"{catalog.price_note or 'catalog prices'}.", width)
     lines.append("")
-    lines += _includes_lines(result, catalog)
-    b = result.baseline
-    if b:
-        lines.append(
-            f"Rule-of-thumb reference ({b.name}): {b.servers} server(s), "
-            f"{money(b.total_cost, result.currency)}; option 1 saves "
-            f"{money(b.saving or 0.0, result.currency)} ({b.saving_pct or 0.0:.0%})."
-        )
-    for note in result.notes:
-        lines.append(f"Rule-of-thumb reference: {note}." if note.startswith("R20") else f"Note: {note}.")
-    for warning in result.warnings:
-        lines.append(f"Warning: {warning}.")
+    if not buys_nothing:
+        lines += _options_table(result, catalog, width, by_tco) + [""]
+    if budget is not None:
+        lines += _budget_lines(result, wf, full, budget, cur, width)
+    if wf is not None:
+        lines += _demand_lines(wf, width)
+    lines += _throughput_lines(result, width)
+    lines += _own_cost_lines(result, width)
+    lines += _includes_lines(result, catalog, width)
+    lines += _reference_lines(result, width, buys_nothing)
     if workbook:
-        lines.append(f"Workbook: {workbook}")
+        lines += wrap(f"Workbook: {workbook}", width)
+    while lines and not lines[-1]:
+        lines.pop()
     return "\n".join(lines)
 
 
+def _options_table(result: PlanResult, catalog: Catalog, width: int,
+                   by_tco: bool = False) -> list[str]:
+    """One row per option: what it optimises and how much over option 1, cost, GPUs, ..."""
+    columns = [
+        Column("#"),
+        Column("option", justify="left", wrap=True, comfort=16),
+        Column("total cost"),
+        Column("GPUs", justify="left", wrap=True),
+        Column("servers"),
+        Column("most GPUs on one job", keep=3),
+        Column(f"planned VRAM use ({target_text('vram')})"),
+        Column(f"planned host RAM use ({target_text('ram')})", keep=1),
+        Column("host memory GB/s per GPU", keep=2),
+    ]
+    rows = []
+    for o in result.options:
+        m = option_metrics(o, catalog)
+        bw = f"{m.host_bw_gbps_per_gpu:.0f}" if m.host_bw_gbps_per_gpu else "-"
+        rows.append([str(o.rank), _aim(o), money(o.total_cost, result.currency), gpu_list(o),
+                     str(m.servers), str(m.max_degree), use_cell(m.vram_util, m.vram_status),
+                     use_cell(m.ram_util, m.ram_status), bw])
+    out = table(columns, rows, width)
+    if by_tco and len(result.options) > 1:
+        out += wrap("Options are ranked by total cost of ownership (see Cost of owning); "
+                    "the percentages are over option 1's.", width)
+    if any(o.unserved for o in result.options[1:]):
+        for o in result.options[1:]:
+            if o.unserved and o.unserved != result.options[0].unserved:
+                out += wrap(f"Option {o.rank} leaves out: {', '.join(o.unserved)}.", width)
+    return out
+
+
 def _aim(o: PlanOption) -> str:
-    """What an option optimises and what it costs over the cheapest ("fewest servers +2.9%")."""
+    """What an option optimises and how much more it costs than option 1 ("fewest servers
+    +2.9%"; by TCO under objective tco, as ``over_cheapest`` is)."""
     if o.rank == 1 or o.over_cheapest <= 0:
         return o.label
     return f"{o.label} +{o.over_cheapest:.1%}"
 
 
-def _includes_lines(result: PlanResult, catalog: Catalog) -> list[str]:
-    """O2: what the price of each platform the options buy covers (data drives are extra)."""
+def _budget_lines(result: PlanResult, wf: WorkloadFile | None, full: FullPlan | None,
+                  budget: float, cur: str, width: int) -> list[str]:
+    """What the budget buys, what it leaves out and what serving everything costs."""
+    best = result.options[0]
+    out: list[str] = []
+    if not best.unserved:
+        return wrap(f"Budget {money(budget, cur)}: option 1 serves every workload and spends "
+                    f"{money(best.total_cost, cur)} of it.", width) + [""]
+    by_name = {w.name: w for w in wf.workloads} if wf is not None else {}
+    left = []
+    for name in best.unserved:
+        w = by_name.get(name)
+        left.append(name if w is None else
+                    f"{name} ({w.kind}, priority {w.priority:g}, "
+                    f"{wf.planned_replicas(w)} replica(s))")  # type: ignore[union-attr]
+    if not best.servers:
+        out += wrap(f"Nothing fits in the budget of {money(budget, cur)}: no workload can be "
+                    "served for that, so this plan buys nothing.", width)
+    else:
+        total = len(by_name) or len(best.unserved) + len({p.workload for p in best.placements})
+        out += wrap(f"Budget {money(budget, cur)}: option 1 spends "
+                    f"{money(best.total_cost, cur)} and serves {total - len(best.unserved)} of "
+                    f"{total} workloads. Left out:", width)
+    out += bullets(left, width)
+    if full is None:
+        pass
+    elif full.total_cost is None:
+        out += wrap(f"What serving every workload costs could not be found: {full.why_not}.",
+                    width)
+    else:
+        exact = "" if full.status == "optimal" else " (best found, not proven cheapest)"
+        more = full.total_cost - best.total_cost
+        over = full.total_cost - budget
+        than = f", {money(more, cur)} more than option 1" if best.servers else ""
+        out += wrap(f"Serving every workload costs {money(full.total_cost, cur)}{exact}: "
+                    f"{money(over, cur)} over the budget{than}.", width)
+    return out + [""]
+
+
+def _demand_lines(wf: WorkloadFile, width: int) -> list[str]:
+    """Replicas asked and planned: growth rounds each workload up on its own."""
+    growth = wf.policy.growth
+    if growth == 1:
+        return []
+    items = [f"{w.name} {w.replicas}->{wf.planned_replicas(w)}" for w in wf.workloads]
+    return wrap(f"Replicas asked -> planned (growth x{growth:g}, each workload rounded up): "
+                + ", ".join(items) + ".", width) + [""]
+
+
+def _includes_lines(result: PlanResult, catalog: Catalog, width: int) -> list[str]:
+    """What the price of each platform the options buy covers (data drives are extra)."""
     used = sorted({s.platform for o in result.options for s in o.servers})
     if not used:
         return []
-    out = ["Platform prices include (GPUs, DIMMs and data drives are separate lines):"]
+    out = wrap("Platform prices include (GPUs, DIMMs and data drives are separate lines):",
+               width)
     for sku in used:
         p = catalog.platform(sku)
-        out.append(f"  {sku}: {'; '.join(p.includes) or '(not stated in the catalog)'}")
+        out += wrap(f"{sku}: {'; '.join(p.includes) or '(not stated in the catalog)'}", width,
+                    indent="  ", hang="      ")
     return out + [""]
+
+
+def _plain(note: str) -> str:
+    """A note without the rule number it starts with (rules are listed in the docs)."""
+    return note.removeprefix("R20 ")
+
+
+def _throughput_lines(result: PlanResult, width: int) -> list[str]:
+    """Option 1's figure per throughput target; later options only where theirs differ."""
+    out: list[str] = []
+    first = target_lines(result.options[0]) if result.options else []
+    for o in result.options:
+        mine = target_lines(o)
+        shown = mine if o.rank == 1 else [t for t in mine if t not in first]
+        if shown:
+            what = "" if o.rank == 1 or len(shown) == len(mine) else " (where it differs)"
+            out.append(f"Throughput targets, option {o.rank}{what}:")
+            out += bullets(shown, width) + [""]
+    return out
+
+
+def _own_cost_lines(result: PlanResult, width: int) -> list[str]:
+    """Per option: capex, TCO and its parts, power and racks, owned servers, renting."""
+    out: list[str] = []
+    for o in result.options:
+        mine = own_lines(o, result.currency)
+        if mine:
+            out.append(f"Cost of owning, option {o.rank}:")
+            out += bullets(mine, width) + [""]
+    return out
+
+
+def _reference_lines(result: PlanResult, width: int, buys_nothing: bool = False
+                     ) -> list[str]:
+    out: list[str] = []
+    b = result.baseline
+    if b:
+        out += wrap(
+            f"Rule-of-thumb reference ({_plain(b.name)}): {b.servers} server(s), "
+            f"{money(b.total_cost, result.currency)}; option 1 saves "
+            f"{money(b.saving or 0.0, result.currency)} ({b.saving_pct or 0.0:.0%}).", width)
+    for note in result.notes:
+        if buys_nothing and "no other distinct purchase list" in note:
+            continue  # nothing bought: "1 of 3 options" would only confuse
+        if note.startswith("R20"):
+            head, _, rest = _plain(note).partition(": ")
+            out += wrap(f"Rule-of-thumb reference: {head}:", width)
+            out += bullets(rest.split("; ") if rest else [], width)
+        else:
+            out += wrap(f"Note: {note}.", width, hang="  ")
+    for warning in result.warnings:
+        out += wrap(f"Warning: {warning}.", width, hang="  ")
+    return out + ([""] if out else [])

@@ -438,3 +438,42 @@ def includes_table(option: PlanOption, catalog: Catalog) -> pd.DataFrame:
             "includes": "; ".join(p.includes) or "(not stated in the catalog)",
         })
     return pd.DataFrame(rows, columns=["platform", "servers", "cpu_cores", "rack_units", "includes"])
+
+
+def workload_costs(opt: PlanOption, wf: WorkloadFile, catalog: Catalog) -> dict[str, float]:
+    """One option's cost charged to each workload, by the same rule as ``team_costs``
+    (every workload its own team); idle capacity is charged to the idle row."""
+    own = wf.model_copy(update={"workloads": [w.model_copy(update={"team": w.name})
+                                              for w in wf.workloads]})
+    df = team_costs(opt, own, catalog)
+    return dict(zip(df["team"], df["total_cost"], strict=True)) if not df.empty else {}
+
+
+def demand_table(result: PlanResult, wf: WorkloadFile, catalog: Catalog) -> pd.DataFrame:
+    """Every workload as asked and as option 1 plans it: replicas asked and planned after
+    growth (⌈replicas × growth⌉), replicas option 1 places (more where a throughput target
+    needs them, none when a budget leaves the workload out), priority, team, where it
+    runs, memory per replica (GB) and the cost charged to it."""
+    opt = result.options[0] if result.options else None
+    costs = workload_costs(opt, wf, catalog) if opt is not None else {}
+    rows = []
+    for w in wf.workloads:
+        mine = [p for p in opt.placements if p.workload == w.name] if opt else []
+        first = mine[0] if mine else None
+        rows.append({
+            "workload": w.name,
+            "team": w.team,
+            "kind": w.kind,
+            "model": w.arch.name if w.kind != "preprocess" else "",
+            "priority": w.priority,
+            "replicas_asked": w.replicas,
+            "replicas_planned": wf.planned_replicas(w),
+            "replicas_placed": len(mine),
+            "served": "yes" if mine else "no (left out under the budget)",
+            "gpu": (first.gpu or "CPU only") if first else "",
+            "gpus_per_replica": first.gpus if first else None,
+            "vram_per_replica_gb": (first.vram_gb_per_gpu * first.gpus) if first else None,
+            "host_ram_per_replica_gb": first.host_ram_gb if first else None,
+            "charged_cost": costs.get(w.name, 0.0) if opt else None,
+        })
+    return pd.DataFrame(rows)

@@ -42,6 +42,10 @@ if TYPE_CHECKING:
 
 HEADER_ROW = 3
 """0-based row of every table header (rows 0-1 hold the title and a note)."""
+MAX_COL_WIDTH = 60
+"""Widest a column grows (characters); longer text wraps in it."""
+NOTE_WIDTH = 100
+"""Characters a merged note spans at least: about a landscape page at 100%."""
 CURRENCY_SYMBOLS = {"USD": "$", "EUR": "€", "GBP": "£", "JPY": "¥", "CNY": "¥"}
 
 
@@ -119,6 +123,13 @@ LABELS = {
     "budget": "Budget",
     "served_priority": "Served priority",
     "sha256": "SHA-256",
+    "replicas_asked": "Replicas asked",
+    "replicas_planned": "Replicas planned (after growth)",
+    "replicas_placed": "Replicas placed (option 1)",
+    "gpus_per_replica": "GPUs per replica",
+    "vram_per_replica_gb": "VRAM per replica (GB)",
+    "host_ram_per_replica_gb": "Host RAM per replica (GB)",
+    "charged_cost": "Cost charged (option 1)",
     "gpu_share": "GPU share",
     "gpu_cost": "GPU cost",
     "host_bw_gbps_per_gpu": "Host bandwidth per GPU (GB/s)",
@@ -133,8 +144,17 @@ class _Formats:
         add = wb.add_format
         self.title = add({"bold": True, "font_size": 14})
         self.note = add({"italic": True, "font_color": "#595959"})
+        self.note_wrap = add(
+            {"italic": True, "font_color": "#595959", "text_wrap": True, "valign": "top"}
+        )
+        # indent: left-aligned text after a right-aligned number ("0.2" "Fraction of ...")
+        # keeps a gap between them.
+        self.text_wrap = add({"text_wrap": True, "valign": "top", "indent": 1})
+        # indent: a right-aligned header next to a left-aligned one ("Bytes" "SHA-256")
+        # would otherwise read as one word.
         self.header = add(
-            {"bold": True, "bg_color": "#DDEBF7", "bottom": 1, "text_wrap": True, "valign": "top"}
+            {"bold": True, "bg_color": "#DDEBF7", "bottom": 1, "text_wrap": True, "valign": "top",
+             "align": "left", "indent": 1}
         )
         self.header_num = add(
             {
@@ -144,10 +164,11 @@ class _Formats:
                 "text_wrap": True,
                 "valign": "top",
                 "align": "right",
+                "indent": 1,
             }
         )
         self.section = add({"bold": True, "font_size": 12})
-        self.text = add({"valign": "top"})
+        self.text = add({"valign": "top", "indent": 1})
         self.literal = add({"valign": "top", "quote_prefix": True})
         self.bold = add({"bold": True})
         self.right = add({"align": "right"})
@@ -164,15 +185,19 @@ class _Formats:
         self.num_input = add(
             {"num_format": "#,##0.0###", "bg_color": "#FFF2CC", "font_color": "#0000FF"}
         )
-        self.money_row_total = add({"num_format": money, "bold": True})
-        self.money = add({"num_format": money})
-        self.money_bold = add({"num_format": money, "bold": True, "top": 1})
-        self.money_total = add({"num_format": money, "bold": True, "top": 1, "bottom": 6})
-        self.int = add({"num_format": "#,##0"})
-        self.num = add({"num_format": "#,##0.0"})
-        self.num2 = add({"num_format": "#,##0.00"})
-        self.pct = add({"num_format": "0.0%"})
-        self.pct_bold = add({"num_format": "0.0%", "bold": True, "top": 1})
+        # Numbers top-aligned like the text beside them when a wrapped cell makes a row tall.
+        self.money_row_total = add({"num_format": money, "bold": True, "valign": "top"})
+        self.money = add({"num_format": money, "valign": "top"})
+        self.money_bold = add({"num_format": money, "bold": True, "top": 1, "valign": "top"})
+        self.money_total = add(
+            {"num_format": money, "bold": True, "top": 1, "bottom": 6, "valign": "top"}
+        )
+        self.plain_num = add({"valign": "top"})
+        self.int = add({"num_format": "#,##0", "valign": "top"})
+        self.num = add({"num_format": "#,##0.0", "valign": "top"})
+        self.num2 = add({"num_format": "#,##0.00", "valign": "top"})
+        self.pct = add({"num_format": "0.0%", "valign": "top"})
+        self.pct_bold = add({"num_format": "0.0%", "bold": True, "top": 1, "valign": "top"})
         self.bold_top = add({"bold": True, "top": 1})
 
     def for_column(self, name: str):
@@ -198,15 +223,24 @@ class _Sheet:
         self.name = name
         self.fmt = fmt
         self.widths: dict[int, float] = {}
+        self.notes: dict[int, str] = {}
+        self.lines: dict[int, int] = {}
+        """row -> text lines a wrapped cell in it needs (row heights are set at finish:
+        neither Excel nor LibreOffice grows a row for wrapped text in a written file)."""
         self.ws.write_string(0, 0, title, fmt.title)
-        self.ws.write_string(1, 0, note, fmt.note)
+        self.long_note(1, note)
+
+    def long_note(self, row: int, text: str) -> None:
+        """A note that wraps inside the sheet's used columns (merged at ``finish``), so a
+        long line never widens what prints."""
+        self.notes[row] = text
 
     def ref(self, row: int, col: int) -> str:
         """Absolute cross-sheet reference to one cell: 'Option 1'!$F$9."""
         return f"{quote_sheetname(self.name)}!{xl_rowcol_to_cell(row, col, True, True)}"
 
     def _width(self, col: int, n: float) -> None:
-        self.widths[col] = max(self.widths.get(col, 0), min(n, 60))
+        self.widths[col] = max(self.widths.get(col, 0), min(n, MAX_COL_WIDTH))
 
     def put(self, row: int, col: int, value: Any, fmt=None) -> None:
         """Write one value by its type; text is literal text whatever it starts with."""
@@ -217,12 +251,16 @@ class _Sheet:
             ws.write_boolean(row, col, value, fmt)
             self._width(col, 6)
         elif isinstance(value, (int, float)):
-            ws.write_number(row, col, value, fmt)
+            ws.write_number(row, col, value, fmt or self.fmt.plain_num)
             self._width(col, len(f"{value:,.2f}") + 3)
         else:
             text = str(value)
             if starts_like_formula(text):
                 fmt = self.fmt.literal
+            elif fmt is None and len(text) > MAX_COL_WIDTH:
+                fmt = self.fmt.text_wrap  # wraps in its column instead of spilling right
+                self.lines[row] = max(self.lines.get(row, 1),
+                                      math.ceil(len(text) / (MAX_COL_WIDTH - 4)))
             ws.write_string(row, col, text, fmt or self.fmt.text)
             self._width(col, len(text) + 1)
 
@@ -236,9 +274,11 @@ class _Sheet:
         for i, label in enumerate(labels):
             fmt = self.fmt.header_num if i in numeric else self.fmt.header
             self.ws.write_string(row, col + i, label, fmt)
-            self._width(col + i, min(len(label), 12) + 2)
-        if any(len(label) > 12 for label in labels):
-            self.ws.set_row(row, 30)
+            self._width(col + i, min(len(label), 12) + 3)  # + the indent
+        # Headers wrap at about 12 characters a line; a row tall enough for the longest.
+        lines = max([1, *(math.ceil(len(label) / 11) for label in labels)])
+        if lines > 1:
+            self.ws.set_row(row, 15 * lines)
 
     def section(self, row: int, text: str) -> None:
         """A bold section title (not counted in column widths)."""
@@ -261,12 +301,34 @@ class _Sheet:
         ws = self.ws
         for col, width in self.widths.items():
             ws.set_column(col, col, max(width, 8))
+        self._merge_notes()
+        for row, lines in self.lines.items():
+            if lines > 1 and row not in self.notes:
+                ws.set_row(row, 15 * lines)
         ws.freeze_panes(header_row + 1, freeze_col)
         ws.set_landscape()
+        ws.set_paper(9)  # A4; fit to width keeps it on Letter's narrower page too
+        ws.set_margins(left=0.5, right=0.5, top=0.75, bottom=0.75)
         ws.fit_to_pages(1, 0)
         ws.repeat_rows(header_row)
         ws.set_header(f'&L&"Calibri,Bold"plan-buy&R{self.name.replace("&", "&&")}')
         ws.set_footer("&LPrinted &D&RPage &P of &N")
+
+
+    def _merge_notes(self) -> None:
+        """Each long note merged across the used columns (at least a printed page's worth),
+        wrapped, its row tall enough for its lines."""
+        last = max([*self.widths, 3])
+        span = [max(self.widths.get(c, 0), 8) for c in range(last + 1)]
+        while sum(span) < NOTE_WIDTH and len(span) < 26:
+            span.append(8.43)  # Excel's default column width
+        for row, text in self.notes.items():
+            lines = sum(math.ceil(max(1, len(part)) / (sum(span) * 1.1))
+                        for part in text.split("\n"))
+            self.ws.merge_range(row, 0, row, len(span) - 1, "", self.fmt.note_wrap)
+            self.ws.write_string(row, 0, text, self.fmt.note_wrap)
+            if lines > 1:
+                self.ws.set_row(row, 15 * lines)
 
 
 def _budget_runs(df: pd.DataFrame) -> list[tuple[str, int, int]]:
@@ -365,6 +427,10 @@ class _Book:
                 "there and every option updates.",
             )
         for name, note in (
+            ("Demand", ("Every workload as asked and as option 1 plans it: replicas planned = "
+                       "replicas asked x growth, rounded up per workload; memory per replica "
+                       "on the GPU it runs on (GB = 10^9 bytes); cost charged to it in option "
+                       "1 (idle capacity shared by the workloads on each server).")),
             ("Placement", "Which replica runs on which server and GPUs (GB = 10^9 bytes)."),
             ("Memory", "The estimator's VRAM breakdown per GPU for the GPU and degree placed on."),
             (
@@ -404,6 +470,7 @@ class _Book:
         if "TCO" in sheets:
             self._tco(sheets["TCO"])
         self._summary(sheets["Summary"])
+        self._demand(sheets["Demand"])
         self._placement(sheets["Placement"])
         self._memory(sheets["Memory"])
         self._teams(sheets["Teams"])
@@ -553,10 +620,10 @@ class _Book:
         res = self.result
         summ = report.summary_table(res, self.catalog)
         opts = list(res.options)
-        gap = "" if res.gap is None else f", gap {res.gap:.2%}"
-        sh.ws.write_string(
-            2, 0, f"Solver: {res.status} ({res.solver or 'solver not recorded'}{gap}).", f.note
-        )
+        gap = "" if res.gap is None else f", {res.gap:.2%} above its proven lower bound"
+        sh.long_note(2, f"Solver: {res.status} ({res.solver or 'solver not recorded'}{gap}). "
+                        "Optimal means within the requested gap (--gap) of the lowest cost "
+                        "the solver proved possible.")
         sh.header(
             HEADER_ROW,
             ["", "Target / reference"] + [f"Option {o.rank}" for o in opts],
@@ -615,7 +682,11 @@ class _Book:
                 ("Saving vs R20 reference (%)", "", "saving_pct", f.pct),
             ]
         if any(o.lower_bound is not None for o in opts):
-            rows.append(("Solver lower bound", "", "lower_bound", f.money))
+            what = "TCO" if by_tco else "cost"
+            rows.append((f"Proven lower bound on {what} (no plan of this rank costs less)", "",
+                         "lower_bound", f.money))
+            rows.append((f"  {what[0].upper() + what[1:]} above the bound (%)", "", "bound_gap",
+                         f.pct))
         r = HEADER_ROW + 1
         # Every row's position first: a formula may refer to a row further down.
         row_of = {key: HEADER_ROW + 1 + i for i, (_, _, key, _) in enumerate(rows) if key}
@@ -661,6 +732,11 @@ class _Book:
                         sh.ws.set_row(r, 15 * lines)
                 elif not key:
                     continue
+                elif key == "bound_gap":
+                    lb = o.lower_bound  # on what the program minimised (TCO: by_tco)
+                    value = o.objective_value("tco" if by_tco else "capex")
+                    sh.put(r, c, None if lb is None or not value
+                           else max(0.0, (value - lb) / value), fmt)
                 elif key.endswith("_vs_target"):
                     status = _plain(rec[key])
                     sh.put(r, c, status, f.below if status in ("below", "above") else f.within)
@@ -669,7 +745,7 @@ class _Book:
             r += 1
         r += 1
         for text in (*res.notes, *(f"Warning: {w}" for w in res.warnings)):
-            sh.ws.write_string(r, 0, text, f.note)
+            sh.long_note(r, text.removeprefix("R20 "))
             r += 1
         self._cost_chart(sh, row_of, len(opts), r + 1)
         sh.widths[0] = max(36, min(sh.widths.get(0, 0), 60))
@@ -843,6 +919,10 @@ class _Book:
         sh.ws.insert_chart(row, 0, chart)
 
     # -- Placement, Memory ----------------------------------------------------------------
+    def _demand(self, sh: _Sheet) -> None:
+        sh.table(report.demand_table(self.result, self.wf, self.catalog))
+        sh.finish(freeze_col=1)
+
     def _placement(self, sh: _Sheet) -> None:
         sh.table(report.placement_table(self.result, self.wf, self.catalog))
         sh.finish(freeze_col=2)

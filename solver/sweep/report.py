@@ -12,6 +12,7 @@ from collections.abc import Sequence
 from pathlib import Path
 
 from ..report.files import write_csv
+from ..report.text import DEFAULT_WIDTH, Column, bullets, table, wrap
 from .run import Scenario, Sweep, SweepRun
 
 
@@ -51,6 +52,56 @@ def _table(header: list[str], lines: list[list[str]], right: set[int]) -> list[s
     return out
 
 
+STATUS_WORDS = {
+    "optimal": "optimal",
+    "feasible": "best found",
+    "infeasible": "no plan",
+    "timeout": "timed out",
+    "failed": "failed",
+}
+"""What a scenario's status says in the terminal table (the legend explains each)."""
+
+
+def _axes(run: SweepRun, price_targets: Sequence[str]) -> tuple[list[str], list[str]]:
+    """The axes that vary between scenarios (table columns) and those that do not (said
+    once above the table)."""
+    rows = [r.scenario for r in run.rows]
+    values: dict[str, set[float | str | None]] = {
+        "growth": {s.growth for s in rows},
+        "headroom": {s.headroom for s in rows},
+        **{f"{t} price x": {dict(s.prices).get(t) for s in rows} for t in price_targets},
+        **{name: {dict(s.owning).get(name) for s in rows}
+           for name in (dict(rows[0].owning) if rows else {})},
+    }
+    varying = [k for k, v in values.items() if len(v) > 1]
+    fixed = [f"{k} {one if isinstance(one, str) else _num(one)}" for k, v in values.items()
+             if len(v) == 1 and (one := next(iter(v))) is not None]
+    return varying, fixed
+
+
+def _axis_value(s: Scenario, axis: str) -> str:
+    if axis == "growth":
+        return _num(s.growth)
+    if axis == "headroom":
+        return _num(s.headroom)
+    owning = dict(s.owning)
+    if axis in owning:  # kWh price, years, objective (the cost-of-owning axes)
+        v = owning[axis]
+        return _num(v) if isinstance(v, (int, float)) else str(v)
+    m = dict(s.prices).get(axis.removesuffix(" price x"))
+    return "-" if m is None else _num(m)
+
+
+def replica_share(row, sweep: Sweep | None) -> float | None:
+    """Planned replicas (after growth) of the served workloads ÷ all planned replicas."""
+    if sweep is None or row.total_cost is None:
+        return None
+    wf = sweep.groups[row.scenario.group][0]
+    planned = {w.name: wf.planned_replicas(w) for w in wf.workloads}
+    total = sum(planned.values())
+    return sum(planned.get(n, 0) for n in row.served) / total if total else None
+
+
 def render_sweep(
     run: SweepRun,
     name: str,
@@ -58,80 +109,95 @@ def render_sweep(
     price_targets=(),
     files: Sequence[Path] = (),
     notes: Sequence[str] = (),
+    *,
+    sweep: Sweep | None = None,
+    width: int = DEFAULT_WIDTH,
 ) -> str:
-    """The scenario table, the knees and what was written."""
+    """The scenario table, the smallest budget serving everything, and what was written;
+    no line wider than ``width``."""
     scale = marginal_scale(run)
     has_budget = any(r.scenario.budget is not None for r in run.rows)
-    owning = [n for n, _ in run.rows[0].scenario.owning] if run.rows else []
+    varying, fixed = _axes(run, price_targets)
+    columns = [Column("#")]
+    columns += [Column(f"budget {currency}")] if has_budget else []
+    columns += [Column(a) for a in varying]
     has_tco = any(r.tco is not None for r in run.rows)
-    header = ["#"]
-    header += [f"budget {currency}"] if has_budget else []
-    header += [
-        "growth",
-        "headroom",
-        *[f"{t} x" for t in price_targets],
-        *owning,
-        "status",
-        "served priority",
-        f"cost {currency}",
-        *([f"TCO {currency}"] if has_tco else []),
-    ]
-    header += [f"priority per {scale:,.0f} more"] if has_budget else []
-    header += ["GPUs", "unserved"]
-    lines = []
+    columns += [Column(f"cost {currency}")]
+    columns += [Column(f"TCO {currency}", keep=2)] if has_tco else []
+    columns += [Column("status", justify="left")]
+    columns += [Column("planned replicas served", keep=2)] if sweep is not None else []
+    columns += [Column(f"priority gained per {scale:,.0f} more", keep=3)] if has_budget else []
+    columns += [Column("GPUs", justify="left", wrap=True, keep=1, comfort=16),
+                Column("leaves out", justify="left", wrap=True, comfort=16)]
+    rows = []
     for r in run.rows:
         s = r.scenario
-        served = (
-            "-"
-            if r.served_priority is None
-            else f"{r.served_priority:g}/{r.total_priority:g} "
-            f"({r.served_priority / r.total_priority:.0%})"
-        )
         cells = [str(s.id)]
         cells += [_money(s.budget)] if has_budget else []
-        cells += [
-            _num(s.growth),
-            _num(s.headroom),
-            *[_num(m) for _, m in s.prices],
-            *[_num(v) if isinstance(v, (int, float)) else str(v) for _, v in s.owning],
-            r.status + ("*" if r.reused_knee else ""),
-            served,
-            _money(r.total_cost),
-            *([_money(r.tco)] if has_tco else []),
-        ]
+        cells += [_axis_value(s, a) for a in varying]
+        cells += [_money(r.total_cost)]
+        cells += [_money(r.tco)] if has_tco else []
+        cells += [STATUS_WORDS.get(r.status, r.status) + (" *" if r.reused_knee else "")]
+        if sweep is not None:
+            share = replica_share(r, sweep)
+            cells.append("-" if share is None else f"{share:.0%}")
         if has_budget:
             m = r.marginal_priority_per_dollar
-            cells.append("-" if m is None else f"{m * scale:.2f}")
-        unserved = ", ".join(r.unserved) if r.total_cost is not None else _short(r.error)
-        cells += [gpu_mix(r.gpus) if r.total_cost is not None else "-", unserved or "-"]
-        lines.append(cells)
-    n_right = 1 + has_budget + 2 + len(price_targets) + len(owning)
-    right = set(range(n_right)) | {n_right + 1, n_right + 2, n_right + 3 + has_tco}
-    if has_tco:
-        right.add(n_right + 3)
-    out = [f"plan-buy sweep: {name}, {len(run.rows)} scenario(s)", ""]
-    out += _table(header, lines, right)
-    if any(r.reused_knee for r in run.rows):
-        out.append("  * budget at or above the knee: the cheapest full plan, not solved again")
-    out += ["", "Knee: the smallest budget that serves every workload (the cheapest full plan)"]
+            cells.append("-" if m is None else f"{m * scale:.1f}")
+        if r.total_cost is None:
+            left = _short(r.error)
+        else:
+            left = ", ".join(r.unserved) or "nothing"
+        cells += [gpu_mix(r.gpus, ", ") if r.total_cost is not None else "-", left]
+        rows.append(cells)
+    out = wrap(f"plan-buy sweep: {name}, {len(run.rows)} scenario(s)"
+               + (f"; {', '.join(fixed)} in every one" if fixed else ""), width)
+    out.append("")
+    out += table(columns, rows, width)
+    out += _legend(run, has_budget, scale, width)
+    out += [""] + wrap("Smallest budget that serves every workload (the cheapest full plan):",
+                       width)
     for k in run.knees.values():
         label = group_label(k.scenario)
         if k.total_cost is None:
-            out.append(f"  {label}: no full plan ({k.status}: {_short(k.error)})")
+            out += bullets([f"{label}: no full plan ({k.status}: {_short(k.error)})"], width)
         else:
-            exact = "exact" if k.status == "optimal" else "best found, not proven optimal"
-            out.append(f"  {label}: {_money(k.total_cost)} {currency} ({exact}); {gpu_mix(k.gpus)}")
+            exact = ("proven cheapest" if k.status == "optimal"
+                     else "best found, not proven cheapest")
+            out += bullets([(f"{label}: {_money(k.total_cost)} {currency} ({exact}); "
+                            f"{gpu_mix(k.gpus, ', ')}")], width)
     out.append("")
     if run.interrupted:
         out.append(f"Interrupted: {len(run.rows)} scenario(s) finished, {run.not_run} not run.")
     reused = sum(r.reused_knee for r in run.rows)
-    out.append(
+    out += wrap(
         f"{run.solves} solve(s) on {run.jobs} worker(s) in {run.seconds:.1f} s"
-        + (f"; {reused} budget(s) at or above the knee reused its plan" if reused else "")
-    )
-    out += [f"Wrote {path}" for path in files]
-    out += list(notes)
+        + (f"; {reused} budget(s) at or above the full plan's cost reused it" if reused else ""),
+        width)
+    for path in files:
+        out += wrap(f"Wrote {path}", width)
+    for note in notes:
+        out += wrap(note, width)
     return "\n".join(out)
+
+
+def _legend(run: SweepRun, has_budget: bool, scale: float, width: int) -> list[str]:
+    """One line per mark or word the table uses."""
+    items = []
+    statuses = {r.status for r in run.rows}
+    if any(r.reused_knee for r in run.rows):
+        items.append("*: the budget covers the cheapest full plan, so that plan is the answer "
+                     "(not solved again).")
+    if has_budget:
+        items.append(f"priority gained: served priority (priority x planned replicas) added "
+                     f"since the budget before, per {scale:,.0f} of budget.")
+    if "optimal" in statuses and has_budget:
+        items.append("optimal: under a budget, the most priority the budget allows, at the "
+                     "lowest cost for it.")
+    if "feasible" in statuses:
+        items.append("best found: the time limit ended the solve before it proved that no "
+                     "cheaper plan (or one serving more) exists; raise --time-limit.")
+    return bullets(items, width, indent="") if items else []
 
 
 def _short(text: str | None, n: int = 90) -> str:
@@ -186,10 +252,10 @@ def sweep_frame(run: SweepRun, price_targets: Sequence[str] = ()):
     return pd.DataFrame.from_records(records)
 
 
-def gpu_mix(gpus: dict[str, int]) -> str:
+def gpu_mix(gpus: dict[str, int], sep: str = " + ") -> str:
     """``8x h100-sxm + 2x l40s`` (most GPUs first)."""
     items = sorted(gpus.items(), key=lambda kv: (-kv[1], kv[0]))
-    return " + ".join(f"{n}x {sku}" for sku, n in items) if items else "-"
+    return sep.join(f"{n}x {sku}" for sku, n in items) if items else "-"
 
 
 def sweep_document(run: SweepRun, sweep: Sweep, files: Sequence[Path] = ()) -> dict:

@@ -1,0 +1,68 @@
+"""Terminal reports follow the reader's width: no line wider than COLUMNS (or ``width``)."""
+
+from __future__ import annotations
+
+import pytest
+from click.testing import CliRunner
+
+from cli import main
+from solver.report.text import Column, table, terminal_width
+
+WIDTHS = (80, 120)
+
+
+def _widest(text: str) -> int:
+    return max(len(line) for line in text.splitlines())
+
+
+@pytest.mark.parametrize("width", WIDTHS)
+@pytest.mark.parametrize("name", ["q3.yaml", "deadlines.yaml"])
+@pytest.mark.parametrize("command", [["plan", "--no-workbook"], ["estimate"]])
+def test_plan_and_estimate_fit_the_width(root, command, name, width):
+    res = CliRunner().invoke(main, [command[0], str(root / "workloads" / name), *command[1:]],
+                             env={"COLUMNS": str(width)})
+    assert res.exit_code == 0, res.output
+    assert _widest(res.output) <= width
+
+
+@pytest.mark.parametrize("width", WIDTHS)
+@pytest.mark.parametrize("name", ["q3.yaml", "deadlines.yaml"])
+def test_sweep_fits_the_width(root, tmp_path, name, width):
+    res = CliRunner().invoke(
+        main, ["sweep", str(root / "workloads" / name), "--budget", "100k,300k,900k",
+               "--growth", "1,1.5", "--jobs", "1", "--no-workbook", "--out", str(tmp_path)],
+        env={"COLUMNS": str(width)})
+    assert res.exit_code == 0, res.output
+    assert _widest(res.output) <= width
+
+
+def test_budget_summary_says_what_is_left_out_and_what_everything_costs(root):
+    res = CliRunner().invoke(main, ["plan", str(root / "workloads" / "q3.yaml"), "--budget",
+                                    "40000", "--no-workbook"], env={"COLUMNS": "100"})
+    assert res.exit_code == 0, res.output
+    assert "support-bot-serving (inference, priority 10" in res.output
+    assert "Serving every workload costs USD" in res.output and "over the budget" in res.output
+
+
+def test_a_budget_that_buys_nothing_says_so(root):
+    res = CliRunner().invoke(main, ["plan", str(root / "workloads" / "q3.yaml"), "--budget",
+                                    "1000", "--no-workbook"], env={"COLUMNS": "100"})
+    assert "Nothing fits in the budget of USD 1,000" in res.output
+    assert "option(s), optimal" not in res.output
+
+
+def test_table_drops_least_needed_columns_and_says_so():
+    cols = [Column("name", justify="left"), Column("a number", keep=1),
+            Column("words", justify="left", wrap=True)]
+    rows = [["first", "123456789", "alpha, beta, gamma, delta"]]
+    lines = table(cols, rows, 30)
+    assert max(map(len, lines)) <= 30
+    assert "a number" in " ".join(lines) and "123456789" not in "".join(lines)
+    assert max(map(len, table(cols, rows, 200))) < 60  # a wide terminal changes nothing
+
+
+def test_columns_env_wins(monkeypatch):
+    monkeypatch.setenv("COLUMNS", "90")
+    assert terminal_width() == 90
+    monkeypatch.delenv("COLUMNS")
+    assert terminal_width() == 100  # not a terminal
