@@ -449,60 +449,85 @@ def run_sweep(
     tasks = len(by_group) + base_needed
     jobs = max(1, min(jobs or default_jobs(), tasks + sum(len(v) for v in by_group.values())))
     ex = ProcessPoolExecutor(jobs, initializer=interrupt.worker_signals) if jobs > 1 else _Inline()
-    rows: dict[int, ScenarioRow] = {}
-    fulls: dict[Group, Solved] = {}
-    base: Solved | None = None
-    pending: dict[Future, _Task] = {}
-    solves = 0
-    interrupted = False
-
-    def submit(task: _Task, wf: WorkloadFile, cat: Catalog) -> None:
-        pending[ex.submit(solve_one, wf, cat, solver, time_limit, gap)] = task
-
-    def result_of(f: Future) -> Solved:
-        try:
-            return f.result()
-        except BaseException as exc:  # noqa: BLE001 - a worker died (memory) or the pool broke
-            return Solved(None, f"worker failed: {type(exc).__name__}: {exc}", 1)
-
+    run = _Scheduler(sweep, ex, by_group, solver, time_limit, gap,
+                     base_group if with_base and p.budget is None else None)
     try:
         if base_needed:
-            submit(_BasePlan(), *_base_inputs(sweep))
+            run.submit(_BasePlan(), *_base_inputs(sweep))
         for group in by_group:
-            submit(_FullPlan(group), *sweep.groups[group])
-        while pending:
-            done, _ = wait(list(pending), return_when=FIRST_COMPLETED)
-            for f in done:
-                task = pending.pop(f)
-                solved = result_of(f)
-                solves += 1
-                if isinstance(task, _BasePlan):
-                    base = solved
-                elif isinstance(task, _FullPlan):
-                    group = task.group
-                    fulls[group] = solved
-                    if with_base and group == base_group and p.budget is None:
-                        base = solved
-                    knee = solved.result.options[0].total_cost if solved.result else None
-                    for s in by_group[group]:
-                        wf, cat = sweep.inputs(s)
-                        if s.budget is None or (knee is not None and s.budget >= knee - 1e-6):
-                            rows[s.id] = _row(
-                                s, wf, solved, time_limit, reused=s.budget is not None
-                            )
-                        else:
-                            submit(_BudgetPlan(s), wf, cat)
-                else:
-                    s = task.scenario
-                    rows[s.id] = _row(s, sweep.inputs(s)[0], solved, time_limit)
-                if on_progress:
-                    on_progress(len(rows), len(sweep.scenarios))
+            run.submit(_FullPlan(group), *sweep.groups[group])
+        run.until_done(on_progress)
     except KeyboardInterrupt:
-        interrupted = True
+        run.interrupted = True
         _stop(ex)
     else:
         ex.shutdown(wait=True)
-    return _finish(sweep, rows, fulls, base, interrupted, start, jobs, solves, time_limit)
+    return _finish(sweep, run.rows, run.fulls, run.base, run.interrupted, start, jobs,
+                   run.solves, time_limit)
+
+
+class _Scheduler:
+    """The sweep's work queue: full plans first; each full plan's cost (the knee) decides
+    which budgets of its group still need a budgeted solve."""
+
+    def __init__(self, sweep: Sweep, ex, by_group: dict[Group, list[Scenario]],
+                 solver: str | None, time_limit: float | None, gap: float,
+                 base_group: Group | None) -> None:
+        self.sweep, self.ex, self.by_group = sweep, ex, by_group
+        self.solver, self.time_limit, self.gap = solver, time_limit, gap
+        self.base_group = base_group
+        """The group whose full plan is also the unswept input's plan (None: none is)."""
+        self.rows: dict[int, ScenarioRow] = {}
+        self.fulls: dict[Group, Solved] = {}
+        self.base: Solved | None = None
+        self.pending: dict[Future, _Task] = {}
+        self.solves = 0
+        self.interrupted = False
+
+    def submit(self, task: _Task, wf: WorkloadFile, cat: Catalog) -> None:
+        future = self.ex.submit(solve_one, wf, cat, self.solver, self.time_limit, self.gap)
+        self.pending[future] = task
+
+    def until_done(self, on_progress: Callable[[int, int], None] | None) -> None:
+        """Collect results as they come, submitting the budgeted solves they call for."""
+        while self.pending:
+            done, _ = wait(list(self.pending), return_when=FIRST_COMPLETED)
+            for f in done:
+                task = self.pending.pop(f)
+                self._take(task, _result_of(f))
+                if on_progress:
+                    on_progress(len(self.rows), len(self.sweep.scenarios))
+
+    def _take(self, task: _Task, solved: Solved) -> None:
+        self.solves += 1
+        if isinstance(task, _BasePlan):
+            self.base = solved
+        elif isinstance(task, _FullPlan):
+            self._full_plan(task.group, solved)
+        else:
+            s = task.scenario
+            self.rows[s.id] = _row(s, self.sweep.inputs(s)[0], solved, self.time_limit)
+
+    def _full_plan(self, group: Group, solved: Solved) -> None:
+        """A group's full plan: rows for budgets at or above its cost, solves for the rest."""
+        self.fulls[group] = solved
+        if group == self.base_group:
+            self.base = solved
+        knee = solved.result.options[0].total_cost if solved.result else None
+        for s in self.by_group[group]:
+            wf, cat = self.sweep.inputs(s)
+            if s.budget is None or (knee is not None and s.budget >= knee - 1e-6):
+                self.rows[s.id] = _row(s, wf, solved, self.time_limit,
+                                       reused=s.budget is not None)
+            else:
+                self.submit(_BudgetPlan(s), wf, cat)
+
+
+def _result_of(f: Future) -> Solved:
+    try:
+        return f.result()
+    except BaseException as exc:  # noqa: BLE001 - a worker died (memory) or the pool broke
+        return Solved(None, f"worker failed: {type(exc).__name__}: {exc}", 1)
 
 
 @dataclass(frozen=True)
