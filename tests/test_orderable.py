@@ -368,3 +368,20 @@ def test_placement_table_shows_cores_per_server(default_catalog, q3):
     assert (df["server_cores_used"] <= df["server_cpu_cores"]).all()
     sums = df.groupby("server")["cpu_cores"].sum()
     assert (df["server_cores_used"] == df["server"].map(sums)).all()
+
+
+def test_shared_replicas_share_one_servers_cores(monkeypatch):
+    """Found by the brute-force comparison: two shareable inference jobs (2 cores each) fit
+    one big GPU by VRAM, but a box2 with 2 cores runs only one of them. Without
+    Σ_shared c_o x ≤ cores_p s_t the program put both on one shared GPU, expansion had to
+    add a second big GPU (24,400, 'feasible'); the optimum puts the small job on a small GPU
+    in a second box: 2 x 2,200 + 10,000 + 1,000 = 15,400."""
+    fx.install(monkeypatch, {"j0": (5.0, 4.0), "j1": (30.0, 4.0)})
+    plats = [p.model_dump() for p in fx.catalog().platforms]
+    plats[0]["cpu_cores"] = 2
+    cat = fx.catalog(platforms=plats)
+    wf = fx.workloads(*({"name": n, "kind": "inference", "shareable": True,
+                         "data": {"workers": 2}} for n in ("j0", "j1")))
+    r = run(wf, cat)
+    assert r.status == "optimal"
+    assert r.options[0].total_cost == 2 * CHEAPEST_BOX + 10_000 + 1_000

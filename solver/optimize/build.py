@@ -315,6 +315,8 @@ def define_host_ram(m: Model, cand: Candidates, wf: WorkloadFile) -> None:
 def define_cpu_cores(m: Model) -> None:
     """O3: Σ_o c_o x_wot ≤ cores_p n_t, and n_t ≥ Σ_{c_o > cores_p / 2} x_wot (a replica
     needing over half a server's cores sits alone; valid for every plan, as for RAM).
+    Shared GPUs (R17): x_wot ≤ ⌊cores_p / c_o⌋ s_t per shareable option, and
+    Σ_{shared o} c_o x_wot ≤ cores_p s_t (each shared GPU sits in one server).
 
     c_o is a replica's core need (training d (workers + 1), inference 2d, preprocess
     max(1, workers), or the workload's data.cpu_cores). A platform without cpu_cores in the
@@ -331,9 +333,15 @@ def define_cpu_cores(m: Model) -> None:
         big = [v for o, v in items if o.cores > cap / 2 + 1e-9]
         if big:
             m.prob += m.n[key] >= pulp.lpSum(big), f"cores_big_{i}"
-        # A shared GPU sits in one server: it holds at most ⌊cores_p / c_o⌋ such replicas.
-        for j, (o, v) in enumerate((o, v) for o, v in items if o.shared and key in m.shared):
+        # A shared GPU sits in one server: it holds at most ⌊cores_p / c_o⌋ such replicas,
+        # and all shared replicas together use at most cores_p per shared GPU (the servers
+        # that hold shared GPUs are at most s_t, each with cores_p cores).
+        shared = [(o, v) for o, v in items if o.shared and key in m.shared]
+        for j, (o, v) in enumerate(shared):
             m.prob += v <= math.floor(cap / o.cores + 1e-9) * m.shared[key], f"cores_shared_{i}_{j}"
+        if shared:
+            m.prob += (pulp.lpSum(o.cores * v for o, v in shared) <= cap * m.shared[key],
+                       f"cores_shared_sum_{i}")
 
 
 def define_storage(m: Model, wf: WorkloadFile, catalog: Catalog) -> None:
@@ -671,12 +679,13 @@ def _pattern_kinds(m: Model, key: str,
     shared_kind = None
     if shared and key in m.shared:
         vram_cap = usable(_gpu_of(m, key).vram_gb, policy)
-        fill = [(math.floor(vram_cap / m.options[wk].vram_gb + 1e-9), m.options[wk])
+        fill = [(_most_on_shared_gpu(m.options[wk], vram_cap, cores_cap), m.options[wk])
                 for wk, _ in shared]
         per_gpu = max(n * o.ram_gb for n, o in fill)
-        # With cores checked, the most cores a full shared GPU can need (conservative too).
+        # With cores checked, the most cores a full shared GPU can need (conservative too),
+        # never more than the server has: the GPU's replicas all run on that one server.
         shared_kind = kind_of(1, per_gpu, None if cores_cap is None
-                              else max(n * o.cores for n, o in fill))
+                              else min(cores_cap, max(n * o.cores for n, o in fill)))
         kinds.setdefault(shared_kind, []).append(m.shared[key])
         m.conservative = True
     return kinds, shared_kind
@@ -687,6 +696,15 @@ def _gpu_of(m: Model, key: str) -> GpuSku:
     gpu = m.types[key].gpu
     assert gpu is not None, f"server type {key} has no GPU"
     return gpu
+
+
+def _most_on_shared_gpu(o: ReplicaOption, vram_cap: float, cores_cap: int | None) -> int:
+    """Replicas of ``o`` one shared GPU can hold: by VRAM, and by the server's cores when
+    they are checked (``define_cpu_cores`` caps them at ⌊cores_p / c_o⌋ per shared GPU)."""
+    n = math.floor(vram_cap / o.vram_gb + 1e-9)
+    if cores_cap is not None and o.cores > 0:
+        n = min(n, math.floor(cores_cap / o.cores + 1e-9))
+    return n
 
 
 def pattern_kind(o: ReplicaOption, cores_cap: int | None) -> Kind:
