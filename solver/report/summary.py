@@ -276,6 +276,13 @@ def _throughput_lines(result: PlanResult, width: int) -> list[str]:
 def _own_cost_lines(result: PlanResult, width: int) -> list[str]:
     """Per option: capex, TCO and its parts, power and racks, owned servers, renting."""
     out: list[str] = []
+    owns = [o.own for o in result.options if o.own is not None]
+    if owns and all(own.tco is None and own.cloud is None for own in owns) and not any(
+            o.idle or any(s.owned for s in o.servers) for o in result.options):
+        # Only power to say: one line (policy.tco adds energy, TCO and renting per option).
+        power = ", ".join(f"option {o.rank} {o.own.power_kw:,.1f} kW"
+                          for o in result.options if o.own is not None)
+        return wrap(f"Power drawn at full load: {power}.", width) + [""]
     for o in result.options:
         mine = own_lines(o, result.currency)
         if mine:
