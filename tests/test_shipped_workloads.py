@@ -28,6 +28,9 @@ def test_plans_optimal_and_beats_reference(path, catalog):
     assert result.status == "optimal"  # no repair: the expansion met the program's bound
     option = result.options[0]
     assert check_plan(option, wf, catalog) == []
+    # The bound shown beside an optimal plan is the one its status rests on (within the gap).
+    assert option.lower_bound is not None
+    assert option.total_cost * (1 - 1e-4) - 0.01 <= option.lower_bound <= option.total_cost
     if result.baseline is not None:
         assert option.total_cost <= result.baseline.total_cost + 0.01
 

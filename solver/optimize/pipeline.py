@@ -472,6 +472,13 @@ def _result(run: _Run, with_baseline: bool) -> PlanResult:
         # rank1_bound comes only from solves of a relaxation (or a converged LP), so a plan
         # within the gap of it is proven, even if its own last solve was on patterns.
         exact = rel_gap <= run.gap + 1e-9
+        # Report the bound the status claim rests on (the best one proven), not the last
+        # solve's, which a loose round may have left lower; capped at the plan's own value
+        # (the program's objective adds a tie-break of a thousandth per server).
+        known = run.rank1_bound if best.lower_bound is None else max(run.rank1_bound,
+                                                                      best.lower_bound)
+        best = replace(best, lower_bound=min(known, value))
+        options[0] = best
     notes = tuple(run.notes)
     unchecked = cores_unchecked(run.catalog, run.wf.policy.exclude)
     if unchecked:  # said once per run, whatever the number of options
