@@ -221,7 +221,7 @@ def plan(workloads: Path, catalog: Path, top: int, budget: float | None, out_dir
                               alternatives=alternatives, slack=slack, started=started,
                               reserve_s=reserve, progress=progress)
             full = None
-            if wf.policy.budget is not None and needs_full_plan(result) and not as_json:
+            if wf.policy.budget is not None and needs_full_plan(result):
                 if progress is not None:
                     progress("the plan serving every workload", None)
                 full = full_plan(wf, cat, solver=solver, time_limit=time_limit, gap=gap,
@@ -232,11 +232,14 @@ def plan(workloads: Path, catalog: Path, top: int, budget: float | None, out_dir
         book = None
         if not no_workbook:
             book = write_workbook(out_dir / f"{wf.name}.xlsx", result, wf, cat,
-                                  {"workloads": workloads, "catalog": catalog})
+                                  {"workloads": workloads, "catalog": catalog}, full=full)
     except PlanBuyError as exc:
         _fail(exc)
     if as_json:
-        _print(json.dumps(result.to_json(), indent=2))
+        doc = result.to_json()
+        if full is not None:
+            doc["full_plan_cost"] = full.total_cost
+        _print(json.dumps(doc, indent=2))
     else:
         _print(render_plan_summary(result, cat, wf.name, book, wf=wf, full=full,
                                    width=terminal_width(sys.stdout)))

@@ -114,7 +114,7 @@ def run_json(*args: str) -> dict:
     return json.loads(result.output)
 
 
-OPTIONAL_PLAN_KEYS = {"gap", "baseline", "notes", "warnings"}
+OPTIONAL_PLAN_KEYS = {"gap", "baseline", "notes", "warnings", "full_plan_cost"}
 
 
 def test_json_doc_matches_plan_output():

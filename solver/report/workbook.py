@@ -3,7 +3,7 @@
 ``write_workbook`` lays the tables of ``solver/report.py`` out as an .xlsx file a finance
 analyst can open, audit and edit. Sheets: Summary, Option 1..K, Placement, Memory, Teams,
 Assumptions (run facts, input hashes, catalog prices, policy, R-rules) and, when given,
-Sweep.
+Sweep and Sweep BOM (every scenario's bill of materials, one long table).
 
 Why XlsxWriter (not openpyxl): every formula is stored *with its computed value*, so the
 file reads correctly where nothing recalculates (mail previewers, ``pandas.read_excel``),
@@ -40,6 +40,8 @@ from .metrics import target_label
 if TYPE_CHECKING:
     import pandas as pd
 
+    from ..optimize.full import FullPlan
+
 HEADER_ROW = 3
 """0-based row of every table header (rows 0-1 hold the title and a note)."""
 MAX_COL_WIDTH = 60
@@ -56,6 +58,8 @@ def write_workbook(
     catalog: Catalog,
     sources: dict[str, Path],
     sweep: pd.DataFrame | None = None,
+    sweep_bom: pd.DataFrame | None = None,
+    full: FullPlan | None = None,
 ) -> Path:
     """Write the finance workbook atomically and return its path.
 
@@ -70,6 +74,10 @@ def write_workbook(
         catalog: the priced catalog the plan used (currency, price date, unit prices).
         sources: label -> input file, listed with SHA-256 on the Assumptions sheet.
         sweep: optional scenario table for a Sweep sheet.
+        sweep_bom: optional long table of every scenario's bill of materials (a Sweep BOM
+            sheet: extended and per-scenario subtotals are live formulas).
+        full: under a budget that leaves work out, the cheapest plan serving everything
+            (the Summary says what it costs).
 
     Raises:
         InputError: the folder or file cannot be written.
@@ -77,7 +85,7 @@ def write_workbook(
     path = Path(path)
     with replacing(path) as tmp:
         try:
-            _Book(tmp, result, wf, catalog, sources, sweep).write()
+            _Book(tmp, result, wf, catalog, sources, sweep, sweep_bom, full).write()
         except FileCreateError as exc:  # XlsxWriter wraps the OSError of a failed write
             cause = exc.args[0] if exc.args else None
             raise cause if isinstance(cause, OSError) else OSError(str(exc)) from None
@@ -94,6 +102,10 @@ def currency_format(currency: str) -> str:
 
 
 def _label(name: str) -> str:
+    if name.startswith("priority_gained_per_"):  # the sweep's marginal column
+        amount = float(name.removeprefix("priority_gained_per_"))
+        return f"Priority gained per {amount:,.0f} more" if amount >= 1 else (
+            f"Priority gained per {amount:g} more")
     return LABELS.get(name, name.replace("_", " ").capitalize())
 
 
@@ -385,6 +397,8 @@ class _Book:
         catalog: Catalog,
         sources: dict[str, Path],
         sweep: pd.DataFrame | None,
+        sweep_bom: pd.DataFrame | None = None,
+        full: FullPlan | None = None,
     ):
         self.result, self.wf, self.catalog, self.sources, self.sweep = (
             result,
@@ -393,6 +407,7 @@ class _Book:
             sources,
             sweep,
         )
+        self.sweep_bom, self.full = sweep_bom, full
         self.now = dt.datetime.now(dt.UTC)
         self.wb = xlsxwriter.Workbook(
             str(path),
@@ -456,8 +471,16 @@ class _Book:
                 "per replica (the estimator's), and live totals, days to finish and GPU-hours.")
         if self.sweep is not None:
             sheets["Sweep"] = self._sheet(
-                "Sweep", "Scenario sweep", f"Each row is one scenario; money in {cur}."
+                "Sweep", "Scenario sweep",
+                f"Each row is one scenario; money in {cur}. The knee is the smallest budget "
+                "that serves every workload (the cheapest full plan); the chart marks it."
             )
+        if self.sweep_bom is not None:
+            sheets["Sweep BOM"] = self._sheet(
+                "Sweep BOM", "Every scenario's bill of materials",
+                f"One row per line of each scenario's plan, money in {cur}; extended = "
+                "quantity x unit price and each scenario's subtotal are live formulas. "
+                "Scenarios without a plan have no lines.")
         if self.wf.policy.tco is not None:
             sheets["TCO"] = self._sheet(
                 "TCO", "Total cost of ownership, year by year",
@@ -478,6 +501,8 @@ class _Book:
             self._throughput(sheets["Throughput"])
         if self.sweep is not None:
             self._sweep(sheets["Sweep"], self.sweep)
+        if self.sweep_bom is not None:
+            self._sweep_bom(sheets["Sweep BOM"], self.sweep_bom)
         self.wb.set_properties(
             {
                 "title": f"plan-buy purchase options: {self.wf.name}",
@@ -747,6 +772,10 @@ class _Book:
         for text in (*res.notes, *(f"Warning: {w}" for w in res.warnings)):
             sh.long_note(r, text.removeprefix("R20 "))
             r += 1
+        left_out = self._left_out()
+        if left_out:
+            sh.long_note(r, left_out)
+            r += 1
         self._cost_chart(sh, row_of, len(opts), r + 1)
         sh.widths[0] = max(36, min(sh.widths.get(0, 0), 60))
         sh.widths[1] = max(sh.widths.get(1, 10), 20)
@@ -754,6 +783,27 @@ class _Book:
             sh.widths[c] = min(max(sh.widths.get(c, 0), 16), 26)
         sh.finish(freeze_col=1)
         sh.ws.fit_to_pages(1, 1)  # the summary prints on one page, chart included
+
+    def _left_out(self) -> str:
+        """Under a budget that leaves work out: what option 1 leaves out and what serving
+        everything costs (when known); "" otherwise."""
+        budget, opts = self.wf.policy.budget, self.result.options
+        if budget is None or not opts or not opts[0].unserved:
+            return ""
+        cur = self.catalog.currency
+        text = (f"The budget of {budget:,.0f} {cur} leaves out: "
+                f"{', '.join(opts[0].unserved)} (option 1).")
+        full = self.full
+        if full is None:
+            return text
+        if full.total_cost is None:
+            return text + f" Serving every workload: no plan found ({full.why_not})."
+        how = ("proven cheapest" if full.status == "optimal"
+               else "best found, not proven cheapest")
+        mix = ", ".join(f"{n}x {sku}" for sku, n in sorted(full.gpus_by_sku.items(),
+                                                          key=lambda kv: (-kv[1], kv[0])))
+        return (text + f" Serving every workload costs {full.total_cost:,.0f} {cur} ({how}"
+                + (f"; {mix}" if mix else "") + ").")
 
     def _cost_chart(self, sh: _Sheet, kind_rows: dict[str, int], n: int, row: int) -> None:
         if not n:
@@ -1059,10 +1109,12 @@ class _Book:
     # -- Sweep ----------------------------------------------------------------------------
     def _sweep(self, sh: _Sheet, df: pd.DataFrame) -> None:
         end = sh.table(df)
-        sh.finish()
         needed = ("budget", "served_priority", "total_cost")
         if df.empty or not all(c in df.columns for c in needed):
+            sh.finish()
             return
+        knees = self._knee_table(sh, df, end + 1)
+        sh.finish()
         col = {c: list(df.columns).index(c) for c in needed}
         chart = self.wb.add_chart({"type": "scatter", "subtype": "straight_with_markers"})
         # One line per scenario group (same growth, headroom and prices), so a line never
@@ -1080,6 +1132,22 @@ class _Book:
                         "marker": {"type": "circle" if not y2 else "square"},
                     }
                 )
+        if knees is not None:
+            first, last = knees
+            chart.add_series(
+                {
+                    "name": "knee: smallest budget serving everything",
+                    "categories": [sh.name, first, 1, last, 1],
+                    "values": [sh.name, first, 2, last, 2],
+                    "line": {"none": True},
+                    "marker": {"type": "diamond", "size": 11,
+                               "fill": {"color": "#C00000"}, "border": {"color": "#C00000"}},
+                    "data_labels": {"value": False, "series_name": False,
+                                    "custom": [{"value": "knee"}] * (last - first + 1),
+                                    "position": "above"},
+                }
+            )
+            end = last
         cur = self.catalog.currency
         chart.set_title({"name": "Budget vs served priority and cost"})
         chart.set_x_axis({"name": f"Budget ({cur})", "num_format": "#,##0"})
@@ -1088,6 +1156,64 @@ class _Book:
         chart.set_legend({"position": "bottom"})
         chart.set_size({"width": 720, "height": 360})
         sh.ws.insert_chart(end + 1, 0, chart)
+
+
+    def _knee_table(self, sh: _Sheet, df: pd.DataFrame, row: int) -> tuple[int, int] | None:
+        """Under the Sweep table: each scenario group's knee (its cheapest full plan's cost)
+        and the priority it serves (all of it); returns the rows of the values, None when
+        no group has a knee."""
+        if "knee_budget" not in df.columns or "total_priority" not in df.columns:
+            return None
+        knees = []
+        for label, start, _ in _budget_runs(df):
+            knee = _plain(df.iloc[start]["knee_budget"])
+            if knee is not None:
+                knees.append((label.strip(" ()") or "all scenarios", float(knee),
+                              float(_plain(df.iloc[start]["total_priority"]) or 0.0)))
+        if not knees:
+            return None
+        row += 1
+        sh.section(row, "Knee: the smallest budget that serves every workload")
+        sh.header(row + 1, ["Scenario group", "Knee budget", "Served priority"],
+                  numeric={1, 2})
+        for i, (label, knee, priority) in enumerate(knees, start=row + 2):
+            sh.put(i, 0, label)
+            sh.put(i, 1, knee, self.fmt.money)
+            sh.put(i, 2, priority, self.fmt.plain_num)
+        return row + 2, row + 1 + len(knees)
+
+    # -- Sweep BOM ------------------------------------------------------------------------
+    def _sweep_bom(self, sh: _Sheet, df: pd.DataFrame) -> None:
+        """One long table of every scenario's lines; extended = qty x unit price and a
+        SUBTOTAL row per scenario (SUBTOTAL skips the other subtotals and follows filters)."""
+        f = self.fmt
+        cols = list(df.columns)
+        sh.header(HEADER_ROW, [_label(c) for c in cols], numeric=_numeric_columns(df))
+        c = {name: cols.index(name) for name in ("scenario", "kind", "qty", "unit_price",
+                                                  "extended")}
+        r = HEADER_ROW + 1
+        for _, lines in df.groupby("scenario", sort=False):
+            first = r
+            for rec in lines.itertuples(index=False):
+                for j, (name, value) in enumerate(zip(cols, rec)):
+                    if name == "extended":
+                        qty = xl_rowcol_to_cell(r, c["qty"])
+                        price = xl_rowcol_to_cell(r, c["unit_price"])
+                        sh.formula(r, j, f"={qty}*{price}", float(_plain(value)), f.money)
+                    else:
+                        sh.put(r, j, _plain(value), f.for_column(name))
+                r += 1
+            sid = _plain(lines.iloc[0]["scenario"])
+            sh.put(r, c["scenario"], sid, f.bold)
+            sh.put(r, c["kind"], "subtotal", f.bold)
+            ext = c["extended"]
+            rng = f"{xl_rowcol_to_cell(first, ext)}:{xl_rowcol_to_cell(r - 1, ext)}"
+            sh.formula(r, ext, f"=SUBTOTAL(9,{rng})",
+                       round(float(lines["extended"].sum()), 2), f.money_bold)
+            r += 1
+        if r > HEADER_ROW + 1:
+            sh.ws.autofilter(HEADER_ROW, 0, r - 1, len(cols) - 1)
+        sh.finish(freeze_col=1)
 
 
 def _missing(value: Any) -> bool:

@@ -25,12 +25,20 @@ def _num(v: float) -> str:
 
 
 def marginal_scale(run: SweepRun) -> float:
-    """A round amount of money to quote marginal priority per (10^k near the budget step)."""
+    """A round amount of money to quote marginal priority per (10^k near the budget step).
+
+    The one scale of "priority gained per N more": the terminal table, the CSV and the
+    workbook's Sweep sheet all quote it (``marginal_column``)."""
     budgets = sorted({r.scenario.budget for r in run.rows if r.scenario.budget is not None})
     if not budgets:
         return 1.0
     gaps = [b - a for a, b in zip([0.0, *budgets], budgets) if b > a]
     return 10.0 ** math.floor(math.log10(min(gaps)))
+
+
+def marginal_column(scale: float) -> str:
+    """The CSV column of priority gained per ``scale`` more budget: ``priority_gained_per_100000``."""
+    return f"priority_gained_per_{scale:.0f}" if scale >= 1 else f"priority_gained_per_{scale:g}"
 
 
 def group_label(s: Scenario) -> str:
@@ -124,7 +132,7 @@ def render_sweep(
     has_tco = any(r.tco is not None for r in run.rows)
     columns += [Column(f"cost {currency}")]
     columns += [Column(f"TCO {currency}", keep=2)] if has_tco else []
-    columns += [Column("status", justify="left")]
+    columns += [Column("status", justify="left", wrap=True, comfort=10)]
     columns += [Column("planned replicas served", keep=2)] if sweep is not None else []
     columns += [Column(f"priority gained per {scale:,.0f} more", keep=3)] if has_budget else []
     columns += [Column("GPUs", justify="left", wrap=True, keep=1, comfort=16),
@@ -137,7 +145,10 @@ def render_sweep(
         cells += [_axis_value(s, a) for a in varying]
         cells += [_money(r.total_cost)]
         cells += [_money(r.tco)] if has_tco else []
-        cells += [STATUS_WORDS.get(r.status, r.status) + (" *" if r.reused_knee else "")]
+        word = STATUS_WORDS.get(r.status, r.status)
+        if r.status_note:
+            word += f" ({r.status_note})"
+        cells += [word + (" *" if r.reused_knee else "")]
         if sweep is not None:
             share = replica_share(r, sweep)
             cells.append("-" if share is None else f"{share:.0%}")
@@ -195,8 +206,10 @@ def _legend(run: SweepRun, has_budget: bool, scale: float, width: int) -> list[s
         items.append("optimal: under a budget, the most priority the budget allows, at the "
                      "lowest cost for it.")
     if "feasible" in statuses:
-        items.append("best found: the time limit ended the solve before it proved that no "
-                     "cheaper plan (or one serving more) exists; raise --time-limit.")
+        items.append("best found: not proven that no cheaper plan (or one serving more) "
+                     "exists. In brackets, why: the time limit ended the solve (raise "
+                     "--time-limit), and the gap, how far above the lowest cost the solver "
+                     "proved possible the plan may be, or no proven bound at all.")
     return bullets(items, width, indent="") if items else []
 
 
@@ -209,9 +222,13 @@ def _short(text: str | None, n: int = 90) -> str:
 
 # -- The table ----------------------------------------------------------------------------
 def sweep_frame(run: SweepRun, price_targets: Sequence[str] = ()):
-    """One row per scenario, flat (lists joined), for the CSV and the workbook's Sweep sheet."""
+    """One row per scenario, flat (lists joined), for the CSV and the workbook's Sweep sheet.
+
+    The marginal column is priority gained per ``marginal_scale(run)`` more budget, as the
+    terminal table quotes it."""
     import pandas as pd
 
+    scale = marginal_scale(run)
     records = []
     for row in run.rows:
         j = row.to_json()
@@ -228,6 +245,7 @@ def sweep_frame(run: SweepRun, price_targets: Sequence[str] = ()):
         rec.update(
             {
                 "status": j["status"],
+                "status_note": j["status_note"],
                 "total_cost": j["total_cost"],
                 "served_priority": j["served_priority"],
                 "total_priority": j["total_priority"],
@@ -237,7 +255,11 @@ def sweep_frame(run: SweepRun, price_targets: Sequence[str] = ()):
                     else round(row.served_priority / row.total_priority, 4)
                 ),
                 "knee_budget": j["knee_budget"],
-                "marginal_priority_per_dollar": j["marginal_priority_per_dollar"],
+                marginal_column(scale): (
+                    None
+                    if row.marginal_priority_per_dollar is None
+                    else round(row.marginal_priority_per_dollar * scale, 4)
+                ),
                 "gpus": gpu_mix(row.gpus) if row.gpus else "",  # not "-": the CSV escapes a leading -
                 "unserved": ", ".join(row.unserved),
                 "served": ", ".join(row.served),
@@ -249,6 +271,34 @@ def sweep_frame(run: SweepRun, price_targets: Sequence[str] = ()):
             }
         )
         records.append(rec)
+    return pd.DataFrame.from_records(records)
+
+
+BOM_COLUMNS = ("sku", "kind", "qty", "unit_price", "extended")
+"""The bill-of-materials columns of ``bom_frame`` after the scenario's parameters."""
+
+
+def bom_frame(run: SweepRun, price_targets: Sequence[str] = ()):
+    """Every scenario's bill of materials as one long table: the scenario's id and
+    parameters, then one row per line (SKU, kind, qty, unit price, extended). Scenarios
+    without a plan have no rows."""
+    import pandas as pd
+
+    records = []
+    for row in run.rows:
+        s = row.scenario
+        params: dict[str, object] = {"scenario": s.id, "budget": s.budget,
+                                     "growth": s.growth, "headroom": s.headroom}
+        for t in price_targets:
+            params[f"price_{t}"] = dict(s.prices).get(t)
+        params.update(dict(s.owning))
+        params["status"] = row.status
+        for ln in row.lines:
+            records.append({**params, "sku": ln.sku, "kind": ln.kind, "qty": ln.qty,
+                            "unit_price": ln.unit_price, "extended": ln.extended})
+    if not records:
+        return pd.DataFrame(columns=["scenario", "budget", "growth", "headroom", "status",
+                                     *BOM_COLUMNS])
     return pd.DataFrame.from_records(records)
 
 
@@ -321,6 +371,7 @@ def write_sweep_files(
                     sweep.catalog,
                     sources,
                     sweep=frame,
+                    sweep_bom=bom_frame(run, sweep.price_targets),
                 )
             )
     return files, skipped

@@ -33,7 +33,7 @@ from ..inputs.catalog import Catalog
 from ..inputs.scenario import with_policy
 from ..inputs.workload import WorkloadFile
 from ..optimize.pipeline import plan
-from ..optimize.plan import PlanResult
+from ..optimize.plan import BomLine, PlanResult
 from ..optimize.solve import DEFAULT_GAP
 from .axes import (
     MAX_SCENARIOS,
@@ -294,6 +294,13 @@ class ScenarioRow:
     """P2: the plan's total cost of ownership (with ``policy.tco``)."""
     power_kw: float | None = None
     """P1: the plan's power drawn, kW."""
+    gap: float | None = None
+    """The solve's relative gap when known (0 when proven optimal)."""
+    lines: tuple[BomLine, ...] = ()
+    """The plan's bill of materials (the workbook's Sweep BOM sheet); none without a plan."""
+
+    status_note: str = ""
+    """Why a plan is only ``feasible`` (``feasible_why``); "" for any other status."""
 
     def to_json(self) -> dict:
         s = self.scenario
@@ -318,6 +325,8 @@ class ScenarioRow:
             "error": self.error,
             "tco": self.tco,
             "power_kw": self.power_kw,
+            "gap": self.gap,
+            "status_note": self.status_note,
         }
 
 
@@ -394,7 +403,23 @@ def _row(
         reused_knee=reused,
         tco=best.own.tco if best.own is not None else None,
         power_kw=best.own.power_kw if best.own is not None else None,
+        gap=solved.result.gap,
+        lines=tuple(best.lines),
+        status_note=feasible_why(solved, time_limit),
     )
+
+
+def feasible_why(solved: Solved, time_limit: float | None) -> str:
+    """Why a plan is ``feasible`` rather than ``optimal``: the time limit ended its solve,
+    and its gap above the proven bound (or that no bound was proven); "" when optimal."""
+    res = solved.result
+    if res is None or res.status != "feasible":
+        return ""
+    parts = []
+    if time_limit is not None and solved.seconds >= 0.9 * time_limit:
+        parts.append("time limit")
+    parts.append("no proven bound" if res.gap is None else f"gap {res.gap:.2%}")
+    return "; ".join(parts)
 
 
 def _file_owning(sweep: Sweep) -> Owning:
