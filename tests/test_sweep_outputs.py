@@ -146,3 +146,13 @@ def test_plan_json_without_a_budget_has_no_full_plan_cost():
                                     "--top", "1", "--json"])
     assert res.exit_code == 0, res.output
     assert "full_plan_cost" not in json.loads(res.stdout)
+
+
+def test_each_scenario_group_gets_its_own_chart(swept):
+    """Two growths: one small chart per group instead of four crossing lines on one."""
+    _doc, out = swept
+    ws = openpyxl.load_workbook(out / "tiny-sweep.xlsx")["Sweep"]
+    assert len(ws._charts) == 2
+    with zipfile.ZipFile(out / "tiny-sweep.xlsx") as z:
+        titles = "".join(z.read(n).decode() for n in z.namelist() if n.startswith("xl/charts/"))
+    assert "growth 1.5" in titles and "growth 1<" in titles

@@ -1115,72 +1115,92 @@ class _Book:
             return
         knees = self._knee_table(sh, df, end + 1)
         sh.finish()
-        col = {c: list(df.columns).index(c) for c in needed}
+        if knees:
+            end = max(knees.values())
+        runs = _budget_runs(df)
+        if len(runs) == 1:
+            chart = self._sweep_chart(sh, df, runs, knees, "Budget vs served priority and cost")
+            chart.set_size({"width": 720, "height": 360})
+            sh.ws.insert_chart(end + 1, 0, chart)
+            return
+        # Two or more groups: one small chart each (2 per row), rather than every group's
+        # lines on one plot, where they overlap.
+        for n, run in enumerate(runs):
+            label = run[0].strip(" ()") or "all scenarios"
+            chart = self._sweep_chart(sh, df, [run], knees, label)
+            chart.set_size({"width": 480, "height": 300})
+            sh.ws.insert_chart(end + 1 + (n // 2) * 16, (n % 2) * 7, chart)
+
+    def _sweep_chart(self, sh: _Sheet, df: pd.DataFrame, runs: list[tuple[str, int, int]],
+                     knees: dict[str, int], title: str):
+        """Served priority (left axis) and cost (right axis) against the budget for ``runs``
+        (scenario groups), each group's knee marked with a red diamond."""
+        col = {c: list(df.columns).index(c) for c in ("budget", "served_priority", "total_cost")}
         chart = self.wb.add_chart({"type": "scatter", "subtype": "straight_with_markers"})
         # One line per scenario group (same growth, headroom and prices), so a line never
         # jumps back from one group's largest budget to the next group's smallest.
-        for label, start, stop in _budget_runs(df):
+        single = len(runs) == 1
+        for label, start, stop in runs:
             first, last = HEADER_ROW + 1 + start, HEADER_ROW + stop
             for name, y2 in (("served_priority", False), ("total_cost", True)):
-                title = "served priority" if not y2 else "cost"
+                what = "served priority" if not y2 else "cost"
                 chart.add_series(
                     {
-                        "name": f"{title}{label}",
+                        "name": what if single else f"{what}{label}",
                         "categories": [sh.name, first, col["budget"], last, col["budget"]],
                         "values": [sh.name, first, col[name], last, col[name]],
                         "y2_axis": y2,
                         "marker": {"type": "circle" if not y2 else "square"},
                     }
                 )
-        if knees is not None:
-            first, last = knees
+        rows = sorted(knees[label] for label, _, _ in runs if label in knees)
+        for row in rows:
             chart.add_series(
                 {
                     "name": "knee: smallest budget serving everything",
-                    "categories": [sh.name, first, 1, last, 1],
-                    "values": [sh.name, first, 2, last, 2],
+                    "categories": [sh.name, row, 1, row, 1],
+                    "values": [sh.name, row, 2, row, 2],
                     "line": {"none": True},
                     "marker": {"type": "diamond", "size": 11,
                                "fill": {"color": "#C00000"}, "border": {"color": "#C00000"}},
                     "data_labels": {"value": False, "series_name": False,
-                                    "custom": [{"value": "knee"}] * (last - first + 1),
-                                    "position": "above"},
+                                    "custom": [{"value": "knee"}], "position": "above"},
                 }
             )
-            end = last
         cur = self.catalog.currency
-        chart.set_title({"name": "Budget vs served priority and cost"})
+        chart.set_title({"name": title})
         chart.set_x_axis({"name": f"Budget ({cur})", "num_format": "#,##0"})
         chart.set_y_axis({"name": "Served priority"})
         chart.set_y2_axis({"name": f"Total cost ({cur})", "num_format": "#,##0"})
         chart.set_legend({"position": "bottom"})
-        chart.set_size({"width": 720, "height": 360})
-        sh.ws.insert_chart(end + 1, 0, chart)
+        return chart
 
 
-    def _knee_table(self, sh: _Sheet, df: pd.DataFrame, row: int) -> tuple[int, int] | None:
+    def _knee_table(self, sh: _Sheet, df: pd.DataFrame, row: int) -> dict[str, int]:
         """Under the Sweep table: each scenario group's knee (its cheapest full plan's cost)
-        and the priority it serves (all of it); returns the rows of the values, None when
-        no group has a knee."""
+        and the priority it serves (all of it); returns the row of each group's knee, by
+        the group's label in ``_budget_runs`` (empty when no group has a knee)."""
         if "knee_budget" not in df.columns or "total_priority" not in df.columns:
-            return None
+            return {}
         knees = []
         for label, start, _ in _budget_runs(df):
             knee = _plain(df.iloc[start]["knee_budget"])
             if knee is not None:
-                knees.append((label.strip(" ()") or "all scenarios", float(knee),
+                knees.append((label, float(knee),
                               float(_plain(df.iloc[start]["total_priority"]) or 0.0)))
         if not knees:
-            return None
+            return {}
         row += 1
         sh.section(row, "Knee: the smallest budget that serves every workload")
         sh.header(row + 1, ["Scenario group", "Knee budget", "Served priority"],
                   numeric={1, 2})
+        rows = {}
         for i, (label, knee, priority) in enumerate(knees, start=row + 2):
-            sh.put(i, 0, label)
+            sh.put(i, 0, label.strip(" ()") or "all scenarios")
             sh.put(i, 1, knee, self.fmt.money)
             sh.put(i, 2, priority, self.fmt.plain_num)
-        return row + 2, row + 1 + len(knees)
+            rows[label] = i
+        return rows
 
     # -- Sweep BOM ------------------------------------------------------------------------
     def _sweep_bom(self, sh: _Sheet, df: pd.DataFrame) -> None:
