@@ -574,7 +574,7 @@ multiple of rank 1's; a solve gets half of what is left (the rest is kept for a 
 round). A checkpoint of an alternative's search costs more than one of rank 1's (its
 objective mixes a count with the cost): on the generated 10-workload mix, 0.3 keeps
 --top 3 within twice --top 1's wall time."""
-MIN_ALTERNATIVE_TICKS = 40
+MIN_ALTERNATIVE_TICKS = 60
 """The cap's floor, for mixes whose rank 1 took almost no search."""
 MAX_DUPLICATE_TRIES = 4
 """Solves allowed per requested option when expansions repeat an earlier purchase list."""
