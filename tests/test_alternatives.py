@@ -165,3 +165,29 @@ def test_tco_objective_ranks_and_slacks_on_tco(monkeypatch):
     assert (alt.label, alt.total_cost, _shape(alt)) == ("fewest servers", 9120,
                                                         [("box4", "dc", 4)])
     assert alt.over_cheapest == pytest.approx(10696.8 / 10647.2 - 1)
+
+
+def test_each_alternative_searches_at_most_rank_1s_work(q3, default_catalog, monkeypatch):
+    """Each direction's solves are capped at rank 1's ticks (deterministic work, not the
+    clock): the plans stay checked and within the slack, rank 1 is unchanged, and a rerun
+    returns the same alternatives."""
+    from solver.optimize import rounds
+
+    calls: list[tuple[int | None, int]] = []
+    real = rounds.solve
+
+    def counting(m, solver, *args, **kwargs):
+        out = real(m, solver, *args, **kwargs)
+        calls.append((kwargs.get("work_ticks"), out.ticks))
+        return out
+
+    monkeypatch.setattr(rounds, "solve", counting)
+    first = run(q3, default_catalog, top=3)
+    rank1 = sum(ticks for cap, ticks in calls if cap is None)
+    capped = [cap for cap, _ in calls if cap is not None]
+    assert first.options[0].total_cost == 560090
+    assert capped, "the alternatives' solves carry a work cap"
+    assert all(cap <= max(pipeline.MIN_ALTERNATIVE_TICKS, rank1) for cap in capped)
+    again = run(q3, default_catalog, top=3)
+    assert [(o.label, o.total_cost) for o in again.options] == \
+        [(o.label, o.total_cost) for o in first.options]

@@ -85,6 +85,9 @@ class Budget:
     """Stages the wall clock, not the work budget, left out (a rerun may differ)."""
     skipped: list[str] = field(default_factory=list)
     """Stages left out because the time ran out (for the result's notes)."""
+    used: int = 0
+    """Search checkpoints spent by every solve so far, limited or not (deterministic: the
+    alternatives' work caps are measured against rank 1's)."""
 
     @classmethod
     def start(cls, time_limit: float | None, rows: int, replicas: int, top: int,
@@ -139,6 +142,7 @@ class Budget:
 
     def spend(self, ticks: int, clock: bool) -> None:
         """Count a finished solve: its checkpoints, and whether the clock stopped it."""
+        self.used += ticks
         if self.ticks is not None:
             self.ticks -= ticks
         if clock:

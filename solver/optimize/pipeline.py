@@ -170,6 +170,8 @@ class _Run:
     notes: list[str] = field(default_factory=list)
     rank1_bound: float | None = None
     rank1_objective: float | None = None
+    rank1_ticks: int = 0
+    """Search checkpoints the cheapest plan's solves used (sizes the alternatives' caps)."""
     last: Outcome | None = None
     """The solve behind the cheapest plan (its counts seed the ranked mixes' first cut)."""
 
@@ -309,6 +311,7 @@ def _cheapest(run: _Run) -> None:
     """
     m, cand = run.m, run.cand
     run.progress("the cheapest plan", None)
+    start = run.clock.used
     for _ in range(MAX_DUPLICATE_TRIES):
         out, exp, proven = solve_and_expand(m, cand, run.wf, run.catalog, run.solver,
                                             run.clock, run.gap, share=RANK1_SHARE)
@@ -328,6 +331,7 @@ def _cheapest(run: _Run) -> None:
         label = "lowest TCO" if run.objective == "tco" else "cheapest"
         run.options.append(run.checked(out, exp, label))
         run.last = out
+        run.rank1_ticks = run.clock.used - start
         return
     raise SolverError(
         f"no plan within the budget of {run.budget:,.0f} packed into real servers in the "
@@ -404,6 +408,10 @@ def _alternatives(run: _Run, slack: float) -> None:
     define_cost_slack(m, best, slack)
     lp_bound = m.lp_bound  # pattern pricing under another objective must not move it
     left_out: list[str] = []
+    unproven: list[str] = []
+    # Each direction's search is capped at a multiple of rank 1's (a count of checkpoints,
+    # so deterministic); it keeps the best plan found, always within the slack.
+    cap = max(MIN_ALTERNATIVE_TICKS, int(ALTERNATIVE_WORK * run.rank1_ticks))
     seen = {server_key(cheapest): cheapest.label}
     why_fewer = f"every direction within {slack:.0%} of the cheapest was tried"
     for d in directions(run.wf.policy):
@@ -421,7 +429,7 @@ def _alternatives(run: _Run, slack: float) -> None:
         share = 1.0 / max(1, run.top - len(run.options))
         out, exp, _ = solve_and_expand(m, run.cand, run.wf, catalog, run.solver, run.clock,
                                        max(run.gap, ALTERNATIVE_GAP), loose=False, share=share,
-                                       warm=False)
+                                       warm=False, cap=cap)
         if out.status == SolveStatus.NO_SOLUTION or exp is None:
             left_out.append(f"{d.label} (the time limit ran out)")
             continue
@@ -441,6 +449,8 @@ def _alternatives(run: _Run, slack: float) -> None:
         else:
             seen[server_key(option)] = option.label
             run.options.append(option)
+            if out.status != SolveStatus.OPTIMAL:
+                unproven.append(option.label)
     m.lp_bound = lp_bound
     set_cost_objective(m)
     m.prob.constraints.pop("cost_slack", None)
@@ -449,6 +459,10 @@ def _alternatives(run: _Run, slack: float) -> None:
     if left_out:
         run.notes.append(f"alternatives within {slack:.0%} of the cheapest left out: "
                          + "; ".join(left_out))
+    if unproven:
+        run.notes.append(f"{', '.join(unproven)}: the best plan found in that direction within "
+                         "its share of the search (each alternative's is capped at a share of "
+                         "rank 1's work); a better one in that direction may exist")
 
 
 def _result(run: _Run, with_baseline: bool) -> PlanResult:
@@ -561,5 +575,13 @@ WEAK_OPTION = 0.10
 ALTERNATIVE_GAP = 1e-3
 """Relative gap of an alternative's solve (0.1%): far below one step of its direction for
 any plan of under a thousand steps, and its cost is shown, not claimed optimal."""
+ALTERNATIVE_WORK = 0.3
+"""Each alternative's search checkpoints, all its rounds together, are capped at this
+multiple of rank 1's; a solve gets half of what is left (the rest is kept for a packing
+round). A checkpoint of an alternative's search costs more than one of rank 1's (its
+objective mixes a count with the cost): on the generated 10-workload mix, 0.3 keeps
+--top 3 within twice --top 1's wall time."""
+MIN_ALTERNATIVE_TICKS = 60
+"""The cap's floor, for mixes whose rank 1 took almost no search."""
 MAX_DUPLICATE_TRIES = 4
 """Solves allowed per requested option when expansions repeat an earlier purchase list."""

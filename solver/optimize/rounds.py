@@ -40,16 +40,21 @@ def expansion_value(exp: Expansion, wf: WorkloadFile, catalog: Catalog) -> float
 
 
 def solve_and_expand(m, cand, wf, catalog, solver, clock, gap, loose=True, share=1.0,
-                     warm=False):
+                     warm=False, cap=None):
     """Solve; when replicas do not pack into the bought servers, tighten the type and re-solve.
 
     ``share`` of the work budget left is what this option may use, in all its rounds;
     ``warm`` starts its first solve from the previous solve's values (later rounds always do).
+    ``cap``, when given, bounds this option's search checkpoints in all its rounds, with or
+    without a time limit (a solve stops at its share once it has a plan: the best plan found
+    is kept, so the option is a plan, not always the proven best of its objective).
     Returns the outcome, its expansion, and the best lower bound proven by a solve whose
     program was still a relaxation (None if there was none).
     """
     own = None if clock.ticks is None else share * clock.ticks
-    start_ticks = clock.ticks
+    if cap is not None:
+        own = float(cap) if own is None else min(own, float(cap))
+    start_used = clock.used
     proven = None
     failures = m.failures
     best: tuple | None = None
@@ -63,7 +68,7 @@ def solve_and_expand(m, cand, wf, catalog, solver, clock, gap, loose=True, share
         # Half of this option's work left: a packing failure still leaves work to tighten
         # and re-solve. The clock's limit is all the time left (the safety net).
         seconds, _ = clock.limits()
-        ticks = None if own is None else max(1, int(0.5 * (own - (start_ticks - clock.ticks))))
+        ticks = None if own is None else max(1, int(0.5 * (own - (clock.used - start_used))))
         out = solve(m, solver, seconds, round_gap, work_ticks=ticks, warm=warm or round_ > 0)
         clock.spend(out.ticks, out.clock_stopped)
         if out.status in (SolveStatus.INFEASIBLE, SolveStatus.NO_SOLUTION):
@@ -98,7 +103,7 @@ def solve_and_expand(m, cand, wf, catalog, solver, clock, gap, loose=True, share
                     # restriction (priced): prove the bound of the relaxation first, on
                     # half of this option's work left.
                     ticks = (None if own is None
-                             else max(1, int(0.5 * (own - (start_ticks - clock.ticks)))))
+                             else max(1, int(0.5 * (own - (clock.used - start_used)))))
                     proven = _prove_bound(m, solver, clock, gap, proven, ticks)
                 # False past MAX_PATTERNS: the type then keeps its sums and cuts, and first
                 # fit repairs what does not pack.
