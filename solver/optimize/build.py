@@ -679,13 +679,13 @@ def _pattern_kinds(m: Model, key: str,
     shared_kind = None
     if shared and key in m.shared:
         vram_cap = usable(_gpu_of(m, key).vram_gb, policy)
-        fill = [(_most_on_shared_gpu(m.options[wk], vram_cap, cores_cap), m.options[wk])
-                for wk, _ in shared]
-        per_gpu = max(n * o.ram_gb for n, o in fill)
-        # With cores checked, the most cores a full shared GPU can need (conservative too),
-        # never more than the server has: the GPU's replicas all run on that one server.
-        shared_kind = kind_of(1, per_gpu, None if cores_cap is None
-                              else min(cores_cap, max(n * o.cores for n, o in fill)))
+        opts = [m.options[wk] for wk, _ in shared]
+        # The most RAM (and cores) one full shared GPU can need, over every mix of the
+        # shareable options that fits its VRAM (and the server's cores): a knapsack, since
+        # two different jobs on one GPU can need more RAM than a GPU full of either.
+        per_gpu = _most_on_shared_gpu(opts, [o.ram_gb for o in opts], vram_cap, cores_cap)
+        shared_kind = kind_of(1, per_gpu, None if cores_cap is None else _most_on_shared_gpu(
+            opts, [o.cores for o in opts], vram_cap, cores_cap))
         kinds.setdefault(shared_kind, []).append(m.shared[key])
         m.conservative = True
     return kinds, shared_kind
@@ -698,13 +698,15 @@ def _gpu_of(m: Model, key: str) -> GpuSku:
     return gpu
 
 
-def _most_on_shared_gpu(o: ReplicaOption, vram_cap: float, cores_cap: int | None) -> int:
-    """Replicas of ``o`` one shared GPU can hold: by VRAM, and by the server's cores when
-    they are checked (``define_cpu_cores`` caps them at ⌊cores_p / c_o⌋ per shared GPU)."""
-    n = math.floor(vram_cap / o.vram_gb + 1e-9)
-    if cores_cap is not None and o.cores > 0:
-        n = min(n, math.floor(cores_cap / o.cores + 1e-9))
-    return n
+def _most_on_shared_gpu(opts: list[ReplicaOption], values: list[float], vram_cap: float,
+                        cores_cap: int | None) -> float:
+    """max Σ_o n_o value_o over replica counts n_o that one shared GPU holds together:
+    Σ n_o vram_o ≤ vram_cap and, where cores are checked, Σ n_o c_o ≤ cores_p (the GPU's
+    replicas all run on its one server). The knapsack of ``best_pattern``, with the cores
+    as its first dimension and VRAM as its second."""
+    kinds = [(o.cores if cores_cap is not None else 0.0, o.vram_gb) for o in opts]
+    most, _ = best_pattern(kinds, values, cores_cap if cores_cap is not None else 0, vram_cap)
+    return most
 
 
 def pattern_kind(o: ReplicaOption, cores_cap: int | None) -> Kind:
