@@ -6,25 +6,14 @@ per metric is in bench/throughput_accuracy.py; the table is `python bench/throug
 
 from __future__ import annotations
 
-import importlib.util
-import sys
 from pathlib import Path
 
 import pytest
 
+from bench import throughput_accuracy as accuracy
+
 CASES = Path(__file__).parent / "data" / "throughput_cases.yaml"
-BENCH = Path(__file__).parents[1] / "bench" / "throughput_accuracy.py"
 
-
-def _bench():
-    spec = importlib.util.spec_from_file_location("plan_buy_bench_throughput", BENCH)
-    mod = importlib.util.module_from_spec(spec)
-    sys.modules[spec.name] = mod  # dataclasses look their module up while building
-    spec.loader.exec_module(mod)
-    return mod
-
-
-accuracy = _bench()
 CASE_LIST = accuracy.load_cases(CASES)
 KNOWN_OUT = {
     # torchtune's LoRA figure (3,083 tokens/s with activation checkpointing on, 16.2 GiB peak)

@@ -8,25 +8,14 @@ context and the allocator cache).
 
 from __future__ import annotations
 
-import importlib.util
-import sys
 from pathlib import Path
 
 import pytest
 
+from bench import accuracy
+
 CASES = Path(__file__).parent / "data" / "memory_cases.yaml"
-BENCH = Path(__file__).parents[1] / "bench" / "accuracy.py"
 
-
-def _bench():
-    spec = importlib.util.spec_from_file_location("plan_buy_bench_accuracy", BENCH)
-    mod = importlib.util.module_from_spec(spec)
-    sys.modules[spec.name] = mod  # dataclasses look their module up while building
-    spec.loader.exec_module(mod)
-    return mod
-
-
-accuracy = _bench()
 CASE_LIST = accuracy.load_cases(CASES)
 
 
