@@ -17,8 +17,6 @@ import click
 from solver import __version__, interrupt
 from solver.errors import InputError, PlanBuyError
 
-COMMANDS = ("plan", "estimate", "sweep", "schema")
-
 
 class DefaultToPlan(click.Group):
     """``plan-buy FILE`` means ``plan-buy plan FILE``."""

@@ -74,9 +74,9 @@ DEFAULT_MBU = 0.55
 """GPU of unknown generation: the low end of the published decode range (Databricks)."""
 
 # --- Parallelism -------------------------------------------------------------------------
-NVLINK_COMM_EFFICIENCY = 1.0
-"""Inside one NVLink domain communication costs nothing extra: the MFU/MBU figures above
-were measured on 8-GPU NVLink baseboards (FSDP, Megatron tensor parallel) and include it."""
+# Inside one NVLink domain communication costs nothing extra (``link_gbps`` is None there):
+# the MFU/MBU figures above were measured on 8-GPU NVLink baseboards (FSDP, Megatron tensor
+# parallel) and include it.
 PCIE_GBPS = 31.5
 """PCIe 4.0 x16, one direction: 16 GT/s x 16 lanes x 128/130 / 8 (PCI-SIG). Used for the
 all-reduces of a replica that spans GPUs beyond its NVLink domain (not overlapped)."""

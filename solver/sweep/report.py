@@ -49,17 +49,6 @@ def group_label(s: Scenario) -> str:
     return ", ".join(parts)
 
 
-def _table(header: list[str], lines: list[list[str]], right: set[int]) -> list[str]:
-    widths = [max(len(r[i]) for r in [header, *lines]) for i in range(len(header))]
-    out = []
-    for r in [header, *lines]:
-        cells = [
-            c.rjust(w) if i in right else c.ljust(w) for i, (c, w) in enumerate(zip(r, widths))
-        ]
-        out.append("  ".join(cells).rstrip())
-    return out
-
-
 STATUS_WORDS = {
     "optimal": "optimal",
     "feasible": "best found",
