@@ -21,6 +21,7 @@ from __future__ import annotations
 
 import datetime as dt
 import math
+import textwrap
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
@@ -48,6 +49,25 @@ MAX_COL_WIDTH = 60
 """Widest a column grows (characters); longer text wraps in it."""
 NOTE_WIDTH = 100
 """Characters a merged note spans at least: about a landscape page at 100%."""
+HEADER_WRAP = 12
+"""Characters a header line holds at most before it wraps (between words)."""
+PAGE_WIDTH_PX = 900
+"""Column pixels (Excel's 7 per character of width, + 5 per column) one landscape page
+holds at 100%, 0.5-inch margins: Letter's width as LibreOffice prints it (A4 holds 7% more,
+Excel about 7% more again), so a layout sized to it prints on either paper."""
+MIN_PRINT_SCALE = 75
+"""Least print scale (%): 11-point text prints at about 8 points, still easy to read. A
+sheet whose columns would need less prints on several pages across instead."""
+SWEEP_CHART_ROWS = 16
+"""Rows of 20 pixels one chart of a scenario group takes on the Sweep sheet (280 + a gap)."""
+ASSUMPTIONS_COL_WIDTH = 40
+"""Widest a column of the Assumptions sheet grows: descriptions and hashes wrap."""
+SWEEP_COL_WIDTH = 45
+"""Widest a column of the Sweep sheet grows: the lists of GPUs and workloads wrap."""
+KNEE_LABEL_WIDTH = 16
+"""Width the Sweep sheet's knee table gives its scenario-group labels (they wrap)."""
+DEFAULT_COL_PX = 64
+"""Pixels of a column whose width is not set (Excel's default 8.43 characters)."""
 CURRENCY_SYMBOLS = {"USD": "$", "EUR": "€", "GBP": "£", "JPY": "¥", "CNY": "¥"}
 
 
@@ -106,7 +126,21 @@ def _label(name: str) -> str:
         amount = float(name.removeprefix("priority_gained_per_"))
         return f"Priority gained per {amount:,.0f} more" if amount >= 1 else (
             f"Priority gained per {amount:g} more")
-    return LABELS.get(name, name.replace("_", " ").capitalize())
+    if name in LABELS:
+        return LABELS[name]
+    # Any other column: its words, acronyms upper-cased and a unit suffix in brackets
+    # ("server_cpu_cores" -> "Server CPU cores", "power_kw" -> "Power (kW)").
+    parts = name.split("_")
+    words = [ACRONYMS.get(p, p) for p in parts]
+    if len(parts) > 1 and parts[-1] in UNITS:
+        words[-1] = UNITS[parts[-1]]
+    text = " ".join(words)
+    return text[:1].upper() + text[1:]
+
+
+ACRONYMS = {"cpu": "CPU", "gpu": "GPU", "gpus": "GPUs", "tco": "TCO", "vram": "VRAM",
+            "ram": "RAM", "sku": "SKU", "bom": "BOM", "pue": "PUE"}
+UNITS = {"kw": "(kW)", "gb": "(GB)", "tb": "(TB)", "ms": "(ms)", "w": "(W)"}
 
 
 LABELS = {
@@ -184,7 +218,7 @@ class _Formats:
         self.literal = add({"valign": "top", "quote_prefix": True})
         self.bold = add({"bold": True})
         self.right = add({"align": "right"})
-        self.center = add({"align": "center"})
+        self.center = add({"align": "center", "valign": "top"})
         self.wrap_right = add({"align": "right", "text_wrap": True, "valign": "top"})
         self.wrap_literal = add(
             {"align": "right", "text_wrap": True, "valign": "top", "quote_prefix": True}
@@ -235,8 +269,17 @@ class _Sheet:
         self.name = name
         self.fmt = fmt
         self.widths: dict[int, float] = {}
+        self.max_width = MAX_COL_WIDTH
+        """Widest a column of this sheet grows (characters); longer text wraps in it."""
         self.notes: dict[int, str] = {}
         self.lines: dict[int, int] = {}
+        self.headers: dict[int, dict[int, str]] = {}
+        """row -> column -> label of each header cell (its row height is set at finish)."""
+        self.breaks: list[int] = []
+        """Rows that start a new printed page (before a chart, so no page cuts it)."""
+        self.scale = 100
+        self.pages_across: list[int] = []
+        """First column of each printed page across after the first (none: one page)."""
         """row -> text lines a wrapped cell in it needs (row heights are set at finish:
         neither Excel nor LibreOffice grows a row for wrapped text in a written file)."""
         self.ws.write_string(0, 0, title, fmt.title)
@@ -252,7 +295,7 @@ class _Sheet:
         return f"{quote_sheetname(self.name)}!{xl_rowcol_to_cell(row, col, True, True)}"
 
     def _width(self, col: int, n: float) -> None:
-        self.widths[col] = max(self.widths.get(col, 0), min(n, MAX_COL_WIDTH))
+        self.widths[col] = max(self.widths.get(col, 0), min(n, self.max_width))
 
     def put(self, row: int, col: int, value: Any, fmt=None) -> None:
         """Write one value by its type; text is literal text whatever it starts with."""
@@ -269,10 +312,10 @@ class _Sheet:
             text = str(value)
             if starts_like_formula(text):
                 fmt = self.fmt.literal
-            elif fmt is None and len(text) > MAX_COL_WIDTH:
+            elif fmt is None and len(text) > self.max_width:
                 fmt = self.fmt.text_wrap  # wraps in its column instead of spilling right
                 self.lines[row] = max(self.lines.get(row, 1),
-                                      math.ceil(len(text) / (MAX_COL_WIDTH - 4)))
+                                      len(_wrap(text, self.max_width - 4)))
             ws.write_string(row, col, text, fmt or self.fmt.text)
             self._width(col, len(text) + 1)
 
@@ -286,11 +329,22 @@ class _Sheet:
         for i, label in enumerate(labels):
             fmt = self.fmt.header_num if i in numeric else self.fmt.header
             self.ws.write_string(row, col + i, label, fmt)
-            self._width(col + i, min(len(label), 12) + 3)  # + the indent
-        # Headers wrap at about 12 characters a line; a row tall enough for the longest.
-        lines = max([1, *(math.ceil(len(label) / 11) for label in labels)])
-        if lines > 1:
-            self.ws.set_row(row, 15 * lines)
+            # A header wraps between words: its column needs its longest word (+ the
+            # indent), never the whole label, so a short number keeps a narrow column.
+            self._width(col + i, _header_width(label) + 2)
+            self.headers.setdefault(row, {})[col + i] = label
+
+    def _header_heights(self) -> None:
+        """Each header row tall enough for its labels wrapped at their columns' widths."""
+        for row, labels in self.headers.items():
+            lines = max(len(_wrap(label, int(self._col_width(c)) - 2))
+                        for c, label in labels.items())
+            if lines > 1:
+                self.ws.set_row(row, 15 * lines)
+
+    def _col_width(self, col: int) -> float:
+        """A column's width in characters as written (8 at least, as ``finish`` sets)."""
+        return max(self.widths.get(col, 0), 8)
 
     def section(self, row: int, text: str) -> None:
         """A bold section title (not counted in column widths)."""
@@ -308,20 +362,42 @@ class _Sheet:
             self.ws.autofilter(row, 0, last, len(cols) - 1)
         return last + 1
 
-    def finish(self, header_row: int = HEADER_ROW, freeze_col: int = 0) -> None:
-        """Column widths, frozen header, landscape fit-to-width print setup."""
+    def finish(self, header_row: int = HEADER_ROW, freeze_col: int = 0,
+               keep: int | None = None) -> None:
+        """Column widths, frozen header and a legible landscape print setup.
+
+        The sheet prints at the largest scale up to 100% at which its columns fit one page
+        across (A4 and Letter); a sheet that would need less than ``MIN_PRINT_SCALE`` prints
+        at that scale or a little more on several pages across instead, each page starting
+        with the ``keep`` identifying columns (default: the frozen ones) and every page with
+        the header row.
+        """
         ws = self.ws
         for col, width in self.widths.items():
             ws.set_column(col, col, max(width, 8))
+        keep = freeze_col if keep is None else keep
+        last = max([*self.widths, 0])
+        px = [column_px(self._col_width(c)) if c in self.widths else DEFAULT_COL_PX
+              for c in range(last + 1)]
+        self.scale, self.pages_across = print_layout(px, keep)
         self._merge_notes()
+        self._header_heights()
         for row, lines in self.lines.items():
             if lines > 1 and row not in self.notes:
                 ws.set_row(row, 15 * lines)
         ws.freeze_panes(header_row + 1, freeze_col)
         ws.set_landscape()
-        ws.set_paper(9)  # A4; fit to width keeps it on Letter's narrower page too
+        ws.set_paper(9)  # A4; the layout is sized for Letter's narrower page too
         ws.set_margins(left=0.5, right=0.5, top=0.75, bottom=0.75)
-        ws.fit_to_pages(1, 0)
+        # A fixed scale, not fit-to-width: Excel ignores manual page breaks under fit-to-page,
+        # and fit-to-width shrinks a wide table until nobody can read it.
+        ws.set_print_scale(self.scale)
+        if self.pages_across:
+            ws.set_v_pagebreaks(self.pages_across)
+            if keep:
+                ws.repeat_columns(0, keep - 1)
+        if self.breaks:
+            ws.set_h_pagebreaks(sorted(set(self.breaks)))
         ws.repeat_rows(header_row)
         ws.set_header(f'&L&"Calibri,Bold"plan-buy&R{self.name.replace("&", "&&")}')
         ws.set_footer("&LPrinted &D&RPage &P of &N")
@@ -330,7 +406,10 @@ class _Sheet:
     def _merge_notes(self) -> None:
         """Each long note merged across the used columns (at least a printed page's worth),
         wrapped, its row tall enough for its lines."""
+        # Only across the first printed page: a note cut by a page break cannot be read.
         last = max([*self.widths, 3])
+        if self.pages_across:
+            last = self.pages_across[0] - 1
         span = [max(self.widths.get(c, 0), 8) for c in range(last + 1)]
         while sum(span) < NOTE_WIDTH and len(span) < 26:
             span.append(8.43)  # Excel's default column width
@@ -341,6 +420,55 @@ class _Sheet:
             self.ws.write_string(row, 0, text, self.fmt.note_wrap)
             if lines > 1:
                 self.ws.set_row(row, 15 * lines)
+
+
+def _header_width(label: str) -> int:
+    """Characters a header label's lines need: the fewest that wrap it (between words) in at
+    most three lines, ``HEADER_WRAP`` at most, never less than its longest word."""
+    longest = max((len(w) for w in label.split()), default=0)
+    for width in range(max(longest, 5), HEADER_WRAP):
+        if len(_wrap(label, width)) <= 3:
+            return width
+    return max(longest, HEADER_WRAP)
+
+
+def _wrap(text: str, width: int) -> list[str]:
+    """``text`` wrapped between words (never at hyphens) in lines of ``width`` characters."""
+    return textwrap.wrap(text, max(width, 1), break_on_hyphens=False) or [""]
+
+
+def column_px(width: float) -> int:
+    """Pixels of a column ``width`` characters wide, as Excel lays it out (Calibri 11)."""
+    return int(width * 7 + 0.5) + 5
+
+
+def print_layout(px: list[int], keep: int = 0, page: int = PAGE_WIDTH_PX,
+                 least: int = MIN_PRINT_SCALE) -> tuple[int, list[int]]:
+    """The print scale (%) and where each further page across starts, for columns ``px``
+    pixels wide of which the first ``keep`` repeat on every page.
+
+    One page across at the largest scale up to 100% when that is at least ``least``;
+    otherwise as few pages across as ``least`` allows, at the largest scale that keeps that
+    many (each page: the kept columns, then as many more as fit).
+    """
+    total = sum(px)
+    scale = min(100, page * 100 // max(total, 1))
+    if scale >= least:
+        return scale, []
+
+    def split(s: int) -> list[int]:
+        room, fixed = page * 100 // s, sum(px[:keep])
+        breaks, used = [], fixed
+        for c in range(keep, len(px)):
+            if used + px[c] > room and used > fixed:
+                breaks.append(c)
+                used = fixed
+            used += px[c]
+        return breaks
+
+    pages = len(split(least))
+    best = max(s for s in range(least, 101) if len(split(s)) == pages)
+    return best, split(best)
 
 
 def _budget_runs(df: pd.DataFrame) -> list[tuple[str, int, int]]:
@@ -521,6 +649,7 @@ class _Book:
     # -- Assumptions --------------------------------------------------------------------
     def _assumptions(self, sh: _Sheet) -> None:
         cur, date = self.catalog.currency, self.catalog.prices_as_of.isoformat()
+        sh.max_width = ASSUMPTIONS_COL_WIDTH  # five columns of text: one page across
         sh.section(HEADER_ROW - 1, "Run")
         row = (
             sh.table(report.run_table(self.result, self.wf, self.catalog, self.now), filter_=False)
@@ -776,13 +905,13 @@ class _Book:
         if left_out:
             sh.long_note(r, left_out)
             r += 1
+        sh.breaks.append(r + 1)  # the chart on a page of its own, never cut by a break
         self._cost_chart(sh, row_of, len(opts), r + 1)
         sh.widths[0] = max(36, min(sh.widths.get(0, 0), 60))
         sh.widths[1] = max(sh.widths.get(1, 10), 20)
         for c in range(2, 2 + len(opts)):
             sh.widths[c] = min(max(sh.widths.get(c, 0), 16), 26)
         sh.finish(freeze_col=1)
-        sh.ws.fit_to_pages(1, 1)  # the summary prints on one page, chart included
 
     def _left_out(self) -> str:
         """Under a budget that leaves work out: what option 1 leaves out and what serving
@@ -941,6 +1070,7 @@ class _Book:
             if has_rent:
                 series.append((f"Option {opt.rank}: rent", capex_row + 7, True))
             row = capex_row + len(labels) + 1
+        sh.breaks.append(row + 1)  # the chart on a page of its own, never cut by a break
         self._tco_chart(sh, series, year_row, years, row + 1)
         sh.widths[0] = max(sh.widths.get(0, 0), 26)
         sh.finish(freeze_col=1)
@@ -1108,28 +1238,32 @@ class _Book:
 
     # -- Sweep ----------------------------------------------------------------------------
     def _sweep(self, sh: _Sheet, df: pd.DataFrame) -> None:
+        sh.max_width = SWEEP_COL_WIDTH
         end = sh.table(df)
         needed = ("budget", "served_priority", "total_cost")
         if df.empty or not all(c in df.columns for c in needed):
-            sh.finish()
+            sh.finish(keep=1)
             return
         knees = self._knee_table(sh, df, end + 1)
-        sh.finish()
         if knees:
             end = max(knees.values())
         runs = _budget_runs(df)
+        # The charts start a printed page and stack in the first columns, two a page, so
+        # neither a page break down nor one across cuts a chart.
+        sh.breaks += [end + 2 + n * SWEEP_CHART_ROWS for n in range(0, len(runs), 2)]
+        sh.finish(keep=1)
         if len(runs) == 1:
             chart = self._sweep_chart(sh, df, runs, knees, "Budget vs served priority and cost")
             chart.set_size({"width": 720, "height": 360})
-            sh.ws.insert_chart(end + 1, 0, chart)
+            sh.ws.insert_chart(end + 2, 0, chart)
             return
-        # Two or more groups: one small chart each (2 per row), rather than every group's
-        # lines on one plot, where they overlap.
+        # Two or more groups: one chart each, rather than every group's lines on one plot,
+        # where they overlap.
         for n, run in enumerate(runs):
             label = run[0].strip(" ()") or "all scenarios"
             chart = self._sweep_chart(sh, df, [run], knees, label)
-            chart.set_size({"width": 480, "height": 300})
-            sh.ws.insert_chart(end + 1 + (n // 2) * 16, (n % 2) * 7, chart)
+            chart.set_size({"width": 600, "height": 280})
+            sh.ws.insert_chart(end + 2 + n * SWEEP_CHART_ROWS, 0, chart)
 
     def _sweep_chart(self, sh: _Sheet, df: pd.DataFrame, runs: list[tuple[str, int, int]],
                      knees: dict[str, int], title: str):
@@ -1195,8 +1329,12 @@ class _Book:
         sh.header(row + 1, ["Scenario group", "Knee budget", "Served priority"],
                   numeric={1, 2})
         rows = {}
+        sh._width(0, KNEE_LABEL_WIDTH)
         for i, (label, knee, priority) in enumerate(knees, start=row + 2):
-            sh.put(i, 0, label.strip(" ()") or "all scenarios")
+            # Wrapped in a narrow cell: the first column repeats on every page across.
+            text = label.strip(" ()") or "all scenarios"
+            sh.ws.write_string(i, 0, text, self.fmt.text_wrap)
+            sh.lines[i] = len(_wrap(text, KNEE_LABEL_WIDTH - 4))
             sh.put(i, 1, knee, self.fmt.money)
             sh.put(i, 2, priority, self.fmt.plain_num)
             rows[label] = i
