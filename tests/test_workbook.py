@@ -8,6 +8,7 @@ installed) by LibreOffice headless.
 
 from __future__ import annotations
 
+import itertools
 import math
 import shutil
 import subprocess
@@ -420,7 +421,7 @@ def printed_pages_across(ws) -> tuple[int, list[int]]:
     assert all(s >= repeat for s in starts), (ws.title, get_column_letter(repeat))
     bounds = [0, *starts, last]
     pages = [sum(px[a:b]) + (sum(px[:repeat]) if i else 0)
-             for i, (a, b) in enumerate(zip(bounds, bounds[1:]))]
+             for i, (a, b) in enumerate(itertools.pairwise(bounds))]
     return int(ws.page_setup.scale or 100), pages
 
 
@@ -484,7 +485,7 @@ def test_print_layout_splits_wide_columns_over_pages_across():
     scale, starts = print_layout([100] * 20, keep=2)
     assert scale >= 75 and starts  # too wide for one page: several across
     bounds = [0, *starts, 20]
-    for i, (a, b) in enumerate(zip(bounds, bounds[1:])):
+    for i, (a, b) in enumerate(itertools.pairwise(bounds)):
         width = 100 * (b - a) + (200 if i else 0)  # the kept columns on every page
         assert width * scale <= 900 * 100
 
