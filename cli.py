@@ -15,7 +15,7 @@ from pathlib import Path
 import click
 
 from solver import __version__, interrupt
-from solver.errors import InputError, PlanBuyError
+from solver.errors import InputError, NothingServedError, PlanBuyError
 
 
 class DefaultToPlan(click.Group):
@@ -197,6 +197,7 @@ def plan(workloads: Path, catalog: Path, top: int, budget: float | None, out_dir
     from solver.inputs.scenario import with_exclusions, with_policy
     from solver.optimize.full import full_plan, needs_full_plan
     from solver.optimize.pipeline import plan as run_plan
+    from solver.optimize.smallest import check_serves_something, serves_nothing
     from solver.report.summary import render_plan_summary
     from solver.report.text import terminal_width
 
@@ -224,6 +225,10 @@ def plan(workloads: Path, catalog: Path, top: int, budget: float | None, out_dir
                     progress("the plan serving every workload", None)
                 full = full_plan(wf, cat, solver=solver, time_limit=time_limit, gap=gap,
                                  started=started)
+            if progress is not None and serves_nothing(result, wf):
+                progress("what each workload costs on its own", None)
+            check_serves_something(result, wf, cat, full, solver=solver,
+                                   time_limit=time_limit, gap=gap, started=started)
         finally:
             if progress is not None:
                 progress.done()
@@ -231,6 +236,10 @@ def plan(workloads: Path, catalog: Path, top: int, budget: float | None, out_dir
         if not no_workbook:
             book = write_workbook(out_dir / f"{wf.name}.xlsx", result, wf, cat,
                                   {"workloads": workloads, "catalog": catalog}, full=full)
+    except NothingServedError as exc:
+        if as_json:  # the facts as a document too; the message still goes to stderr
+            _print(json.dumps(exc.to_json(), indent=2))
+        _fail(exc)
     except PlanBuyError as exc:
         _fail(exc)
     if as_json:

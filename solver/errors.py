@@ -54,3 +54,20 @@ class CheckError(PlanBuyError):
     """A reported plan broke a plan rule: a bug in plan-buy, never the user's fault."""
 
     exit_code = 5
+
+
+class NothingServedError(InfeasibleError):
+    """A budget too small to serve any workload: no plan to buy (exit 3).
+
+    Carries the facts the reader needs to pick a budget: what the cheapest workload costs
+    served on its own, and what serving every workload costs (``optimize.smallest``).
+    """
+
+    def __init__(self, message: str, problems: list[str], facts: dict):
+        super().__init__(message, problems)
+        self.facts = facts
+        """The ``--json`` document's fields besides status and options (docs/json.md)."""
+
+    def to_json(self) -> dict:
+        """The ``--json`` document: status infeasible, no options, the facts, the message."""
+        return {"status": "infeasible", **self.facts, "options": [], "error": str(self)}

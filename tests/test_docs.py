@@ -186,3 +186,11 @@ def test_readme_first_code_block_is_the_two_commands():
     assert len(first) == 2
     assert first[0].endswith("plan-buy workloads/q3.yaml")
     assert first[1].endswith("pytest")
+
+
+def test_json_doc_matches_budget_that_buys_nothing():
+    result = CliRunner().invoke(main, ["plan", str(WORKLOADS / "small.yaml"), "--budget", "1000",
+                                       "--no-workbook", "--json"])
+    assert result.exit_code == 3
+    got = json.loads(result.stdout)
+    assert set(sections("json.md")["A budget that buys nothing"]) == set(got)

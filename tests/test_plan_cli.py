@@ -79,3 +79,58 @@ def test_solver_crash_exits_4(monkeypatch):
     result = CliRunner().invoke(main, [Q3, "--solver", "highs", "--no-workbook"])
     assert result.exit_code == 4
     assert "solver failed" in result.output
+
+
+# --- a budget that buys nothing ---------------------------------------------------------------
+SMALL = str(ROOT / "workloads" / "small.yaml")
+
+
+def test_budget_that_buys_nothing_is_infeasible_and_writes_no_workbook(tmp_path):
+    result = CliRunner().invoke(main, [SMALL, "--budget", "1000", "--out", str(tmp_path)])
+    assert result.exit_code == 3, result.output
+    err = result.stderr
+    assert "the budget of USD 1,000 buys nothing" in err
+    # The cheapest workload (ties: the most priority) and what it costs alone, and the full plan.
+    assert "at least USD 6,670, what serving serve-mistral-7b alone costs" in err
+    assert "serve-mistral-7b (inference, priority 9, 1 replica(s)): USD 6,670 on its own" in err
+    assert "every workload: USD 16,790" in err
+    assert result.stdout == ""
+    assert not list(tmp_path.glob("*.xlsx")) and not list(tmp_path.glob(".*"))
+
+
+def test_budget_that_buys_nothing_json_document(tmp_path):
+    result = CliRunner().invoke(main, [SMALL, "--budget", "1000", "--json", "--out",
+                                       str(tmp_path)])
+    assert result.exit_code == 3
+    doc = json.loads(result.stdout)
+    assert doc["status"] == "infeasible" and doc["options"] == []
+    assert doc["budget"] == 1000 and doc["currency"] == "USD"
+    assert doc["cheapest_workload"] == "serve-mistral-7b"
+    assert doc["cheapest_workload_cost"] == pytest.approx(6670)
+    assert doc["full_plan_cost"] == pytest.approx(16790)
+    assert len(doc["unserved"]) == 4 == len(doc["workload_costs"])
+    costs = [c["total_cost"] for c in doc["workload_costs"]]
+    assert costs == sorted(costs) and costs[0] == doc["cheapest_workload_cost"]
+    assert doc["error"].startswith("the budget of USD 1,000 buys nothing")
+    assert "buys nothing" in result.stderr
+    assert not list(tmp_path.glob("*.xlsx"))
+
+
+def test_budget_that_buys_part_still_plans(tmp_path):
+    result = CliRunner().invoke(main, [SMALL, "--budget", "8000", "--json", "--no-workbook"])
+    assert result.exit_code == 0, result.output
+    doc = json.loads(result.stdout)
+    assert doc["status"] == "optimal" and doc["options"][0]["total_cost"] <= 8000
+    assert len(doc["options"][0]["unserved"]) == 3
+
+
+def test_sweep_budget_that_buys_nothing_is_a_row_not_a_failure(tmp_path):
+    result = CliRunner().invoke(main, ["sweep", SMALL, "--budget", "1000,8000", "--jobs", "1",
+                                       "--no-workbook", "--json", "--out", str(tmp_path)])
+    assert result.exit_code == 0, result.output
+    rows = json.loads(result.stdout)["rows"]
+    nothing = rows[0]
+    assert nothing["budget"] == 1000 and nothing["total_cost"] == 0
+    assert nothing["served"] == [] and len(nothing["unserved"]) == 4
+    assert nothing["served_priority"] == 0 and not nothing["error"]
+    assert rows[1]["served"]
