@@ -47,8 +47,23 @@ def test_budget_summary_says_what_is_left_out_and_what_everything_costs(root):
 def test_a_budget_that_buys_nothing_says_so(root):
     res = CliRunner().invoke(main, ["plan", str(root / "workloads" / "q3.yaml"), "--budget",
                                     "1000", "--no-workbook"], env={"COLUMNS": "100"})
-    assert "Nothing fits in the budget of USD 1,000" in res.output
-    assert "option(s), optimal" not in res.output
+    assert res.exit_code == 3  # infeasible: nothing to buy, no options printed
+    assert "the budget of USD 1,000 buys nothing" in res.stderr
+    assert "To fix: raise the budget" in res.stderr and "every workload: USD" in res.stderr
+    assert res.stdout == ""
+
+
+def test_partial_budget_summary_at_80_columns_names_what_is_served(root):
+    res = CliRunner().invoke(main, ["plan", str(root / "workloads" / "small.yaml"), "--budget",
+                                    "8000", "--no-workbook"], env={"COLUMNS": "80"})
+    assert res.exit_code == 0, res.output
+    assert _widest(res.output) <= 80
+    text = " ".join(res.output.split())
+    assert "serves 1 of 4 workloads (serve-mistral-7b). Left out:" in text
+    assert "Power drawn at full load: 1.4 kW (option 1)." in text
+    # Directions left out for one reason are named once, with that reason.
+    assert ("left out: fewest servers, no consumer GPUs, fewest SKUs, lowest power, most "
+            "spare VRAM (the same servers as the cheapest plan)") in text
 
 
 def test_table_drops_least_needed_columns_and_says_so():

@@ -210,10 +210,11 @@ def _budget_lines(result: PlanResult, wf: WorkloadFile | None, full: FullPlan | 
         out += wrap(f"Nothing fits in the budget of {money(budget, cur)}: no workload can be "
                     "served for that, so this plan buys nothing.", width)
     else:
-        total = len(by_name) or len(best.unserved) + len({p.workload for p in best.placements})
+        served = sorted({p.workload for p in best.placements} - set(best.unserved))
+        total = len(by_name) or len(best.unserved) + len(served)
         out += wrap(f"Budget {money(budget, cur)}: option 1 spends "
-                    f"{money(best.total_cost, cur)} and serves {total - len(best.unserved)} of "
-                    f"{total} workloads. Left out:", width)
+                    f"{money(best.total_cost, cur)} and serves {len(served)} of {total} "
+                    f"workloads ({', '.join(served)}). Left out:", width)
     out += bullets(left, width)
     if full is None:
         pass
@@ -259,6 +260,23 @@ def _plain(note: str) -> str:
     return note.removeprefix("R20 ")
 
 
+def _grouped(note: str) -> str:
+    """The alternatives left out, directions that share a reason named once:
+    "fewest servers, lowest power (the same servers as the cheapest plan)"; any other note
+    as it is."""
+    head, sep, rest = note.partition(" left out: ")
+    if not sep or not head.startswith("alternatives within"):
+        return note
+    reasons: dict[str, list[str]] = {}
+    for item in rest.split("; "):
+        name, bracket, why = item.partition(" (")
+        if not bracket or not why.endswith(")"):
+            return note
+        reasons.setdefault(why[:-1], []).append(name)
+    return f"{head} left out: " + "; ".join(
+        f"{', '.join(names)} ({why})" for why, names in reasons.items())
+
+
 def _throughput_lines(result: PlanResult, width: int) -> list[str]:
     """Option 1's figure per throughput target; later options only where theirs differ."""
     out: list[str] = []
@@ -280,7 +298,7 @@ def _own_cost_lines(result: PlanResult, width: int) -> list[str]:
     if owns and all(own.tco is None and own.cloud is None for own in owns) and not any(
             o.idle or any(s.owned for s in o.servers) for o in result.options):
         # Only power to say: one line (policy.tco adds energy, TCO and renting per option).
-        power = ", ".join(f"option {o.rank} {o.own.power_kw:,.1f} kW"
+        power = ", ".join(f"{o.own.power_kw:,.1f} kW (option {o.rank})"
                           for o in result.options if o.own is not None)
         return wrap(f"Power drawn at full load: {power}.", width) + [""]
     for o in result.options:
@@ -308,7 +326,7 @@ def _reference_lines(result: PlanResult, width: int, buys_nothing: bool = False
             out += wrap(f"Rule-of-thumb reference: {head}:", width)
             out += bullets(rest.split("; ") if rest else [], width)
         else:
-            out += wrap(f"Note: {note}.", width, hang="  ")
+            out += wrap(f"Note: {_grouped(note)}.", width, hang="  ")
     for warning in result.warnings:
         out += wrap(f"Warning: {warning}.", width, hang="  ")
     return out + ([""] if out else [])
