@@ -93,7 +93,7 @@ def test_repeats_and_directions_without_gain_are_left_out_with_a_reason(four):
     note = next(n for n in r.notes if n.startswith("alternatives within 5%"))
     assert "fewest SKUs (the cheapest plan is already as good)" in note \
         or "fewest SKUs (the same servers as the cheapest plan)" in note
-    assert "lowest power (the same servers as the no consumer GPUs plan)" in note
+    assert "lowest power, most spare VRAM (the same servers as the no consumer GPUs plan)" in note
     assert "3 of 6 options: every direction within 5% of the cheapest was tried" in r.notes
 
 

@@ -407,7 +407,8 @@ def _alternatives(run: _Run, slack: float) -> None:
     ceiling = (1 + slack) * best
     define_cost_slack(m, best, slack)
     lp_bound = m.lp_bound  # pattern pricing under another objective must not move it
-    left_out: list[str] = []
+    left_out: dict[str, list[str]] = {}
+    """Why -> the directions left out for it (one reason named once)."""
     unproven: list[str] = []
     # Each direction's search is capped at a multiple of rank 1's (a count of checkpoints,
     # so deterministic); it keeps the best plan found, always within the slack.
@@ -419,7 +420,7 @@ def _alternatives(run: _Run, slack: float) -> None:
             break
         why = d.applies(cheapest, catalog)
         if why is not None:
-            left_out.append(f"{d.label} ({why})")
+            left_out.setdefault(why, []).append(d.label)
             continue
         if not run.clock.can_start(f"option {len(run.options) + 1}"):
             why_fewer = "the time limit ran out"
@@ -431,21 +432,21 @@ def _alternatives(run: _Run, slack: float) -> None:
                                        max(run.gap, ALTERNATIVE_GAP), loose=False, share=share,
                                        warm=False, cap=cap)
         if out.status == SolveStatus.NO_SOLUTION or exp is None:
-            left_out.append(f"{d.label} (the time limit ran out)")
+            left_out.setdefault("the time limit ran out", []).append(d.label)
             continue
         option = run.checked(out, exp, d.label)
         # Its solve bounded f / step + cost share, not the cost: no cost bound to show.
         option = replace(option, label=label_of(d, option, catalog), lower_bound=None)
         again = seen.get(server_key(option))
         if run.value(option) > ceiling + 0.01:
-            left_out.append(f"{d.label} (its servers, once packed, cost more than "
-                            f"{slack:.0%} over the cheapest)")
+            left_out.setdefault(f"its servers, once packed, cost more than {slack:.0%} over "
+                                "the cheapest", []).append(d.label)
         elif run.budget is not None and option.total_cost > run.budget + 0.01:
-            left_out.append(f"{d.label} (its servers, once packed, broke the budget)")
+            left_out.setdefault("its servers, once packed, broke the budget", []).append(d.label)
         elif again is not None:
-            left_out.append(f"{d.label} (the same servers as the {again} plan)")
+            left_out.setdefault(f"the same servers as the {again} plan", []).append(d.label)
         elif not improves(d, option, cheapest, catalog):
-            left_out.append(f"{d.label} (the cheapest plan is already as good)")
+            left_out.setdefault("the cheapest plan is already as good", []).append(d.label)
         else:
             seen[server_key(option)] = option.label
             run.options.append(option)
@@ -458,7 +459,8 @@ def _alternatives(run: _Run, slack: float) -> None:
         run.notes.append(f"{len(run.options)} of {run.top} options: {why_fewer}")
     if left_out:
         run.notes.append(f"alternatives within {slack:.0%} of the cheapest left out: "
-                         + "; ".join(left_out))
+                         + "; ".join(f"{', '.join(labels)} ({why})"
+                                     for why, labels in left_out.items()))
     if unproven:
         run.notes.append(f"{', '.join(unproven)}: the best plan found in that direction within "
                          "its share of the search (each alternative's is capped at a share of "

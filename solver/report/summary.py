@@ -260,23 +260,6 @@ def _plain(note: str) -> str:
     return note.removeprefix("R20 ")
 
 
-def _grouped(note: str) -> str:
-    """The alternatives left out, directions that share a reason named once:
-    "fewest servers, lowest power (the same servers as the cheapest plan)"; any other note
-    as it is."""
-    head, sep, rest = note.partition(" left out: ")
-    if not sep or not head.startswith("alternatives within"):
-        return note
-    reasons: dict[str, list[str]] = {}
-    for item in rest.split("; "):
-        name, bracket, why = item.partition(" (")
-        if not bracket or not why.endswith(")"):
-            return note
-        reasons.setdefault(why[:-1], []).append(name)
-    return f"{head} left out: " + "; ".join(
-        f"{', '.join(names)} ({why})" for why, names in reasons.items())
-
-
 def _throughput_lines(result: PlanResult, width: int) -> list[str]:
     """Option 1's figure per throughput target; later options only where theirs differ."""
     out: list[str] = []
@@ -326,7 +309,7 @@ def _reference_lines(result: PlanResult, width: int, buys_nothing: bool = False
             out += wrap(f"Rule-of-thumb reference: {head}:", width)
             out += bullets(rest.split("; ") if rest else [], width)
         else:
-            out += wrap(f"Note: {_grouped(note)}.", width, hang="  ")
+            out += wrap(f"Note: {note}.", width, hang="  ")
     for warning in result.warnings:
         out += wrap(f"Warning: {warning}.", width, hang="  ")
     return out + ([""] if out else [])
