@@ -6,8 +6,9 @@ Notation (docs/solver.md has the full derivation):
     n_t     servers of type t bought                              (integer)
     x_wot   replicas of w run as option o on servers of type t       (integer)
     s_t     GPUs of type t given over to shared jobs (R17)           (integer)
-    z_ps    servers of platform p that carry drives of SKU s        (integer)
-    D_ps    drives of SKU s on servers of platform p                 (integer)
+    z_psc   servers of platform p carrying c drives of SKU s (O4)    (integer)
+    h_wg    servers of group g hosting a replica of w, whose dataset
+            is read locally (O4)                                      (integer)
     u_w     1 if workload w is served (fixed to 1 without a budget)  (binary)
     G_t     = Σ_{exclusive o} d_o x_wot + s_t      GPUs installed on type t
               (= k_t n_t for a type of fixed GPU count k_t, O1)
@@ -15,7 +16,7 @@ Notation (docs/solver.md has the full derivation):
     W       = Σ_t (power_p n_t + power_g G_t)  rated power, W (P1)
     r       racks used (with a site, P3)                              (integer)
 
-capex = Σ_t n_t (price_p + dimms_t·price_m) + Σ_t G_t price_g + Σ_ps D_ps price_s
+capex = Σ_t n_t (price_p + dimms_t·price_m) + Σ_t G_t price_g + Σ_psc c·price_s·z_psc
         (owned types, P4, cost nothing and have n_t ≤ count_t)
 Objective (policy.objective: capex, the default): min capex + ε Σ_t n_t
 Objective (policy.objective: tco, P2):
@@ -31,7 +32,7 @@ from dataclasses import dataclass, field
 
 import pulp
 
-from ..inputs.catalog import Catalog, GpuSku
+from ..inputs.catalog import Catalog, GpuSku, StorageSku
 from ..inputs.ownership import Site, TcoPolicy
 from ..inputs.workload import Policy, WorkloadFile
 from .candidates import Candidates, ReplicaOption, ServerType, type_accepts, usable
@@ -96,8 +97,10 @@ class Model:
     n: dict[str, pulp.LpVariable] = field(default_factory=dict)
     x: dict[tuple[str, int, str], pulp.LpVariable] = field(default_factory=dict)
     shared: dict[str, pulp.LpVariable] = field(default_factory=dict)
-    z: dict[tuple[str, str], pulp.LpVariable] = field(default_factory=dict)
-    drives: dict[tuple[str, str], pulp.LpVariable] = field(default_factory=dict)
+    z: dict[tuple[str, str, int], pulp.LpVariable] = field(default_factory=dict)
+    """z_psc (O4), by (platform, drive SKU, drives per server)."""
+    hosts: dict[tuple[str, str], pulp.LpVariable] = field(default_factory=dict)
+    """h_wg (O4), by (workload, storage group: a platform's SKU or an owned type's key)."""
     serve: dict[str, pulp.LpVariable | int] = field(default_factory=dict)
     index: dict[str, int] = field(default_factory=dict)
     on_type: dict[str, list[tuple[ReplicaOption, pulp.LpVariable]]] = field(default_factory=dict)
@@ -145,10 +148,11 @@ class Model:
 
 
 def define_servers(m: Model, wf: WorkloadFile, cand: Candidates, catalog: Catalog) -> None:
-    """n_t ∈ ℤ≥0, bounded by one server per replica plus the servers drives could need."""
+    """n_t ∈ ℤ≥0, bounded by one server per replica plus the servers drives could need (one
+    drive of the smallest size each, under the headroom line, for every TB of the mix)."""
     storage = sum(w.storage_tb for w in wf.workloads)
     smallest = min(s.size_tb for s in catalog.storage)
-    m.drive_servers_ub = math.ceil(storage / smallest) + 1
+    m.drive_servers_ub = math.ceil(storage / usable(smallest, wf.policy) - 1e-9) + 1
     ub = sum(cand.most_replicas(name) for name in cand.replicas) + m.drive_servers_ub
     m.n_ub = ub
     for i, (key, t) in enumerate(m.types.items()):
@@ -344,39 +348,163 @@ def define_cpu_cores(m: Model) -> None:
                        f"cores_shared_sum_{i}")
 
 
-def define_storage(m: Model, wf: WorkloadFile, catalog: Catalog) -> None:
-    """Σ D_ps size_s ≥ Σ_w u_w (dataset_tb + checkpoints_tb); D_ps ≤ bays_p z_ps;
-    Σ_s z_ps ≤ Σ_{t ∈ p} n_t (each server carries drives of one SKU)."""
-    need = [(w.storage_tb, m.serve[w.name]) for w in wf.workloads if w.storage_tb > 0]
-    if not need:
+def define_storage(m: Model, wf: WorkloadFile, cand: Candidates, catalog: Catalog) -> None:
+    """O4: storage where the data is read, under the headroom line (R15 on disks).
+
+    L = {w : dataset_tb_w > 0, data.storage local}, ds_w its dataset; λ = 1 − headroom. A
+    storage *group* g is a platform p with drive bays (its bought servers carry the drives
+    the program buys) or one owned type (P4: its servers keep their T_t TB of drives). On a
+    platform, k = (s, c) is one server's drive configuration: c drives of SKU s,
+    1 ≤ c ≤ bays_p, TB_k = c · size_s (excluded drives never; left out too: configs another
+    beats, at least its TB for at most its price, and those above the cheapest holding the
+    whole mix's data — a plan swaps them for a kept one at no extra cost).
+
+        Σ_k z_pk ≤ Σ_{t ∈ p, bought} n_t                           (``drive_servers_{g}``)
+        M_wt h_wt ≥ Σ_o x_wot,   h_wt ≤ n_t                        (``hosts_{w}_{t}``,
+                                                                    ``hosts_most_{w}_{t}``)
+        Σ_{t ∈ g} Σ_{w ∈ L} ds_w h_wt ≤ λ Σ_k TB_k z_pk            (``disk_{g}``; owned
+                                                                    type: ≤ λ T_t n_t)
+        H_tτ ≥ h_wt (ds_w ≥ τ),   H_tτ ≤ n_t,
+        Σ_{k: λ TB_k ≥ τ} z_pk ≥ Σ_{t ∈ p} H_tτ                     (``disk_fit_{g}_{j}``)
+        Σ_{w ∈ L, t} ds_w h_wt + Σ_w u_w (ckpt_w + [shared_w] ds_w)
+            ≤ λ (Σ_pk TB_k z_pk + Σ_{owned t} T_t n_t)              (``storage``)
+
+    h_wt counts servers of type t hosting a replica of w ∈ L, H_tτ those hosting a dataset
+    of at least τ (τ over the local datasets on the platform; H_tτ is h_wt itself when one
+    workload is that large), each of which needs a config holding τ under the line. M_wt
+    bounds the replicas of w one server of t holds: each resource over the least any
+    option of w there takes (GPU slots, a shared replica taking v_o / U_g of a GPU; usable
+    RAM; cores), at most the replicas planned. Every real plan meets each row (each server
+    hosting w holds its own copy, one config per server, types partition servers, distinct
+    datasets add up per server and over the pool), so the program stays a relaxation; an
+    option whose dataset fits no server of a type under the line is not offered there
+    (``candidates.type_accepts``).
+    """
+    line = 1 - wf.policy.headroom
+    local = [(wi, w) for wi, w in enumerate(wf.workloads) if w.local_tb > 0]
+    pooled = [(w.pool_tb, m.serve[w.name]) for w in wf.workloads if w.pool_tb > 0]
+    if not local and not pooled:
         return
-    total_need = sum(tb for tb, _ in need)
     excluded = set(wf.policy.exclude)
-    for pi, p in enumerate(catalog.platforms):
-        if p.drive_bays == 0 or p.sku in excluded:
-            continue
-        # Owned servers (P4) keep the drives they have: bought drives go on bought servers.
-        servers = [m.n[k] for k, t in m.types.items() if t.platform.sku == p.sku and not t.owned]
-        z_terms = []
-        for si, s in enumerate(catalog.storage):
-            if s.sku in excluded:
-                continue  # allowed SKUs: never bought
-            ub = math.ceil(total_need / s.size_tb) + 1
-            tag = f"{pi}_{si}"
-            m.z[(p.sku, s.sku)] = z = pulp.LpVariable(f"z_{tag}", 0, ub, cat="Integer")
-            m.drives[(p.sku, s.sku)] = dr = pulp.LpVariable(f"D_{tag}", 0, ub * p.drive_bays,
-                                                            cat="Integer")
-            m.prob += dr <= p.drive_bays * z, f"drive_bays_{tag}"
-            z_terms.append(z)
-        m.prob += pulp.lpSum(z_terms) <= pulp.lpSum(servers), f"drive_servers_{pi}"
-    have = pulp.lpSum(catalog.drive(s).size_tb * v for (_, s), v in m.drives.items())
-    have += pulp.lpSum(t.drive_count * catalog.drive(t.storage).size_tb * m.n[k]
-                       for k, t in m.types.items() if t.owned and t.storage and t.drive_count)
-    m.prob += have >= pulp.lpSum(tb * u for tb, u in need), "storage"
+    drives = [d for d in catalog.storage if d.sku not in excluded]  # allowed SKUs only
+    most_tb = (sum(w.local_tb * cand.most_replicas(w.name) for _, w in local)
+               + sum(tb for tb, _ in pooled)) / line
+    groups: dict[str, list[str]] = {}
+    for key, t in m.types.items():
+        if t.owned:
+            if t.disk_tb > 0:
+                groups[key] = [key]
+        elif t.platform.drive_bays > 0 and drives:
+            groups.setdefault(key, []).append(key)
+    placed: dict[tuple[str, str], list[pulp.LpVariable]] = {}  # (w, t) -> x_wot
+    for (name, _, key), v in m.x.items():
+        placed.setdefault((name, key), []).append(v)
+    installed = []
+    copies = []
+    for gi, (g, keys) in enumerate(groups.items()):
+        first = m.types[keys[0]]
+        configs: list[tuple[float, pulp.LpVariable]] = []  # (TB of all c drives, z_pk)
+        if first.owned:
+            tb = first.disk_tb * m.n[keys[0]]
+        else:
+            for sku, c, size in drive_configs(first.platform.drive_bays, drives, most_tb):
+                v = pulp.LpVariable(f"z_{gi}_{_drive_index(catalog, sku)}_{c}", 0, m.n_ub,
+                                    cat="Integer")
+                m.z[(g, sku, c)] = v
+                configs.append((size, v))
+            m.prob += (pulp.lpSum(v for _, v in configs) <= pulp.lpSum(m.n[k] for k in keys),
+                       f"drive_servers_{gi}")
+            tb = pulp.lpSum(size * v for size, v in configs)
+        installed.append(tb)
+        used = []
+        hosting: dict[str, list[tuple[float, pulp.LpVariable]]] = {}  # t -> (ds_w, h_wt)
+        for key in keys:
+            ti = m.index[key]
+            for wi, w in local:
+                xs = placed.get((w.name, key))
+                if not xs:
+                    continue
+                h = pulp.LpVariable(f"h_{wi}_{ti}", 0, m.n_ub, cat="Integer")
+                m.hosts[(w.name, key)] = h
+                most = _most_on_one(m, w.name, key, cand, wf.policy)
+                m.prob += most * h >= pulp.lpSum(xs), f"hosts_{wi}_{ti}"
+                m.prob += h <= m.n[key], f"hosts_most_{wi}_{ti}"
+                used.append(w.local_tb * h)
+                hosting.setdefault(key, []).append((w.local_tb, h))
+        copies += used
+        if used:
+            m.prob += pulp.lpSum(used) <= line * tb, f"disk_{gi}"
+        if first.owned:
+            continue  # type_accepts: each of its datasets fits one owned server alone
+        sizes = sorted({ds for hs in hosting.values() for ds, _ in hs})
+        for j, tau in enumerate(sizes):
+            need = []
+            for key, hs in hosting.items():
+                big = [h for ds, h in hs if ds >= tau - 1e-12]
+                if len(big) == 1:
+                    need.append(big[0])
+                elif big:
+                    at_least = pulp.LpVariable(f"H_{m.index[key]}_{j}", 0, m.n_ub, cat="Integer")
+                    for h in big:
+                        m.prob += at_least >= h, f"hosts_any_{h.name}_{j}"
+                    m.prob += at_least <= m.n[key], f"hosts_any_most_{m.index[key]}_{j}"
+                    need.append(at_least)
+            fit = [v for size, v in configs if line * size + 1e-9 >= tau]
+            m.prob += pulp.lpSum(fit) >= pulp.lpSum(need), f"disk_fit_{gi}_{j}"
+    m.prob += (pulp.lpSum(copies) + pulp.lpSum(tb * u for tb, u in pooled)
+               <= line * pulp.lpSum(installed)), "storage"
+
+
+def drive_configs(bays: int, drives: list[StorageSku],
+                  most_tb: float) -> list[tuple[str, int, float]]:
+    """O4: the drive configurations (SKU, drives c, TB) one server of ``bays`` bays may
+    carry, one SKU per server, 1 ≤ c ≤ bays; left out: those another beats (at least its TB
+    for at most its price) and those above the cheapest one holding ``most_tb`` (the whole
+    mix's data). A plan swaps a left-out config for a kept one at no extra cost, so the
+    optimum is kept. Ordered by price, then TB."""
+    every = sorted((c * d.price, -c * d.size_tb, d.sku, c) for d in drives
+                    for c in range(1, bays + 1))
+    kept: list[tuple[str, int, float]] = []
+    best = 0.0
+    for _, neg_tb, sku, c in every:  # cheapest first: keep each that adds TB
+        if -neg_tb > best + 1e-9:
+            kept.append((sku, c, -neg_tb))
+            best = -neg_tb
+            if best + 1e-9 >= most_tb:
+                break
+    return kept
+
+
+def _drive_index(catalog: Catalog, sku: str) -> int:
+    """A drive SKU's position in the catalog (names a variable by validated indices)."""
+    return next(i for i, d in enumerate(catalog.storage) if d.sku == sku)
+
+
+def _most_on_one(m: Model, name: str, key: str, cand: Candidates, policy: Policy) -> int:
+    """M_wt: most replicas of workload ``name`` one server of type ``key`` can hold, by each
+    resource over the least any of its options there takes (a valid bound for any mix of
+    them): GPU slots (a shared replica takes v_o / U_g of a GPU), usable RAM and CPU cores;
+    at most the replicas it may run."""
+    t = m.types[key]
+    opts = [o for o, _ in m.on_type[key] if o.workload == name]
+    most = float(cand.most_replicas(name))
+    if t.gpu is not None:
+        cap = usable(t.gpu.vram_gb, policy)
+        gpus = min((o.vram_gb / cap if o.shared else float(o.degree)) for o in opts)
+        if gpus > 0:
+            most = min(most, t.gpu_slots / gpus)
+    ram = min(o.ram_gb for o in opts)
+    if ram > 0:
+        most = min(most, usable(t.ram_gb, policy) / ram)
+    cores = min(o.cores for o in opts)
+    if t.platform.cpu_cores is not None and cores > 0:
+        most = min(most, t.platform.cpu_cores / cores)
+    return max(1, math.floor(most + 1e-9))
 
 
 def define_cost(m: Model, catalog: Catalog) -> None:
-    """capex = Σ platforms + GPUs + DIMMs + drives bought (owned types, P4, cost nothing)."""
+    """capex = Σ platforms + GPUs + DIMMs + drives bought, Σ_psc c·price_s·z_psc (owned
+    types, P4, cost nothing)."""
     terms = []
     for key, t in m.types.items():
         if t.owned:
@@ -384,7 +512,7 @@ def define_cost(m: Model, catalog: Catalog) -> None:
         terms.append(t.server_price(catalog) * m.n[key])
         if t.gpu is not None:
             terms.append(t.gpu.price * m.gpus(key))
-    terms += [catalog.drive(s).price * v for (_, s), v in m.drives.items()]
+    terms += [c * catalog.drive(s).price * v for (_, s, c), v in m.z.items()]
     m.cost = pulp.lpSum(terms)
 
 
@@ -531,7 +659,7 @@ def build(wf: WorkloadFile, catalog: Catalog, cand: Candidates, budget: float | 
     define_shared_vram(m, cand, wf)
     define_host_ram(m, cand, wf)
     define_cpu_cores(m)
-    define_storage(m, wf, catalog)
+    define_storage(m, wf, cand, catalog)
     define_cost(m, catalog)
     define_power(m)
     define_site(m, wf.site)
