@@ -36,7 +36,7 @@ from ..inputs.catalog import Catalog, GpuSku, StorageSku
 from ..inputs.ownership import Site, TcoPolicy
 from ..inputs.workload import Policy, WorkloadFile
 from .candidates import Candidates, ReplicaOption, ServerType, type_accepts, usable
-from .outcome import BuiltPatterns, Kind, kind_of
+from .outcome import BuiltPatterns, Kind, Outcome, kind_of
 from .patterns import MAX_PATTERNS, best_pattern, greedy_patterns, maximal_patterns
 
 SERVER_EPSILON = 1e-3
@@ -126,6 +126,8 @@ class Model:
     is then no longer a relaxation and neither its bound nor its LP bound is a proof."""
     lp_bound: float | None = None
     """LP value once pattern pricing converged: a valid lower bound when not conservative."""
+    nogoods: list[str] = field(default_factory=list)
+    """Rows of ``exclude_disk_choice`` cuts now in the program (a restriction while any)."""
     n_ub: int = 0
     drive_servers_ub: int = 0
     options: dict[tuple[str, int], ReplicaOption] = field(default_factory=dict)
@@ -133,7 +135,7 @@ class Model:
     @property
     def exact(self) -> bool:
         """The integer program is a relaxation of the plan rules: its bound is a proof."""
-        return not self.conservative and not self.priced
+        return not self.conservative and not self.priced and not self.nogoods
 
     def gpus(self, key: str) -> pulp.LpAffineExpression:
         """G_t: GPUs installed on servers of type ``key``."""
@@ -351,34 +353,30 @@ def define_cpu_cores(m: Model) -> None:
 def define_storage(m: Model, wf: WorkloadFile, cand: Candidates, catalog: Catalog) -> None:
     """O4: storage where the data is read, under the headroom line (R15 on disks).
 
-    L = {w : dataset_tb_w > 0, data.storage local}, ds_w its dataset; λ = 1 − headroom. A
-    storage *group* g is a platform p with drive bays (its bought servers carry the drives
-    the program buys) or one owned type (P4: its servers keep their T_t TB of drives). On a
-    platform, k = (s, c) is one server's drive configuration: c drives of SKU s,
-    1 ≤ c ≤ bays_p, TB_k = c · size_s (excluded drives never; left out too: configs another
-    beats, at least its TB for at most its price, and those above the cheapest holding the
-    whole mix's data — a plan swaps them for a kept one at no extra cost).
+    L = {w : dataset_tb_w > 0, data.storage local}, ds_w its dataset; λ = 1 − headroom;
+    P = Σ_w u_w (ckpt_w + [shared_w] ds_w), what the pool holds once. On a bought type t
+    whose platform has drive bays, k = (s, c) is one server's drive configuration: c drives
+    of one SKU s, 1 ≤ c ≤ bays_p, TB_k = c · size_s (excluded drives never; left out too:
+    configs another beats, at least its TB for at most its price, and those above the
+    cheapest holding D_t = (Σ_{w ∈ L on t} ds_w + Σ_w ckpt_w + [shared_w] ds_w) / λ, all
+    a server of t could ever hold: a plan swaps them for a kept one at no extra cost). An
+    owned type (P4) keeps its T_t TB of drives per server.
 
-        Σ_k z_pk ≤ Σ_{t ∈ p, bought} n_t                           (``drive_servers_{g}``)
-        M_wt h_wt ≥ Σ_o x_wot,   h_wt ≤ n_t                        (``hosts_{w}_{t}``,
-                                                                    ``hosts_most_{w}_{t}``)
-        Σ_{t ∈ g} Σ_{w ∈ L} ds_w h_wt ≤ λ Σ_k TB_k z_pk            (``disk_{g}``; owned
-                                                                    type: ≤ λ T_t n_t)
-        H_tτ ≥ h_wt (ds_w ≥ τ),   H_tτ ≤ n_t,
-        Σ_{k: λ TB_k ≥ τ} z_pk ≥ Σ_{t ∈ p} H_tτ                     (``disk_fit_{g}_{j}``)
-        Σ_{w ∈ L, t} ds_w h_wt + Σ_w u_w (ckpt_w + [shared_w] ds_w)
-            ≤ λ (Σ_pk TB_k z_pk + Σ_{owned t} T_t n_t)              (``storage``)
+        Σ_k z_tk ≤ n_t                                              (``drive_servers_{t}``)
+        M_wt h_wt ≥ Σ_o x_wot                                       (``hosts_{w}_{t}``)
+        Σ_{w ∈ L} ds_w h_wt ≤ λ Σ_k TB_k z_tk    (owned: ≤ λ T_t n_t) (``disk_{t}``)
+        H_tτ ≥ h_wt for ds_w ≥ τ,   Σ_{k: λ TB_k ≥ τ} z_tk ≥ H_tτ    (``disk_fit_{t}_{j}``)
+        Σ_{w ∈ L, t} ds_w h_wt + P ≤ λ (Σ_tk TB_k z_tk + Σ_{owned t} T_t n_t)   (``storage``)
 
-    h_wt counts servers of type t hosting a replica of w ∈ L, H_tτ those hosting a dataset
-    of at least τ (τ over the local datasets on the platform; H_tτ is h_wt itself when one
+    h_wt counts the servers of type t hosting a replica of w ∈ L and H_tτ those hosting a
+    dataset of at least τ (τ over the local datasets on t; H_tτ is h_wt itself when one
     workload is that large), each of which needs a config holding τ under the line. M_wt
     bounds the replicas of w one server of t holds: each resource over the least any
     option of w there takes (GPU slots, a shared replica taking v_o / U_g of a GPU; usable
     RAM; cores), at most the replicas planned. Every real plan meets each row (each server
-    hosting w holds its own copy, one config per server, types partition servers, distinct
-    datasets add up per server and over the pool), so the program stays a relaxation; an
-    option whose dataset fits no server of a type under the line is not offered there
-    (``candidates.type_accepts``).
+    hosting w holds its own copy, one config per server, distinct datasets add up per
+    server and over the pool), so the program stays a relaxation. An option whose dataset
+    fits no server of a type under the line is not offered there (``type_accepts``).
     """
     line = 1 - wf.policy.headroom
     local = [(wi, w) for wi, w in enumerate(wf.workloads) if w.local_tb > 0]
@@ -387,70 +385,57 @@ def define_storage(m: Model, wf: WorkloadFile, cand: Candidates, catalog: Catalo
         return
     excluded = set(wf.policy.exclude)
     drives = [d for d in catalog.storage if d.sku not in excluded]  # allowed SKUs only
-    most_tb = (sum(w.local_tb * cand.most_replicas(w.name) for _, w in local)
-               + sum(tb for tb, _ in pooled)) / line
-    groups: dict[str, list[str]] = {}
-    for key, t in m.types.items():
-        if t.owned:
-            if t.disk_tb > 0:
-                groups[key] = [key]
-        elif t.platform.drive_bays > 0 and drives:
-            groups.setdefault(key, []).append(key)
+    pool_tb = sum(tb for tb, _ in pooled)
     placed: dict[tuple[str, str], list[pulp.LpVariable]] = {}  # (w, t) -> x_wot
     for (name, _, key), v in m.x.items():
         placed.setdefault((name, key), []).append(v)
     installed = []
     copies = []
-    for gi, (g, keys) in enumerate(groups.items()):
-        first = m.types[keys[0]]
-        configs: list[tuple[float, pulp.LpVariable]] = []  # (TB of all c drives, z_pk)
-        if first.owned:
-            tb = first.disk_tb * m.n[keys[0]]
-        else:
-            for sku, c, size in drive_configs(first.platform.drive_bays, drives, most_tb):
-                v = pulp.LpVariable(f"z_{gi}_{_drive_index(catalog, sku)}_{c}", 0, m.n_ub,
+    for key, t in m.types.items():
+        ti = m.index[key]
+        mine = [(wi, w) for wi, w in local if (w.name, key) in placed]
+        configs: list[tuple[float, pulp.LpVariable]] = []  # (TB of all c drives, z_tk)
+        if t.owned:
+            if not t.disk_tb:
+                continue  # type_accepts: no local dataset runs here
+            tb = t.disk_tb * m.n[key]
+        elif t.platform.drive_bays and drives and (mine or pool_tb):
+            most_tb = (sum(w.local_tb for _, w in mine) + pool_tb) / line
+            for sku, c, size in drive_configs(t.platform.drive_bays, drives, most_tb):
+                v = pulp.LpVariable(f"z_{ti}_{_drive_index(catalog, sku)}_{c}", 0, m.n_ub,
                                     cat="Integer")
-                m.z[(g, sku, c)] = v
+                m.z[(key, sku, c)] = v
                 configs.append((size, v))
-            m.prob += (pulp.lpSum(v for _, v in configs) <= pulp.lpSum(m.n[k] for k in keys),
-                       f"drive_servers_{gi}")
+            m.prob += pulp.lpSum(v for _, v in configs) <= m.n[key], f"drive_servers_{ti}"
             tb = pulp.lpSum(size * v for size, v in configs)
+        else:
+            continue
         installed.append(tb)
-        used = []
-        hosting: dict[str, list[tuple[float, pulp.LpVariable]]] = {}  # t -> (ds_w, h_wt)
-        for key in keys:
-            ti = m.index[key]
-            for wi, w in local:
-                xs = placed.get((w.name, key))
-                if not xs:
-                    continue
-                h = pulp.LpVariable(f"h_{wi}_{ti}", 0, m.n_ub, cat="Integer")
-                m.hosts[(w.name, key)] = h
-                most = _most_on_one(m, w.name, key, cand, wf.policy)
-                m.prob += most * h >= pulp.lpSum(xs), f"hosts_{wi}_{ti}"
-                m.prob += h <= m.n[key], f"hosts_most_{wi}_{ti}"
-                used.append(w.local_tb * h)
-                hosting.setdefault(key, []).append((w.local_tb, h))
-        copies += used
-        if used:
-            m.prob += pulp.lpSum(used) <= line * tb, f"disk_{gi}"
-        if first.owned:
+        hosting: list[tuple[float, pulp.LpVariable]] = []  # (ds_w, h_wt)
+        for wi, w in mine:
+            h = pulp.LpVariable(f"h_{wi}_{ti}", 0, cand.most_replicas(w.name), cat="Integer")
+            m.hosts[(w.name, key)] = h
+            most = _most_on_one(m, w.name, key, cand, wf.policy)
+            m.prob += most * h >= pulp.lpSum(placed[(w.name, key)]), f"hosts_{wi}_{ti}"
+            hosting.append((w.local_tb, h))
+        if not hosting:
+            continue
+        used = pulp.lpSum(ds * h for ds, h in hosting)
+        copies.append(used)
+        m.prob += used <= line * tb, f"disk_{ti}"
+        if t.owned:
             continue  # type_accepts: each of its datasets fits one owned server alone
-        sizes = sorted({ds for hs in hosting.values() for ds, _ in hs})
-        for j, tau in enumerate(sizes):
-            need = []
-            for key, hs in hosting.items():
-                big = [h for ds, h in hs if ds >= tau - 1e-12]
-                if len(big) == 1:
-                    need.append(big[0])
-                elif big:
-                    at_least = pulp.LpVariable(f"H_{m.index[key]}_{j}", 0, m.n_ub, cat="Integer")
-                    for h in big:
-                        m.prob += at_least >= h, f"hosts_any_{h.name}_{j}"
-                    m.prob += at_least <= m.n[key], f"hosts_any_most_{m.index[key]}_{j}"
-                    need.append(at_least)
+        for j, tau in enumerate(sorted({ds for ds, _ in hosting})):
+            big = [h for ds, h in hosting if ds >= tau - 1e-12]
+            if len(big) == 1:
+                at_least = big[0]
+            else:
+                # max_w h_wt at the optimum, so integral without being declared so
+                at_least = pulp.LpVariable(f"H_{ti}_{j}", 0)
+                for h in big:
+                    m.prob += at_least >= h, f"hosts_any_{h.name}_{j}"
             fit = [v for size, v in configs if line * size + 1e-9 >= tau]
-            m.prob += pulp.lpSum(fit) >= pulp.lpSum(need), f"disk_fit_{gi}_{j}"
+            m.prob += pulp.lpSum(fit) >= at_least, f"disk_fit_{ti}_{j}"
     m.prob += (pulp.lpSum(copies) + pulp.lpSum(tb * u for tb, u in pooled)
                <= line * pulp.lpSum(installed)), "storage"
 
@@ -644,6 +629,44 @@ def exclude_bom(m: Model, counts: dict[str, int], ub: int, platforms: bool = Fal
             m.prob += expr <= star - 1 + (ub + 1) * (1 - lo), f"distinct_{m.cuts}_lo_{i}"
             flags.append(lo)
     m.prob += pulp.lpSum(flags) >= 1, f"distinct_{m.cuts}"
+
+
+def exclude_disk_choice(m: Model, keys: tuple[str, ...], out: Outcome) -> None:
+    """O4: cut off the solve's choice on types whose drives, rounded per server, cost more
+    than its disk rows said: at least one of n_t and X_wt = Σ_o x_wot (w reading its data
+    locally) differs from its value in ``out`` for some t in ``keys`` (binaries as in
+    ``exclude_bom``). This cuts off real plans too, so the program is a *restriction* while
+    such rows are in it (``Model.exact`` is False: its bounds prove nothing, those proven
+    before stand); ``drop_disk_choices`` removes them."""
+    m.cuts += 1
+    exprs: list[tuple[pulp.LpAffineExpression, int]] = []
+    for key in keys:
+        exprs.append((pulp.lpSum([m.n[key]]), out.n.get(key, 0)))
+        for name in sorted({w for w, k in m.hosts if k == key}):
+            xs = [(i, v) for (w, i, k), v in m.x.items() if w == name and k == key]
+            exprs.append((pulp.lpSum(v for _, v in xs),
+                          sum(out.x.get((name, i, key), 0) for i, _ in xs)))
+    ub = m.n_ub  # at least every n_t and every workload's replicas
+    flags = []
+    for i, (expr, star) in enumerate(exprs):
+        hi = pulp.LpVariable(f"dhi_{m.cuts}_{i}", cat="Binary")
+        m.prob += expr >= (star + 1) * hi, f"disk_choice_{m.cuts}_hi_{i}"
+        m.nogoods.append(f"disk_choice_{m.cuts}_hi_{i}")
+        flags.append(hi)
+        if star > 0:
+            lo = pulp.LpVariable(f"dlo_{m.cuts}_{i}", cat="Binary")
+            m.prob += expr <= star - 1 + (ub + 1) * (1 - lo), f"disk_choice_{m.cuts}_lo_{i}"
+            m.nogoods.append(f"disk_choice_{m.cuts}_lo_{i}")
+            flags.append(lo)
+    m.prob += pulp.lpSum(flags) >= 1, f"disk_choice_{m.cuts}"
+    m.nogoods.append(f"disk_choice_{m.cuts}")
+
+
+def drop_disk_choices(m: Model) -> None:
+    """Remove every ``exclude_disk_choice`` row: the program is a relaxation again."""
+    for name in m.nogoods:
+        m.prob.constraints.pop(name, None)
+    m.nogoods.clear()
 
 
 def build(wf: WorkloadFile, catalog: Catalog, cand: Candidates, budget: float | None) -> Model:

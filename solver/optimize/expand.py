@@ -113,6 +113,9 @@ class Expansion:
     """Server types whose replicas did not pack into the servers the program bought."""
     idle: tuple[Server, ...] = ()
     """P4: owned servers the plan leaves idle."""
+    disk_types: tuple[str, ...] = ()
+    """O4: server types whose servers' drives, rounded per server, cost more than the
+    program's drive configurations for that type (the program's disk rows are sums)."""
 
 
 def _pack_shared(opts: list[tuple[ReplicaOption, int]], cap: float, gpus: int,
@@ -246,12 +249,27 @@ def expand(outcome: Outcome, cand: Candidates, wf: WorkloadFile, catalog: Catalo
     servers, placements, needs, keys = _number_servers(boxes_by_type, wf)
     served = {p.workload for p in placements}
     pooled = sum(w.pool_tb for w in wf.workloads if w.name in served)
+    numbered = len(servers)
     servers = _place_drives(servers, needs, keys, pooled, outcome, catalog, wf.policy)
     lines = bom_lines(servers, catalog)
     cost = round(sum(ln.extended for ln in lines), 2)
     idle = _idle_owned(boxes_by_type, cand, len(servers))
     return Expansion(tuple(servers), tuple(placements), lines, cost, repaired, tuple(failed),
-                     idle)
+                     idle, _over_drives(servers[:numbered], keys, outcome, catalog))
+
+
+def _over_drives(servers: list[Server], keys: list[str], outcome: Outcome,
+                 catalog: Catalog) -> tuple[str, ...]:
+    """O4: the types whose servers' drives cost more than the program's z_tk for them."""
+    bought: dict[str, float] = {}
+    for s, key in zip(servers, keys):
+        if not s.owned and s.storage and s.drive_count:
+            bought[key] = bought.get(key, 0.0) + s.drive_count * catalog.drive(s.storage).price
+    planned: dict[str, float] = {}
+    for (key, sku, c), count in outcome.z.items():
+        planned[key] = planned.get(key, 0.0) + count * c * catalog.drive(sku).price
+    return tuple(sorted(key for key, cost in bought.items()
+                        if cost > planned.get(key, 0.0) + 0.005))
 
 
 def _idle_owned(boxes_by_type: dict[str, list[_Box]], cand: Candidates,
