@@ -365,15 +365,17 @@ def define_storage(m: Model, wf: WorkloadFile, cand: Candidates, catalog: Catalo
         Σ_k z_tk ≤ n_t                                              (``drive_servers_{t}``)
         M_wt h_wt ≥ Σ_o x_wot                                       (``hosts_{w}_{t}``)
         Σ_{w ∈ L} ds_w h_wt ≤ λ Σ_k TB_k z_tk    (owned: ≤ λ T_t n_t) (``disk_{t}``)
-        H_tτ ≥ h_wt for ds_w ≥ τ,   Σ_{k: λ TB_k ≥ τ} z_tk ≥ H_tτ    (``disk_fit_{t}_{j}``)
+        H_tτ ≥ h_wt,  M_tτ H_tτ ≥ Σ_{ds_w ≥ τ} Σ_o x_wot   for ds_w ≥ τ  (``hosts_any_…``,
+                                                                    ``hosts_all_{t}_{j}``)
+        Σ_{k: λ TB_k ≥ τ} z_tk ≥ H_tτ                              (``disk_fit_{t}_{j}``)
         Σ_{w ∈ L, t} ds_w h_wt + P ≤ λ (Σ_tk TB_k z_tk + Σ_{owned t} T_t n_t)   (``storage``)
 
     h_wt counts the servers of type t hosting a replica of w ∈ L and H_tτ those hosting a
     dataset of at least τ (τ over the local datasets on t; H_tτ is h_wt itself when one
     workload is that large), each of which needs a config holding τ under the line. M_wt
-    bounds the replicas of w one server of t holds: each resource over the least any
-    option of w there takes (GPU slots, a shared replica taking v_o / U_g of a GPU; usable
-    RAM; cores), at most the replicas planned. Every real plan meets each row (each server
+    (M_tτ) bounds the replicas of w (of all workloads with ds_w ≥ τ) one server of t holds:
+    each resource over the least any of their options there takes (GPU slots, a shared
+    replica taking v_o / U_g of a GPU; usable RAM; cores), at most the replicas planned. Every real plan meets each row (each server
     hosting w holds its own copy, one config per server, distinct datasets add up per
     server and over the pool), so the program stays a relaxation. An option whose dataset
     fits no server of a type under the line is not offered there (``type_accepts``).
@@ -411,29 +413,35 @@ def define_storage(m: Model, wf: WorkloadFile, cand: Candidates, catalog: Catalo
         else:
             continue
         installed.append(tb)
-        hosting: list[tuple[float, pulp.LpVariable]] = []  # (ds_w, h_wt)
+        hosting: list[tuple[float, pulp.LpVariable, str]] = []  # (ds_w, h_wt, w)
         for wi, w in mine:
             h = pulp.LpVariable(f"h_{wi}_{ti}", 0, cand.most_replicas(w.name), cat="Integer")
             m.hosts[(w.name, key)] = h
-            most = _most_on_one(m, w.name, key, cand, wf.policy)
+            most = _most_on_one(m, {w.name}, key, cand, wf.policy)
             m.prob += most * h >= pulp.lpSum(placed[(w.name, key)]), f"hosts_{wi}_{ti}"
-            hosting.append((w.local_tb, h))
+            hosting.append((w.local_tb, h, w.name))
         if not hosting:
             continue
-        used = pulp.lpSum(ds * h for ds, h in hosting)
+        used = pulp.lpSum(ds * h for ds, h, _ in hosting)
         copies.append(used)
         m.prob += used <= line * tb, f"disk_{ti}"
         if t.owned:
             continue  # type_accepts: each of its datasets fits one owned server alone
-        for j, tau in enumerate(sorted({ds for ds, _ in hosting})):
-            big = [h for ds, h in hosting if ds >= tau - 1e-12]
+        for j, tau in enumerate(sorted({ds for ds, _, _ in hosting})):
+            big = [(h, name) for ds, h, name in hosting if ds >= tau - 1e-12]
             if len(big) == 1:
-                at_least = big[0]
+                at_least = big[0][0]
             else:
-                # max_w h_wt at the optimum, so integral without being declared so
+                # A lower bound on servers, each of which needs a config: continuous is
+                # enough, the configs z_tk covering it are integers.
                 at_least = pulp.LpVariable(f"H_{ti}_{j}", 0)
-                for h in big:
+                for h, _ in big:
                     m.prob += at_least >= h, f"hosts_any_{h.name}_{j}"
+                names = {name for _, name in big}
+                most = _most_on_one(m, names, key, cand, wf.policy)
+                m.prob += (most * at_least >= pulp.lpSum(v for name in names
+                                                         for v in placed[(name, key)]),
+                           f"hosts_all_{ti}_{j}")
             fit = [v for size, v in configs if line * size + 1e-9 >= tau]
             m.prob += pulp.lpSum(fit) >= at_least, f"disk_fit_{ti}_{j}"
     m.prob += (pulp.lpSum(copies) + pulp.lpSum(tb * u for tb, u in pooled)
@@ -465,14 +473,14 @@ def _drive_index(catalog: Catalog, sku: str) -> int:
     return next(i for i, d in enumerate(catalog.storage) if d.sku == sku)
 
 
-def _most_on_one(m: Model, name: str, key: str, cand: Candidates, policy: Policy) -> int:
-    """M_wt: most replicas of workload ``name`` one server of type ``key`` can hold, by each
-    resource over the least any of its options there takes (a valid bound for any mix of
-    them): GPU slots (a shared replica takes v_o / U_g of a GPU), usable RAM and CPU cores;
-    at most the replicas it may run."""
+def _most_on_one(m: Model, names: set[str], key: str, cand: Candidates, policy: Policy) -> int:
+    """M_wt (M_tτ for several workloads): most replicas of the workloads ``names`` one server
+    of type ``key`` can hold together, by each resource over the least any of their options
+    there takes (a valid bound for any mix of them): GPU slots (a shared replica takes
+    v_o / U_g of a GPU), usable RAM and CPU cores; at most the replicas they may run."""
     t = m.types[key]
-    opts = [o for o, _ in m.on_type[key] if o.workload == name]
-    most = float(cand.most_replicas(name))
+    opts = [o for o, _ in m.on_type[key] if o.workload in names]
+    most = float(sum(cand.most_replicas(name) for name in names))
     if t.gpu is not None:
         cap = usable(t.gpu.vram_gb, policy)
         gpus = min((o.vram_gb / cap if o.shared else float(o.degree)) for o in opts)

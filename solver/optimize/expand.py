@@ -24,6 +24,7 @@ from __future__ import annotations
 
 from collections.abc import Callable
 from dataclasses import dataclass, field, replace
+from typing import Any
 
 from ..inputs.catalog import Catalog, StorageSku
 from ..inputs.workload import Policy, WorkloadFile
@@ -141,7 +142,7 @@ def _pack_shared(opts: list[tuple[ReplicaOption, int]], cap: float, gpus: int,
 
 
 # Orders tried when packing a type's replicas into its servers (first fit each time).
-_ORDERS: tuple[Callable[[_Item], tuple[float, ...]], ...] = (
+_ORDERS: tuple[Callable[[_Item], tuple[Any, ...]], ...] = (
     lambda it: (-it.gpus, -it.ram_gb),  # most GPUs first, then most RAM
     lambda it: (-it.ram_gb, -it.gpus),  # most RAM first
     lambda it: (-it.cores, -it.gpus, -it.ram_gb),  # most CPU cores first (O3)
