@@ -10,7 +10,6 @@ its plan then costs more than the program's bound and is reported ``feasible``.
 
 from __future__ import annotations
 
-import pytest
 import solver_fixtures as fx
 
 from solver.check import check_plan
