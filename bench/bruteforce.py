@@ -13,8 +13,13 @@ host-RAM need), and searches every plan:
   all channels (R14); GPUs = Σ exclusive degrees + the fewest shared GPUs that hold the
   shareable degree-1 replicas under the headroom line (exact bin packing, R15, R17);
   host RAM of the group ≤ (1 − headroom) × installed RAM (R11, R12, R15);
-- storage: ⌈need / drive size⌉ drives of the catalog's one drive SKU, in the bays of the
-  plan's servers, with extra servers that carry only drives when the bays run out;
+- O4 storage: a group's local need is the sum of the distinct datasets of its workloads
+  that read locally (``data.storage: local``); its server carries ⌈need / ((1 − headroom)
+  × size)⌉ drives of the catalog's one drive SKU, within its platform's bays (else the
+  group cannot sit on that platform; an owned server must hold the need under the line of
+  its own drives). The pool then holds the checkpoints and shared datasets of every
+  workload once: first in what those drives leave under the line, then in more drives in
+  spare bays, with extra servers that carry only drives when the bays run out;
 - O1: a server is bought with one of its platform's GPU counts (any 0..slots unless the
   catalog lists ``gpu_counts``): the group's GPUs rounded up to the next count sold, idle
   GPUs paid; a group without GPUs on a platform not sold without them carries the fewest
@@ -43,7 +48,8 @@ and such replicas never share a GPU. Throughput comes from the estimator, as mem
 
 Limits (stated, not hidden): shareable replicas share GPUs only at degree 1 (two shareable
 replicas of degree ≥ 2 on the same GPUs would each need more than half a card in any
-instance drawn here); one drive SKU per catalog; owned servers without drives.
+instance drawn here); one drive SKU per catalog (an owned server's own drives may be
+another).
 """
 
 from __future__ import annotations
@@ -211,27 +217,40 @@ def optimum(wf: WorkloadFile, catalog: Catalog) -> float | None:
         mixes = _mixes(opts, n, target, delivered_fraction(w, policy), w.kind != "inference")
         per_workload.append([[([o], c) for o, c in zip(opts, mix) if c] for mix in mixes])
     best = None
-    total_tb = sum(w.storage_tb for w in works)
+    pooled = sum(w.pool_tb for w in works)
     for choice in itertools.product(*per_workload):
         groups = [g for part in choice for g in part]
+        owners = [wi for wi, part in enumerate(choice) for _ in part]
+        local = [works[wi].local_tb for wi in owners]
         cost = _cheapest([o for o, _ in groups], [c for _, c in groups], catalog, policy,
-                         total_tb, wf, owned, whole)
+                         pooled, wf, owned, whole, owners, local)
         if cost is not None and (best is None or cost < best):
             best = cost
     return best
 
 
 def _cheapest(ways: list[list[tuple]], need: list[int], catalog: Catalog, policy,
-              total_tb: float, wf: WorkloadFile | None = None, owned: list | None = None,
-              whole: Catalog | None = None) -> float | None:
-    """Cheapest plan for groups of replicas: ``need[i]`` replicas, each any of ``ways[i]``.
+              pooled: float, wf: WorkloadFile | None = None, owned: list | None = None,
+              whole: Catalog | None = None, owners: list[int] | None = None,
+              local: list[float] | None = None) -> float | None:
+    """Cheapest plan for groups of replicas: ``need[i]`` replicas, each any of ``ways[i]``,
+    of workload ``owners[i]`` whose local dataset is ``local[i]`` TB (O4); ``pooled`` TB of
+    checkpoints and shared datasets held once in the pool.
 
-    A partial plan is keyed by (bays, owned servers used per inventory entry, W, U): W and U
-    only where a site or rack cost needs them, so plans without either stay small.
+    A partial plan is keyed by (spare bays, owned servers used per inventory entry, W, U,
+    TB its drives leave free under the line): W and U only where a site or rack cost needs
+    them, so plans without either stay small; bays and free TB capped at what the pool
+    can use.
     """
     line = 1 - policy.headroom
     works = need
     owned = owned or []
+    owners = owners if owners is not None else list(range(len(need)))
+    local = local if local is not None else [0.0] * len(need)
+    drive = min(catalog.storage, key=lambda s: s.price) if catalog.storage else None
+    usable_drive = line * drive.size_tb if drive is not None else 0.0
+    # Drives the pool can ever want beyond the local copies, and the free TB it can use.
+    most_extra = math.ceil(pooled / usable_drive - 1e-9) if pooled > 0 and drive else 0
     site = wf.site if wf is not None else None
     tco = policy.tco if policy.objective == "tco" else None
     track = site is not None
@@ -244,8 +263,14 @@ def _cheapest(ways: list[list[tuple]], need: list[int], catalog: Catalog, policy
             return capex
         return capex * (1 + tco.support_rate()) + watts / 1000 * tco.energy_per_kw()
 
-    def key(bays: int, used: tuple[int, ...], watts: float, units: int) -> tuple:
-        return (bays, used, watts if track else 0.0, units if track else 0)
+    def key(bays: int, used: tuple[int, ...], watts: float, units: int,
+            free: float = 0.0) -> tuple:
+        return (min(bays, most_extra), used, watts if track else 0.0, units if track else 0,
+                round(min(free, pooled), 9))
+
+    def local_need(counts: tuple[int, ...]) -> float:
+        """O4: the distinct local datasets of the workloads a server's groups belong to."""
+        return sum({owners[i]: local[i] for i, c in enumerate(counts) if c}.values())
 
     # Cheapest way to give one server of platform p at least ``ram`` GB usable RAM (R14).
     def dimm_cost(p, ram: float) -> float | None:
@@ -267,6 +292,10 @@ def _cheapest(ways: list[list[tuple]], need: list[int], catalog: Catalog, policy
         for wi, c in enumerate(counts):
             per_workload.append(list(itertools.combinations_with_replacement(ways[wi], c)))
         best: dict[tuple, float] = {}
+        disk = local_need(counts)
+        # O4: the fewest drives holding the local data under the line (None: no drive SKU).
+        least = (0 if disk <= 0 else None if drive is None
+                 else math.ceil(disk / usable_drive - 1e-9))
 
         def offer(k: tuple, cost: float) -> None:
             if cost < best.get(k, math.inf):
@@ -306,8 +335,13 @@ def _cheapest(ways: list[list[tuple]], need: list[int], catalog: Catalog, policy
                 watts = op.power_w + (inv.gpu_count * og.power_w if og else 0.0)
                 if watts > watts_cap + 1e-9 or (site and (op.rack_units or 0) > site.rack_units):
                     continue
+                own_tb = (inv.drive_count * (whole or catalog).drive(inv.storage).size_tb
+                          if inv.storage else 0.0)
+                if disk > line * own_tb + 1e-9:
+                    continue  # O4: its own drives cannot hold the local data
                 used = tuple(int(i == j) for i in range(len(owned)))
-                offer(key(0, used, watts, op.rack_units or 0), price(0.0, watts))
+                offer(key(0, used, watts, op.rack_units or 0, line * own_tb - disk),
+                      price(0.0, watts))
             for p in platforms:
                 if k > p.gpu_slots:
                     continue
@@ -334,14 +368,14 @@ def _cheapest(ways: list[list[tuple]], need: list[int], catalog: Catalog, policy
                 watts = p.power_w + bought * gw
                 if watts > watts_cap + 1e-9 or (site and (p.rack_units or 0) > site.rack_units):
                     continue
-                offer(key(p.drive_bays, zero_owned, watts, p.rack_units or 0),
-                      price(cost, watts))
+                if least is None or least > p.drive_bays:
+                    continue  # O4: the local data fits no drives this platform holds
+                if least:
+                    assert drive is not None
+                    cost += least * drive.price
+                offer(key(p.drive_bays - least, zero_owned, watts, p.rack_units or 0,
+                          least * usable_drive - disk), price(cost, watts))
         return best
-
-    if total_tb > 0 and not catalog.storage:
-        return None
-    drive = min(catalog.storage, key=lambda s: s.price) if catalog.storage else None
-    drives = math.ceil(total_tb / drive.size_tb - 1e-9) if total_tb > 0 else 0
 
     full = tuple(need)
 
@@ -350,13 +384,14 @@ def _cheapest(ways: list[list[tuple]], need: list[int], catalog: Catalog, policy
         used = tuple(a + b for a, b in zip(k1[1], k2[1]))
         if any(u > inv.count for u, (_, _, inv) in zip(used, owned)):
             return None
-        return (min(drives, k1[0] + k2[0]), used, k1[2] + k2[2], k1[3] + k2[3])
+        return (min(most_extra, k1[0] + k2[0]), used, k1[2] + k2[2], k1[3] + k2[3],
+                round(min(pooled, k1[4] + k2[4]), 9))
 
     @cache
     def partition(counts: tuple[int, ...]) -> dict[tuple, float]:
         """Cheapest set of servers holding exactly ``counts``: key -> cost."""
         if not any(counts):
-            return {(0, zero_owned, 0.0, 0): 0.0}
+            return {(0, zero_owned, 0.0, 0, 0.0): 0.0}
         out: dict[tuple, float] = {}
         # The group holding the first non-zero workload's first replica (each split once).
         first = next(i for i, c in enumerate(counts) if c)
@@ -380,7 +415,7 @@ def _cheapest(ways: list[list[tuple]], need: list[int], catalog: Catalog, policy
     # Servers that carry only drives (no replicas) when the plan's bays are too few.
     empty = {k: c for k, c in one_server(tuple(0 for _ in works)).items() if not any(k[1])}
     best_by_bays = dict(plans)
-    for _ in range(drives):
+    for _ in range(most_extra):
         grown = dict(best_by_bays)
         for b1, c1 in best_by_bays.items():
             for b2, c2 in empty.items():
@@ -388,11 +423,15 @@ def _cheapest(ways: list[list[tuple]], need: list[int], catalog: Catalog, policy
                 if b is not None and c1 + c2 < grown.get(b, math.inf):
                     grown[b] = c1 + c2
         best_by_bays = grown
-    drive_cost = price(drives * drive.price, 0.0) if drives else 0.0
     feasible = []
-    for (bays, _, watts, units), c in best_by_bays.items():
-        if bays < drives:
+    for (bays, _, watts, units, free), c in best_by_bays.items():
+        # The pool: checkpoints and shared data in the free TB, the rest on more drives.
+        short = pooled - free
+        extra = 0 if short <= 1e-9 else (math.ceil(short / usable_drive - 1e-9)
+                                         if drive is not None else bays + 1)
+        if extra > bays:
             continue
+        drive_cost = price(extra * drive.price, 0.0) if extra and drive is not None else 0.0
         if site is not None:
             racks = max(math.ceil(watts / watts_cap - 1e-9) if watts > 0 else 0,
                         math.ceil(units / site.rack_units - 1e-9) if units > 0 else 0)
@@ -528,9 +567,27 @@ def tiny_timed_instance(seed: int, base: Catalog) -> tuple[WorkloadFile, Catalog
     return WorkloadFile.model_validate(data), cat
 
 
-def crosscheck(count: int, first_seed: int = 0, timed: bool = False) -> dict:
+def tiny_storage_instance(seed: int, base: Catalog) -> tuple[WorkloadFile, Catalog]:
+    """A tiny instance whose disks decide (O4): every workload gets a dataset of 0-6 TB read
+    locally or shared and 0-2 TB of checkpoints, under a headroom of 0.1-0.3."""
+    rng = random.Random(f"plan-buy-tiny-storage/{seed}")
+    cat = tiny_catalog(rng, base)
+    wf = tiny_workloads(rng, seed)
+    data = wf.model_dump(mode="json", exclude_none=True)
+    data["policy"]["headroom"] = rng.choice((0.1, 0.2, 0.3))
+    for item in data["workloads"]:
+        item["data"] = {**item.get("data", {}),
+                        "dataset_tb": rng.choice((0.0, 0.5, 1.5, 3.0, 6.0)),
+                        "checkpoints_tb": rng.choice((0.0, 0.5, 2.0)),
+                        "storage": rng.choice(("local", "shared"))}
+    return WorkloadFile.model_validate(data), cat
+
+
+def crosscheck(count: int, first_seed: int = 0, timed: bool = False,
+               storage: bool = False) -> dict:
     """Rank-1 cost of ``pipeline.plan`` vs ``optimum`` on ``count`` seeded tiny instances
-    (``timed``: instances with a throughput target, ``tiny_timed_instance``)."""
+    (``timed``: instances with a throughput target, ``tiny_timed_instance``; ``storage``:
+    instances whose datasets and checkpoints decide, ``tiny_storage_instance``)."""
     from bench.generate import DEFAULT_CATALOG
     from solver.errors import InfeasibleError
     from solver.inputs.loading import load_catalog
@@ -541,7 +598,9 @@ def crosscheck(count: int, first_seed: int = 0, timed: bool = False) -> dict:
     match = infeasible = 0
     mismatches = []
     for seed in range(first_seed, first_seed + count):
-        wf, cat = (tiny_timed_instance if timed else tiny_instance)(seed, base)
+        make = (tiny_timed_instance if timed else tiny_storage_instance if storage
+                else tiny_instance)
+        wf, cat = make(seed, base)
         exact = optimum(wf, cat)
         try:
             got = plan(wf, cat, top=1, gap=1e-9, with_baseline=False).options[0].total_cost
@@ -567,7 +626,7 @@ if __name__ == "__main__":
     import sys
 
     res = crosscheck(int(sys.argv[1]) if len(sys.argv) > 1 else 50,
-                     timed="--timed" in sys.argv)
+                     timed="--timed" in sys.argv, storage="--storage" in sys.argv)
     print(
         f"{res['match']} of {res['total']} match ({res['infeasible']} infeasible for both), "
         f"{res['seconds']:.1f} s"

@@ -263,16 +263,36 @@ def _check_demand(usage: _Usage, option: PlanOption,
 
 def _check_storage(option: PlanOption, wf: WorkloadFile, served: set[str],
                    skus: _Skus) -> list[str]:
-    """The drives hold every served workload's dataset and checkpoints."""
-    need_tb = sum(w.storage_tb for w in wf.workloads if w.name in served)
+    """O4: every server holds the datasets of the workloads it runs that read locally (each
+    once), under the headroom line of its installed TB; the pool holds those copies, the
+    shared datasets and the checkpoints of every served workload under the line of all its
+    TB. The disk figures a server reports are these."""
+    by_name = {w.name: w for w in wf.workloads}
+    local: dict[str, dict[str, float]] = {}
+    for pl in option.placements:
+        w = by_name.get(pl.workload)
+        if w is not None and w.local_tb > 0:
+            local.setdefault(pl.server, {})[w.name] = w.local_tb
+    errs = []
     have_tb = 0.0
+    used_tb = sum(w.pool_tb for w in wf.workloads if w.name in served)
     for s in option.servers:
         drive = skus.storage.get(s.storage) if s.storage is not None else None
-        if s.drive_count and drive is not None:  # an unknown drive is reported with its server
-            have_tb += s.drive_count * drive.size_tb
-    if have_tb + TOL < need_tb:
-        return [f"storage {have_tb:.2f} TB < {need_tb:.2f} TB needed"]
-    return []
+        # An unknown drive is reported with its server.
+        tb = s.drive_count * drive.size_tb if s.drive_count and drive is not None else 0.0
+        used = sum(local.get(s.id, {}).values())
+        have_tb += tb
+        used_tb += used
+        if used > usable(tb, wf.policy) + TOL:
+            errs.append(f"{s.id}: local datasets {used:.2f} TB over the headroom line of its "
+                        f"{tb:.2f} TB of drives (O4, R15)")
+        if abs(s.disk_tb - tb) > TOL or abs(s.disk_used_tb - used) > TOL:
+            errs.append(f"{s.id}: reports {s.disk_used_tb:g} of {s.disk_tb:g} TB used, its drives "
+                        f"and replicas give {used:g} of {tb:g} TB")
+    if used_tb > usable(have_tb, wf.policy) + TOL:
+        errs.append(f"storage {used_tb:.2f} TB over the headroom line of the pool's "
+                    f"{have_tb:.2f} TB (O4, R15)")
+    return errs
 
 
 # -- Throughput targets and latency limits (T3, T4) -----------------------------------------

@@ -97,6 +97,14 @@ BREAKS: dict[str, tuple[Callable[[PlanOption], PlanOption], str]] = {
         "differ from the servers'"),
     "wrong total": (lambda o: replace(o, total_cost=o.total_cost + 1000), "!= priced servers"),
     "no servers at all": (lambda o: replace(o, servers=()), "unknown workload or server"),
+    # O4: small.yaml's servers each run a job that reads its dataset locally
+    "local dataset without drives": (lambda o: _server(o, drive_count=0, storage=None,
+                                                       disk_tb=0.0),
+                                     "over the headroom line of its 0.00 TB of drives"),
+    "pool over the line": (lambda o: replace(o, servers=tuple(
+        replace(s, storage=None, drive_count=0, disk_tb=0.0) for s in o.servers)),
+        "over the headroom line of the pool"),
+    "misreported disk use": (lambda o: _server(o, disk_used_tb=99.0), "TB used, its drives"),
 }
 
 

@@ -118,12 +118,25 @@ def test_growth_sizes_for_next_half_year(monkeypatch):
 
 
 def test_storage_needs_drives_and_bays(monkeypatch):
-    """Storage: 10 TB needs three 4 TB drives; box2 has 2 bays, so a CPU node carries some."""
+    """Storage (O4): a 10 TB shared dataset needs 12.5 TB under the 20% headroom line, so
+    four 4 TB drives; box2 has 2 bays, so a CPU node carries the other two."""
     fx.install(monkeypatch, {"a": (15, 10)})
-    r = run(fx.workloads({"name": "a", "data": {"dataset_tb": 10}}))
+    r = run(fx.workloads({"name": "a", "data": {"dataset_tb": 10, "storage": "shared"}}))
     o = r.options[0]
-    assert sum(s.drive_count for s in o.servers) == 3
-    assert o.total_cost == CHEAPEST_BOX + 1000 + (500 + 4 * 100) + 3 * 400
+    assert r.status == "optimal"
+    assert sum(s.drive_count for s in o.servers) == 4
+    assert o.total_cost == CHEAPEST_BOX + 1000 + (500 + 4 * 100) + 4 * 400
+
+
+def test_local_dataset_larger_than_any_server_is_infeasible(monkeypatch):
+    """O4: a 10 TB local dataset needs 12.5 TB on every server running a replica; box2's two
+    4 TB bays hold 6.4 TB under the line, so no plan exists, and the message says why."""
+    fx.install(monkeypatch, {"a": (15, 10)})
+    with pytest.raises(InfeasibleError) as info:
+        run(fx.workloads({"name": "a", "data": {"dataset_tb": 10}}))
+    text = "\n".join(info.value.problems)
+    assert "a reads its 10 TB dataset locally" in text
+    assert "6.4 TB under the headroom line" in text and "data.storage: shared" in text
 
 
 def test_preprocess_runs_on_a_cpu_node(monkeypatch):

@@ -33,7 +33,8 @@ def test_json_is_the_spec_document(q3_json):
                       "placements", "unserved", "throughput", "capex", "energy_cost", "tco",
                       "power_kw", "racks", "cloud_cost", "break_even_month", "idle"}
     assert set(o["servers"][0]) == {"id", "platform", "gpu", "gpu_count", "memory",
-                                    "dimm_count", "storage", "drive_count", "owned"}
+                                    "dimm_count", "storage", "drive_count", "owned",
+                                    "disk_tb", "disk_used_tb"}
     assert set(o["lines"][0]) == {"sku", "kind", "qty", "unit_price", "extended"}
     assert set(o["placements"][0]) == {"workload", "replica", "server", "gpu", "gpus",
                                        "vram_gb_per_gpu", "host_ram_gb", "tokens_per_s"}

@@ -270,6 +270,7 @@ def _describe(
     kind, msg = err["type"], err["msg"].removeprefix("Value error, ")
     _, owner, field = _walk(root, raw_loc) if root else (None, None, None)
     about = owner.model_fields[field].description if owner and field else None
+    about = " ".join(about.split()) if about else None  # a docstring's line breaks
     first = about.split()[0] if about else ""
     if about and first[1:] == first[1:].lower():  # "Hidden size" -> "hidden size"; "LoRA ..." stays
         about = about[0].lower() + about[1:]

@@ -46,6 +46,9 @@ PARALLEL_DEGREES = (1, 2, 4, 8, 16, 32, 64)
 Kind = Literal["train", "lora", "qlora", "inference", "preprocess"]
 Precision = Literal["fp32", "fp16", "bf16", "fp8", "int8", "int4"]
 Optimizer = Literal["adamw", "adam", "sgd", "adamw8bit"]
+Storage = Literal["local", "shared"]
+"""Where a workload's dataset lives (O4): a copy on every server that runs a replica
+(``local``), or once anywhere in the pool (``shared``)."""
 TRAINING_KINDS = ("train", "lora", "qlora")
 TRAINING_TARGETS = ("tokens", "deadline_days")
 """Time-target fields of training kinds (T1)."""
@@ -204,7 +207,10 @@ class DataSpec(StrictModel):
     dataset_tb: float = Field(default=0.0, ge=0, le=100_000)
     """Dataset on disk, TB."""
     checkpoints_tb: float = Field(default=0.0, ge=0, le=100_000)
-    """Checkpoints kept on disk, TB."""
+    """Checkpoints kept on disk, TB (counted once per workload, on any server of the pool)."""
+    storage: Storage = "local"
+    """Where the dataset is read from (O4): local (a copy on every server that runs a
+    replica) or shared (one copy anywhere in the pool, read over the network)."""
     cpu_cores: int | None = Field(default=None, ge=0, le=100_000)
     """CPU cores one replica needs (O3); default: training d x (workers + 1), inference
     d x 2, preprocess max(1, workers)."""
@@ -449,7 +455,21 @@ class Workload(StrictModel):
 
     @property
     def storage_tb(self) -> float:
+        """Dataset + checkpoints, TB (what the pool holds once per workload at the least)."""
         return self.data.dataset_tb + self.data.checkpoints_tb
+
+    @property
+    def local_tb(self) -> float:
+        """TB every server running a replica holds (O4): the dataset when it is read
+        locally (``data.storage: local``), else 0."""
+        return self.data.dataset_tb if self.data.storage == "local" else 0.0
+
+    @property
+    def pool_tb(self) -> float:
+        """TB counted once in the pool, on any server (O4): the checkpoints, and the
+        dataset when it is shared (``data.storage: shared``)."""
+        return self.data.checkpoints_tb + (self.data.dataset_tb
+                                           if self.data.storage == "shared" else 0.0)
 
     def cpu_cores_per_replica(self, degree: int) -> int:
         """CPU cores one replica on ``degree`` GPUs needs (O3): data.cpu_cores if given, else

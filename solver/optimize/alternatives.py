@@ -107,7 +107,7 @@ def define_sku_count(m: Model, catalog: Catalog) -> pulp.LpAffineExpression:
         skus = [t.platform.sku, t.memory_sku] + ([t.gpu.sku] if t.gpu is not None else [])
         for j, sku in enumerate(skus):
             _replace(m, m.n[key] <= m.n_ub * flag(sku), f"sku_{j}_{i}")
-    for j, ((_, sku), z) in enumerate(m.z.items()):
+    for j, ((_, sku, _), z) in enumerate(m.z.items()):
         ub = z.upBound if z.upBound is not None else m.n_ub
         _replace(m, z <= ub * flag(sku), f"sku_drive_{j}")
     return pulp.lpSum(flags.values())

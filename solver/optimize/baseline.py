@@ -6,7 +6,9 @@ The rule of thumb sizes pools by model scale:
     large  (100B+):           8x H100 or 16x A100 80GB, 1 TB+ DDR5, 16 TB+ NVMe
 A workload file is classed by its largest model; the baseline buys as many whole reference
 servers as the mix needs (the same integer program, restricted to that server with every GPU
-slot filled), with the reference drives in each and more of them if the data needs it.
+slot filled), with the reference drives in each and more of them if the data needs it
+(at least what the program's drives for those servers cost, so that the reference obeys O4,
+storage where the data is read, as the plans it is compared with do).
 A reference server holds the reference's GPU count, no more: the program it solves may
 install at most that many GPUs per server, and the baseline is priced from the servers that
 solve actually bought (a "1x A100 40GB" workstation holds one A100 even though the platform
@@ -165,7 +167,9 @@ def _price_reference(ref: Reference, scenario: str, wf: WorkloadFile, catalog: C
                                         wf, catalog)
     if drive_cost is None:
         return None
-    cost += drive_cost
+    # O4: local copies on every server that reads them may need more than the reference's.
+    cost += max(drive_cost, sum(count * c * catalog.drive(sku).price
+                                for (_, sku, c), count in out.z.items()))
     cpu_nodes = sum(out.n[t.key] for t in cpu_types)
     label = f"R20 {scenario}: {ref.label}" + (f" + {cpu_nodes} CPU node(s)" if cpu_nodes else "")
     return cost, Baseline(scenario=scenario, name=label, servers=servers + cpu_nodes,

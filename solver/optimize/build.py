@@ -6,8 +6,9 @@ Notation (docs/solver.md has the full derivation):
     n_t     servers of type t bought                              (integer)
     x_wot   replicas of w run as option o on servers of type t       (integer)
     s_t     GPUs of type t given over to shared jobs (R17)           (integer)
-    z_ps    servers of platform p that carry drives of SKU s        (integer)
-    D_ps    drives of SKU s on servers of platform p                 (integer)
+    z_psc   servers of platform p carrying c drives of SKU s (O4)    (integer)
+    h_wg    servers of group g hosting a replica of w, whose dataset
+            is read locally (O4)                                      (integer)
     u_w     1 if workload w is served (fixed to 1 without a budget)  (binary)
     G_t     = Σ_{exclusive o} d_o x_wot + s_t      GPUs installed on type t
               (= k_t n_t for a type of fixed GPU count k_t, O1)
@@ -15,7 +16,7 @@ Notation (docs/solver.md has the full derivation):
     W       = Σ_t (power_p n_t + power_g G_t)  rated power, W (P1)
     r       racks used (with a site, P3)                              (integer)
 
-capex = Σ_t n_t (price_p + dimms_t·price_m) + Σ_t G_t price_g + Σ_ps D_ps price_s
+capex = Σ_t n_t (price_p + dimms_t·price_m) + Σ_t G_t price_g + Σ_psc c·price_s·z_psc
         (owned types, P4, cost nothing and have n_t ≤ count_t)
 Objective (policy.objective: capex, the default): min capex + ε Σ_t n_t
 Objective (policy.objective: tco, P2):
@@ -31,11 +32,11 @@ from dataclasses import dataclass, field
 
 import pulp
 
-from ..inputs.catalog import Catalog, GpuSku
+from ..inputs.catalog import Catalog, GpuSku, StorageSku
 from ..inputs.ownership import Site, TcoPolicy
 from ..inputs.workload import Policy, WorkloadFile
 from .candidates import Candidates, ReplicaOption, ServerType, type_accepts, usable
-from .outcome import BuiltPatterns, Kind, kind_of
+from .outcome import BuiltPatterns, Kind, Outcome, kind_of
 from .patterns import MAX_PATTERNS, best_pattern, greedy_patterns, maximal_patterns
 
 SERVER_EPSILON = 1e-3
@@ -96,8 +97,10 @@ class Model:
     n: dict[str, pulp.LpVariable] = field(default_factory=dict)
     x: dict[tuple[str, int, str], pulp.LpVariable] = field(default_factory=dict)
     shared: dict[str, pulp.LpVariable] = field(default_factory=dict)
-    z: dict[tuple[str, str], pulp.LpVariable] = field(default_factory=dict)
-    drives: dict[tuple[str, str], pulp.LpVariable] = field(default_factory=dict)
+    z: dict[tuple[str, str, int], pulp.LpVariable] = field(default_factory=dict)
+    """z_psc (O4), by (platform, drive SKU, drives per server)."""
+    hosts: dict[tuple[str, str], pulp.LpVariable] = field(default_factory=dict)
+    """h_wg (O4), by (workload, storage group: a platform's SKU or an owned type's key)."""
     serve: dict[str, pulp.LpVariable | int] = field(default_factory=dict)
     index: dict[str, int] = field(default_factory=dict)
     on_type: dict[str, list[tuple[ReplicaOption, pulp.LpVariable]]] = field(default_factory=dict)
@@ -123,6 +126,8 @@ class Model:
     is then no longer a relaxation and neither its bound nor its LP bound is a proof."""
     lp_bound: float | None = None
     """LP value once pattern pricing converged: a valid lower bound when not conservative."""
+    nogoods: list[str] = field(default_factory=list)
+    """Rows of ``exclude_disk_choice`` cuts now in the program (a restriction while any)."""
     n_ub: int = 0
     drive_servers_ub: int = 0
     options: dict[tuple[str, int], ReplicaOption] = field(default_factory=dict)
@@ -130,7 +135,7 @@ class Model:
     @property
     def exact(self) -> bool:
         """The integer program is a relaxation of the plan rules: its bound is a proof."""
-        return not self.conservative and not self.priced
+        return not self.conservative and not self.priced and not self.nogoods
 
     def gpus(self, key: str) -> pulp.LpAffineExpression:
         """G_t: GPUs installed on servers of type ``key``."""
@@ -145,10 +150,11 @@ class Model:
 
 
 def define_servers(m: Model, wf: WorkloadFile, cand: Candidates, catalog: Catalog) -> None:
-    """n_t ∈ ℤ≥0, bounded by one server per replica plus the servers drives could need."""
+    """n_t ∈ ℤ≥0, bounded by one server per replica plus the servers drives could need (one
+    drive of the smallest size each, under the headroom line, for every TB of the mix)."""
     storage = sum(w.storage_tb for w in wf.workloads)
     smallest = min(s.size_tb for s in catalog.storage)
-    m.drive_servers_ub = math.ceil(storage / smallest) + 1
+    m.drive_servers_ub = math.ceil(storage / usable(smallest, wf.policy) - 1e-9) + 1
     ub = sum(cand.most_replicas(name) for name in cand.replicas) + m.drive_servers_ub
     m.n_ub = ub
     for i, (key, t) in enumerate(m.types.items()):
@@ -344,39 +350,154 @@ def define_cpu_cores(m: Model) -> None:
                        f"cores_shared_sum_{i}")
 
 
-def define_storage(m: Model, wf: WorkloadFile, catalog: Catalog) -> None:
-    """Σ D_ps size_s ≥ Σ_w u_w (dataset_tb + checkpoints_tb); D_ps ≤ bays_p z_ps;
-    Σ_s z_ps ≤ Σ_{t ∈ p} n_t (each server carries drives of one SKU)."""
-    need = [(w.storage_tb, m.serve[w.name]) for w in wf.workloads if w.storage_tb > 0]
-    if not need:
+def define_storage(m: Model, wf: WorkloadFile, cand: Candidates, catalog: Catalog) -> None:
+    """O4: storage where the data is read, under the headroom line (R15 on disks).
+
+    L = {w : dataset_tb_w > 0, data.storage local}, ds_w its dataset; λ = 1 − headroom;
+    P = Σ_w u_w (ckpt_w + [shared_w] ds_w), what the pool holds once. On a bought type t
+    whose platform has drive bays, k = (s, c) is one server's drive configuration: c drives
+    of one SKU s, 1 ≤ c ≤ bays_p, TB_k = c · size_s (excluded drives never; left out too:
+    configs another beats, at least its TB for at most its price, and those above the
+    cheapest holding D_t = (Σ_{w ∈ L on t} ds_w + Σ_w ckpt_w + [shared_w] ds_w) / λ, all
+    a server of t could ever hold: a plan swaps them for a kept one at no extra cost). An
+    owned type (P4) keeps its T_t TB of drives per server.
+
+        Σ_k z_tk ≤ n_t                                              (``drive_servers_{t}``)
+        M_wt h_wt ≥ Σ_o x_wot                                       (``hosts_{w}_{t}``)
+        Σ_{w ∈ L} ds_w h_wt ≤ λ Σ_k TB_k z_tk    (owned: ≤ λ T_t n_t) (``disk_{t}``)
+        H_tτ ≥ h_wt,  M_tτ H_tτ ≥ Σ_{ds_w ≥ τ} Σ_o x_wot   for ds_w ≥ τ  (``hosts_any_…``,
+                                                                    ``hosts_all_{t}_{j}``)
+        Σ_{k: λ TB_k ≥ τ} z_tk ≥ H_tτ                              (``disk_fit_{t}_{j}``)
+        Σ_{w ∈ L, t} ds_w h_wt + P ≤ λ (Σ_tk TB_k z_tk + Σ_{owned t} T_t n_t)   (``storage``)
+
+    h_wt counts the servers of type t hosting a replica of w ∈ L and H_tτ those hosting a
+    dataset of at least τ (τ over the local datasets on t; H_tτ is h_wt itself when one
+    workload is that large), each of which needs a config holding τ under the line. M_wt
+    (M_tτ) bounds the replicas of w (of all workloads with ds_w ≥ τ) one server of t holds:
+    each resource over the least any of their options there takes (GPU slots, a shared
+    replica taking v_o / U_g of a GPU; usable RAM; cores), at most the replicas planned. Every real plan meets each row (each server
+    hosting w holds its own copy, one config per server, distinct datasets add up per
+    server and over the pool), so the program stays a relaxation. An option whose dataset
+    fits no server of a type under the line is not offered there (``type_accepts``).
+    """
+    line = 1 - wf.policy.headroom
+    local = [(wi, w) for wi, w in enumerate(wf.workloads) if w.local_tb > 0]
+    pooled = [(w.pool_tb, m.serve[w.name]) for w in wf.workloads if w.pool_tb > 0]
+    if not local and not pooled:
         return
-    total_need = sum(tb for tb, _ in need)
     excluded = set(wf.policy.exclude)
-    for pi, p in enumerate(catalog.platforms):
-        if p.drive_bays == 0 or p.sku in excluded:
+    drives = [d for d in catalog.storage if d.sku not in excluded]  # allowed SKUs only
+    pool_tb = sum(tb for tb, _ in pooled)
+    placed: dict[tuple[str, str], list[pulp.LpVariable]] = {}  # (w, t) -> x_wot
+    for (name, _, key), v in m.x.items():
+        placed.setdefault((name, key), []).append(v)
+    installed = []
+    copies = []
+    for key, t in m.types.items():
+        ti = m.index[key]
+        mine = [(wi, w) for wi, w in local if (w.name, key) in placed]
+        configs: list[tuple[float, pulp.LpVariable]] = []  # (TB of all c drives, z_tk)
+        if t.owned:
+            if not t.disk_tb:
+                continue  # type_accepts: no local dataset runs here
+            tb = t.disk_tb * m.n[key]
+        elif t.platform.drive_bays and drives and (mine or pool_tb):
+            most_tb = (sum(w.local_tb for _, w in mine) + pool_tb) / line
+            for sku, c, size in drive_configs(t.platform.drive_bays, drives, most_tb):
+                v = pulp.LpVariable(f"z_{ti}_{_drive_index(catalog, sku)}_{c}", 0, m.n_ub,
+                                    cat="Integer")
+                m.z[(key, sku, c)] = v
+                configs.append((size, v))
+            m.prob += pulp.lpSum(v for _, v in configs) <= m.n[key], f"drive_servers_{ti}"
+            tb = pulp.lpSum(size * v for size, v in configs)
+        else:
             continue
-        # Owned servers (P4) keep the drives they have: bought drives go on bought servers.
-        servers = [m.n[k] for k, t in m.types.items() if t.platform.sku == p.sku and not t.owned]
-        z_terms = []
-        for si, s in enumerate(catalog.storage):
-            if s.sku in excluded:
-                continue  # allowed SKUs: never bought
-            ub = math.ceil(total_need / s.size_tb) + 1
-            tag = f"{pi}_{si}"
-            m.z[(p.sku, s.sku)] = z = pulp.LpVariable(f"z_{tag}", 0, ub, cat="Integer")
-            m.drives[(p.sku, s.sku)] = dr = pulp.LpVariable(f"D_{tag}", 0, ub * p.drive_bays,
-                                                            cat="Integer")
-            m.prob += dr <= p.drive_bays * z, f"drive_bays_{tag}"
-            z_terms.append(z)
-        m.prob += pulp.lpSum(z_terms) <= pulp.lpSum(servers), f"drive_servers_{pi}"
-    have = pulp.lpSum(catalog.drive(s).size_tb * v for (_, s), v in m.drives.items())
-    have += pulp.lpSum(t.drive_count * catalog.drive(t.storage).size_tb * m.n[k]
-                       for k, t in m.types.items() if t.owned and t.storage and t.drive_count)
-    m.prob += have >= pulp.lpSum(tb * u for tb, u in need), "storage"
+        installed.append(tb)
+        hosting: list[tuple[float, pulp.LpVariable, str]] = []  # (ds_w, h_wt, w)
+        for wi, w in mine:
+            h = pulp.LpVariable(f"h_{wi}_{ti}", 0, cand.most_replicas(w.name), cat="Integer")
+            m.hosts[(w.name, key)] = h
+            most = _most_on_one(m, {w.name}, key, cand, wf.policy)
+            m.prob += most * h >= pulp.lpSum(placed[(w.name, key)]), f"hosts_{wi}_{ti}"
+            hosting.append((w.local_tb, h, w.name))
+        if not hosting:
+            continue
+        used = pulp.lpSum(ds * h for ds, h, _ in hosting)
+        copies.append(used)
+        m.prob += used <= line * tb, f"disk_{ti}"
+        if t.owned:
+            continue  # type_accepts: each of its datasets fits one owned server alone
+        for j, tau in enumerate(sorted({ds for ds, _, _ in hosting})):
+            big = [(h, name) for ds, h, name in hosting if ds >= tau - 1e-12]
+            if len(big) == 1:
+                at_least = big[0][0]
+            else:
+                # A lower bound on servers, each of which needs a config: continuous is
+                # enough, the configs z_tk covering it are integers.
+                at_least = pulp.LpVariable(f"H_{ti}_{j}", 0)
+                for h, _ in big:
+                    m.prob += at_least >= h, f"hosts_any_{h.name}_{j}"
+                names = {name for _, name in big}
+                most = _most_on_one(m, names, key, cand, wf.policy)
+                m.prob += (most * at_least >= pulp.lpSum(v for name in names
+                                                         for v in placed[(name, key)]),
+                           f"hosts_all_{ti}_{j}")
+            fit = [v for size, v in configs if line * size + 1e-9 >= tau]
+            m.prob += pulp.lpSum(fit) >= at_least, f"disk_fit_{ti}_{j}"
+    m.prob += (pulp.lpSum(copies) + pulp.lpSum(tb * u for tb, u in pooled)
+               <= line * pulp.lpSum(installed)), "storage"
+
+
+def drive_configs(bays: int, drives: list[StorageSku],
+                  most_tb: float) -> list[tuple[str, int, float]]:
+    """O4: the drive configurations (SKU, drives c, TB) one server of ``bays`` bays may
+    carry, one SKU per server, 1 ≤ c ≤ bays; left out: those another beats (at least its TB
+    for at most its price) and those above the cheapest one holding ``most_tb`` (the whole
+    mix's data). A plan swaps a left-out config for a kept one at no extra cost, so the
+    optimum is kept. Ordered by price, then TB."""
+    every = sorted((c * d.price, -c * d.size_tb, d.sku, c) for d in drives
+                    for c in range(1, bays + 1))
+    kept: list[tuple[str, int, float]] = []
+    best = 0.0
+    for _, neg_tb, sku, c in every:  # cheapest first: keep each that adds TB
+        if -neg_tb > best + 1e-9:
+            kept.append((sku, c, -neg_tb))
+            best = -neg_tb
+            if best + 1e-9 >= most_tb:
+                break
+    return kept
+
+
+def _drive_index(catalog: Catalog, sku: str) -> int:
+    """A drive SKU's position in the catalog (names a variable by validated indices)."""
+    return next(i for i, d in enumerate(catalog.storage) if d.sku == sku)
+
+
+def _most_on_one(m: Model, names: set[str], key: str, cand: Candidates, policy: Policy) -> int:
+    """M_wt (M_tτ for several workloads): most replicas of the workloads ``names`` one server
+    of type ``key`` can hold together, by each resource over the least any of their options
+    there takes (a valid bound for any mix of them): GPU slots (a shared replica takes
+    v_o / U_g of a GPU), usable RAM and CPU cores; at most the replicas they may run."""
+    t = m.types[key]
+    opts = [o for o, _ in m.on_type[key] if o.workload in names]
+    most = float(sum(cand.most_replicas(name) for name in names))
+    if t.gpu is not None:
+        cap = usable(t.gpu.vram_gb, policy)
+        gpus = min((o.vram_gb / cap if o.shared else float(o.degree)) for o in opts)
+        if gpus > 0:
+            most = min(most, t.gpu_slots / gpus)
+    ram = min(o.ram_gb for o in opts)
+    if ram > 0:
+        most = min(most, usable(t.ram_gb, policy) / ram)
+    cores = min(o.cores for o in opts)
+    if t.platform.cpu_cores is not None and cores > 0:
+        most = min(most, t.platform.cpu_cores / cores)
+    return max(1, math.floor(most + 1e-9))
 
 
 def define_cost(m: Model, catalog: Catalog) -> None:
-    """capex = Σ platforms + GPUs + DIMMs + drives bought (owned types, P4, cost nothing)."""
+    """capex = Σ platforms + GPUs + DIMMs + drives bought, Σ_psc c·price_s·z_psc (owned
+    types, P4, cost nothing)."""
     terms = []
     for key, t in m.types.items():
         if t.owned:
@@ -384,7 +505,7 @@ def define_cost(m: Model, catalog: Catalog) -> None:
         terms.append(t.server_price(catalog) * m.n[key])
         if t.gpu is not None:
             terms.append(t.gpu.price * m.gpus(key))
-    terms += [catalog.drive(s).price * v for (_, s), v in m.drives.items()]
+    terms += [c * catalog.drive(s).price * v for (_, s, c), v in m.z.items()]
     m.cost = pulp.lpSum(terms)
 
 
@@ -518,6 +639,44 @@ def exclude_bom(m: Model, counts: dict[str, int], ub: int, platforms: bool = Fal
     m.prob += pulp.lpSum(flags) >= 1, f"distinct_{m.cuts}"
 
 
+def exclude_disk_choice(m: Model, keys: tuple[str, ...], out: Outcome) -> None:
+    """O4: cut off the solve's choice on types whose drives, rounded per server, cost more
+    than its disk rows said: at least one of n_t and X_wt = Σ_o x_wot (w reading its data
+    locally) differs from its value in ``out`` for some t in ``keys`` (binaries as in
+    ``exclude_bom``). This cuts off real plans too, so the program is a *restriction* while
+    such rows are in it (``Model.exact`` is False: its bounds prove nothing, those proven
+    before stand); ``drop_disk_choices`` removes them."""
+    m.cuts += 1
+    exprs: list[tuple[pulp.LpAffineExpression, int]] = []
+    for key in keys:
+        exprs.append((pulp.lpSum([m.n[key]]), out.n.get(key, 0)))
+        for name in sorted({w for w, k in m.hosts if k == key}):
+            xs = [(i, v) for (w, i, k), v in m.x.items() if w == name and k == key]
+            exprs.append((pulp.lpSum(v for _, v in xs),
+                          sum(out.x.get((name, i, key), 0) for i, _ in xs)))
+    ub = m.n_ub  # at least every n_t and every workload's replicas
+    flags = []
+    for i, (expr, star) in enumerate(exprs):
+        hi = pulp.LpVariable(f"dhi_{m.cuts}_{i}", cat="Binary")
+        m.prob += expr >= (star + 1) * hi, f"disk_choice_{m.cuts}_hi_{i}"
+        m.nogoods.append(f"disk_choice_{m.cuts}_hi_{i}")
+        flags.append(hi)
+        if star > 0:
+            lo = pulp.LpVariable(f"dlo_{m.cuts}_{i}", cat="Binary")
+            m.prob += expr <= star - 1 + (ub + 1) * (1 - lo), f"disk_choice_{m.cuts}_lo_{i}"
+            m.nogoods.append(f"disk_choice_{m.cuts}_lo_{i}")
+            flags.append(lo)
+    m.prob += pulp.lpSum(flags) >= 1, f"disk_choice_{m.cuts}"
+    m.nogoods.append(f"disk_choice_{m.cuts}")
+
+
+def drop_disk_choices(m: Model) -> None:
+    """Remove every ``exclude_disk_choice`` row: the program is a relaxation again."""
+    for name in m.nogoods:
+        m.prob.constraints.pop(name, None)
+    m.nogoods.clear()
+
+
 def build(wf: WorkloadFile, catalog: Catalog, cand: Candidates, budget: float | None) -> Model:
     """The whole program: a fixed list of define_* steps."""
     types = {t.key: t for t in cand.types}
@@ -531,7 +690,7 @@ def build(wf: WorkloadFile, catalog: Catalog, cand: Candidates, budget: float | 
     define_shared_vram(m, cand, wf)
     define_host_ram(m, cand, wf)
     define_cpu_cores(m)
-    define_storage(m, wf, catalog)
+    define_storage(m, wf, cand, catalog)
     define_cost(m, catalog)
     define_power(m)
     define_site(m, wf.site)

@@ -63,6 +63,9 @@ class ServerType:
     """P4: drive SKU an owned server already holds."""
     drive_count: int = 0
     """P4: drives an owned server already holds."""
+    disk_tb: float = 0.0
+    """O4: most TB of drives one server can hold: an owned server's own drives (P4), else
+    all the platform's bays filled with the largest drive allowed (0 without bays)."""
 
     @property
     def gpu_slots(self) -> int:
@@ -110,6 +113,9 @@ class ReplicaOption:
     """CPU cores one replica needs (O3)."""
     rate: Throughput | None = None
     """What one replica delivers (T2/T3); None for preprocess or where not estimated."""
+    local_tb: float = 0.0
+    """O4: TB every server running a replica of it holds (its workload's dataset when read
+    locally, ``Workload.local_tb``)."""
 
     @property
     def tokens_per_s(self) -> float | None:
@@ -162,6 +168,7 @@ def server_types(catalog: Catalog, exclude: tuple[str, ...] | frozenset[str] = (
     can swap to the other at no extra cost, so the optimum is kept and the program shrinks.
     """
     types: list[ServerType] = []
+    largest = max_drive_tb(catalog, exclude)
     for p in catalog.platforms:
         if p.sku in exclude:
             continue
@@ -175,10 +182,16 @@ def server_types(catalog: Catalog, exclude: tuple[str, ...] | frozenset[str] = (
                     for k in _gpu_count_choices(p, g):
                         key = f"{p.sku}|{g.sku if g else 'cpu'}|{m.sku}x{n}"
                         key += f"|{k}gpu" if k is not None else ""
-                        t = within_site(ServerType(key, p, g, m.sku, n, n * m.size_gb, k), site)
+                        t = within_site(ServerType(key, p, g, m.sku, n, n * m.size_gb, k,
+                                                   disk_tb=p.drive_bays * largest), site)
                         if t is not None:
                             types.append(t)
     return [t for t in types if not any(_dominates(o, t, catalog) for o in types)]
+
+
+def max_drive_tb(catalog: Catalog, exclude: tuple[str, ...] | frozenset[str] = ()) -> float:
+    """Size of the largest drive the plan may buy, TB (0 when every drive is excluded)."""
+    return max((s.size_tb for s in catalog.storage if s.sku not in exclude), default=0.0)
 
 
 def within_site(t: ServerType, site: Site | None) -> ServerType | None:
@@ -212,9 +225,10 @@ def owned_types(wf: WorkloadFile, catalog: Catalog) -> list[ServerType]:
         ram = inv.dimm_count * catalog.dimm(inv.memory).size_gb
         key = f"owned{i}|{p.sku}|{g.sku if g else 'cpu'}|{inv.memory}x{inv.dimm_count}"
         key += f"|{inv.gpu_count}gpu" if g is not None else ""
+        disk = inv.drive_count * catalog.drive(inv.storage).size_tb if inv.storage else 0.0
         t = ServerType(key, p, g, inv.memory, inv.dimm_count, ram,
                        inv.gpu_count if g is not None else None, owned=inv.count,
-                       storage=inv.storage, drive_count=inv.drive_count)
+                       storage=inv.storage, drive_count=inv.drive_count, disk_tb=disk)
         fitted = within_site(t, wf.site)
         if fitted is not None and fitted.gpu_slots == t.gpu_slots:
             types.append(t)
@@ -251,7 +265,7 @@ def replica_options(
     if w.kind == "preprocess":
         e = estimate(w, None, 0, policy)
         return [ReplicaOption(w.name, None, 0, False, 0.0, e.host_ram_gb, e,
-                              w.cpu_cores_per_replica(0))], [e]
+                              w.cpu_cores_per_replica(0), local_tb=w.local_tb)], [e]
     if is_timed(w):
         return timed_options(w, catalog, policy)
     options: list[ReplicaOption] = []
@@ -269,7 +283,7 @@ def replica_options(
                 shared = w.shareable and d == 1
                 options.append(ReplicaOption(w.name, g.sku, d, shared, e.vram_gb_per_gpu,
                                              e.host_ram_gb, e, w.cpu_cores_per_replica(d),
-                                             _rate(w, g, d, policy, e)))
+                                             _rate(w, g, d, policy, e), w.local_tb))
                 least_ram = e.host_ram_gb
     return options, tried
 
@@ -320,7 +334,7 @@ def timed_options(w: Workload, catalog: Catalog,
                    for o in kept):
                 continue
             kept.append(ReplicaOption(w.name, g.sku, d, False, e.vram_gb_per_gpu,
-                                      e.host_ram_gb, e, cores, rate))
+                                      e.host_ram_gb, e, cores, rate, w.local_tb))
         options += kept
     if targeted:
         need = planned_target(w, policy) or 0.0
@@ -454,12 +468,21 @@ def enumerate_candidates(wf: WorkloadFile, catalog: Catalog) -> Candidates:
 
 
 def type_accepts(t: ServerType, o: ReplicaOption, policy: Policy) -> bool:
-    """Whether one replica of this option can sit on one server of this type on its own."""
+    """Whether one replica of this option can sit on one server of this type on its own:
+    its GPUs, host RAM and cores, and (O4) its local dataset under the headroom line of the
+    most TB one such server can hold (``ServerType.disk_tb``)."""
     if o.gpu is None:
         pass
     elif t.gpu is None or t.gpu.sku != o.gpu or o.degree > t.gpu_slots:
         return False
-    return o.ram_gb <= usable(t.ram_gb, policy) + 1e-9 and o.cores <= cores_of(t) + 1e-9
+    return (o.ram_gb <= usable(t.ram_gb, policy) + 1e-9 and o.cores <= cores_of(t) + 1e-9
+            and fits_disk(o.local_tb, t, policy))
+
+
+def fits_disk(local_tb: float, t: ServerType, policy: Policy) -> bool:
+    """O4: ``local_tb`` of local datasets fit one server of type ``t`` under the headroom
+    line, its bays filled with the largest drive (an owned server: its own drives)."""
+    return local_tb <= usable(t.disk_tb, policy) + 1e-9
 
 
 def cores_unchecked(catalog: Catalog, exclude: tuple[str, ...] = ()) -> list[str]:

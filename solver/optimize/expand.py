@@ -6,23 +6,29 @@ go on that type. Here every replica gets its server and GPU indices:
 1. shareable replicas are packed onto shared GPUs (first-fit decreasing by VRAM);
 2. GPU items (exclusive replicas of d GPUs, shared GPUs of 1) and CPU-only replicas are packed
    into the type's servers, largest degree first, then largest host RAM (first fit);
-3. drives are spread over the servers of each platform, one drive SKU per server.
+3. drives (O4): every bought server gets one drive SKU, enough under the headroom line
+   for the distinct local datasets of the replicas it runs, and the pool enough for those
+   copies, the shared datasets and the checkpoints (``_place_drives``).
 
 GPU slots always pack (power-of-two degrees, docs/solver.md Lemma 1). Host RAM, CPU cores
 (O3, a third dimension of every server whose platform lists them) and shared VRAM are
 summed per type in the program, so in rare cases first fit needs one more server
 than the program bought: then a server is added ("repair") and the plan is reported as
-feasible with the gap to the program's bound, never as optimal.
+feasible with the gap to the program's bound, never as optimal. Packing also never puts on
+one server more distinct local data than its bays hold under the line (O4). The program's
+disk rows are sums too: when a server's drives, rounded per server, cost more than the
+program's, the plan is reported feasible with its gap.
 """
 
 from __future__ import annotations
 
 from collections.abc import Callable
 from dataclasses import dataclass, field, replace
+from typing import Any
 
-from ..inputs.catalog import Catalog
+from ..inputs.catalog import Catalog, StorageSku
 from ..inputs.workload import Policy, WorkloadFile
-from .candidates import Candidates, ReplicaOption, ServerType, cores_of, usable
+from .candidates import Candidates, ReplicaOption, ServerType, cores_of, fits_disk, usable
 from .outcome import BuiltPatterns, Outcome
 from .plan import BomLine, Placement, Server
 
@@ -41,6 +47,11 @@ class _Item:
     def cores(self) -> float:
         """CPU cores its replicas need (O3)."""
         return sum(o.cores for o in self.replicas)
+
+    @property
+    def datasets(self) -> dict[str, float]:
+        """O4: the local dataset (TB) of each workload among its replicas that reads one."""
+        return {o.workload: o.local_tb for o in self.replicas if o.local_tb > 0}
 
 
 @dataclass
@@ -65,12 +76,30 @@ class _Box:
     ram_used: float = 0.0
     items: list[_Item] = field(default_factory=list)
     cores_used: float = 0.0
+    datasets: dict[str, float] = field(default_factory=dict)
+    """O4: local datasets of the workloads it runs, TB, by workload (each held once)."""
 
     def add(self, item: _Item) -> None:
         self.gpus_used += item.gpus
         self.ram_used += item.ram_gb
         self.cores_used += item.cores
         self.items.append(item)
+        self.datasets.update(item.datasets)
+
+    def copy(self) -> _Box:
+        return _Box(self.type, self.gpus_used, self.ram_used, list(self.items), self.cores_used,
+                    dict(self.datasets))
+
+    @property
+    def local_tb(self) -> float:
+        """O4: TB of local datasets this server holds."""
+        return sum(self.datasets.values())
+
+    def disk_fits(self, item: _Item, policy: Policy) -> bool:
+        """O4: with ``item`` its distinct local datasets stay under the headroom line of
+        the most TB its bays (or an owned server's drives) hold."""
+        more = sum(tb for name, tb in item.datasets.items() if name not in self.datasets)
+        return not more or fits_disk(self.local_tb + more, self.type, policy)
 
 
 @dataclass(frozen=True)
@@ -85,6 +114,9 @@ class Expansion:
     """Server types whose replicas did not pack into the servers the program bought."""
     idle: tuple[Server, ...] = ()
     """P4: owned servers the plan leaves idle."""
+    disk_types: tuple[str, ...] = ()
+    """O4: server types whose servers' drives, rounded per server, cost more than the
+    program's drive configurations for that type (the program's disk rows are sums)."""
 
 
 def _pack_shared(opts: list[tuple[ReplicaOption, int]], cap: float, gpus: int,
@@ -110,42 +142,50 @@ def _pack_shared(opts: list[tuple[ReplicaOption, int]], cap: float, gpus: int,
 
 
 # Orders tried when packing a type's replicas into its servers (first fit each time).
-_ORDERS: tuple[Callable[[_Item], tuple[float, ...]], ...] = (
+_ORDERS: tuple[Callable[[_Item], tuple[Any, ...]], ...] = (
     lambda it: (-it.gpus, -it.ram_gb),  # most GPUs first, then most RAM
     lambda it: (-it.ram_gb, -it.gpus),  # most RAM first
     lambda it: (-it.cores, -it.gpus, -it.ram_gb),  # most CPU cores first (O3)
+    # O4: largest local dataset first, replicas of one workload together
+    lambda it: (-sum(it.datasets.values()), tuple(sorted(it.datasets)), -it.gpus, -it.ram_gb),
 )
 
 
 def _pack(items: list[_Item], start: list[_Box], t: ServerType,
-          ram_cap: float) -> tuple[list[_Box], int]:
-    """First-fit ``items`` into the bought servers ``start``.
+          policy: Policy) -> tuple[list[_Box], int]:
+    """First-fit ``items`` into the bought servers ``start``, in each order of ``_ORDERS``.
 
-    Returns the filled servers and how many had to be added.
+    Returns the filled servers and how many had to be added: the fewest servers, then (O4,
+    when local datasets are packed) the fewest TB of dataset copies.
     """
     bought = len(start)
+    disk = any(it.datasets for it in items)
     best: list[_Box] = []
-    for n, order in enumerate(_ORDERS):
-        boxes = [_Box(t, b.gpus_used, b.ram_used, list(b.items), b.cores_used) for b in start]
+    rank: tuple[int, float] | None = None
+    for order in _ORDERS:
+        boxes = [b.copy() for b in start]
         for item in sorted(items, key=order):
-            box = _first_fit(boxes, item, t, ram_cap)
+            box = _first_fit(boxes, item, t, policy)
             if box is None:
                 box = _Box(t)
                 boxes.append(box)
             box.add(item)
-        if n == 0 or len(boxes) < len(best):
-            best = boxes
-        if len(best) <= bought:
+        mine = (max(bought, len(boxes)), sum(b.local_tb for b in boxes) if disk else 0.0)
+        if rank is None or mine < (rank[0], rank[1] - 1e-9):
+            best, rank = boxes, mine
+        if len(best) <= bought and not disk:
             break
     return best, len(best) - bought
 
 
-def _fill_patterns(items: list[_Item], patterns: BuiltPatterns,
-                   t: ServerType) -> tuple[list[_Box], list[_Item]]:
+def _fill_patterns(items: list[_Item], patterns: BuiltPatterns, t: ServerType,
+                   policy: Policy) -> tuple[list[_Box], list[_Item]]:
     """Build the program's servers pattern by pattern; return them and the items left over.
 
     Items are matched to a pattern's slots by kind (GPUs, host RAM[, CPU cores]), the key the
     program grouped them by; a shared GPU fills the one-GPU shared kind whatever its RAM.
+    A slot takes the last item of its kind whose local dataset still fits the server (O4),
+    preferring one whose dataset the server already holds; none fits: left for first fit.
     """
     queues: dict[int, list[_Item]] = {k: [] for k in set(patterns.kind_index.values())}
     left: list[_Item] = []
@@ -159,21 +199,42 @@ def _fill_patterns(items: list[_Item], patterns: BuiltPatterns,
             box = _Box(t)
             for k, count in enumerate(pattern):
                 for _ in range(count):
-                    if queues[k]:
-                        box.add(queues[k].pop())
+                    item = _fitting(queues[k], box, policy)
+                    if item is not None:
+                        box.add(item)
             boxes.append(box)
     left += [it for q in queues.values() for it in q]
     return boxes, left
 
 
-def _first_fit(boxes: list[_Box], item: _Item, t: ServerType, ram_cap: float) -> _Box | None:
+def _fitting(queue: list[_Item], box: _Box, policy: Policy) -> _Item | None:
+    """Take from ``queue`` the item to put in ``box``: the last whose datasets the box already
+    holds, else the last whose datasets still fit its disk (O4); None when none does."""
+    if not queue:
+        return None
+    for i in range(len(queue) - 1, -1, -1):
+        if set(queue[i].datasets) <= set(box.datasets):
+            return queue.pop(i)
+    for i in range(len(queue) - 1, -1, -1):
+        if box.disk_fits(queue[i], policy):
+            return queue.pop(i)
+    return None
+
+
+def _first_fit(boxes: list[_Box], item: _Item, t: ServerType, policy: Policy) -> _Box | None:
+    """The first server with room for ``item``; one that already holds its local datasets
+    first (O4: no second copy)."""
     slots = t.gpu_slots
     cores_cap = cores_of(t)
-    for box in boxes:
-        if (box.gpus_used + item.gpus <= slots and box.ram_used + item.ram_gb <= ram_cap + 1e-9
-                and box.cores_used + item.cores <= cores_cap + 1e-9):
-            return box
-    return None
+    ram_cap = usable(t.ram_gb, policy)
+    fits = [box for box in boxes
+            if box.gpus_used + item.gpus <= slots and box.ram_used + item.ram_gb <= ram_cap + 1e-9
+            and box.cores_used + item.cores <= cores_cap + 1e-9 and box.disk_fits(item, policy)]
+    if item.datasets:
+        held = [box for box in fits if set(item.datasets) <= set(box.datasets)]
+        if held:
+            return held[0]
+    return fits[0] if fits else None
 
 
 def _items(opts: list[tuple[ReplicaOption, int]], t: ServerType, shared_gpus: int,
@@ -196,13 +257,30 @@ def _items(opts: list[tuple[ReplicaOption, int]], t: ServerType, shared_gpus: in
 def expand(outcome: Outcome, cand: Candidates, wf: WorkloadFile, catalog: Catalog) -> Expansion:
     """Turn an aggregate outcome into servers and placements that a checker can verify."""
     boxes_by_type, repaired, failed = _fill_types(outcome, cand, wf.policy)
-    servers, placements, platform_servers = _number_servers(boxes_by_type, wf)
-    servers = _place_drives(servers, platform_servers, outcome, catalog)
+    servers, placements, needs, keys = _number_servers(boxes_by_type, wf)
+    served = {p.workload for p in placements}
+    pooled = sum(w.pool_tb for w in wf.workloads if w.name in served)
+    numbered = len(servers)
+    servers = _place_drives(servers, needs, keys, pooled, outcome, catalog, wf.policy)
     lines = bom_lines(servers, catalog)
     cost = round(sum(ln.extended for ln in lines), 2)
     idle = _idle_owned(boxes_by_type, cand, len(servers))
     return Expansion(tuple(servers), tuple(placements), lines, cost, repaired, tuple(failed),
-                     idle)
+                     idle, _over_drives(servers[:numbered], keys, outcome, catalog))
+
+
+def _over_drives(servers: list[Server], keys: list[str], outcome: Outcome,
+                 catalog: Catalog) -> tuple[str, ...]:
+    """O4: the types whose servers' drives cost more than the program's z_tk for them."""
+    bought: dict[str, float] = {}
+    for s, key in zip(servers, keys):
+        if not s.owned and s.storage and s.drive_count:
+            bought[key] = bought.get(key, 0.0) + s.drive_count * catalog.drive(s.storage).price
+    planned: dict[str, float] = {}
+    for (key, sku, c), count in outcome.z.items():
+        planned[key] = planned.get(key, 0.0) + count * c * catalog.drive(sku).price
+    return tuple(sorted(key for key, cost in bought.items()
+                        if cost > planned.get(key, 0.0) + 0.005))
 
 
 def _idle_owned(boxes_by_type: dict[str, list[_Box]], cand: Candidates,
@@ -213,7 +291,7 @@ def _idle_owned(boxes_by_type: dict[str, list[_Box]], cand: Candidates,
     for t in cand.types:
         for _ in range(max(0, t.owned - len(boxes_by_type.get(t.key, [])))):
             sid = f"s{numbered + len(idle) + 1}"
-            idle.append(_server(sid, _Box(t)))
+            idle.append(_server(sid, _Box(t), t.disk_tb))
     return tuple(idle)
 
 
@@ -231,14 +309,13 @@ def _fill_types(outcome: Outcome, cand: Candidates,
     failed: list[str] = []
     for key in sorted(set(by_type) | {k for k, v in outcome.n.items() if v}):
         t = types[key]
-        ram_cap = usable(t.ram_gb, policy)
         opts = by_type.get(key, [])
         items, extra_gpus = _items(opts, t, outcome.shared.get(key, 0), policy)
         if key in outcome.patterns:
-            boxes, items = _fill_patterns(items, outcome.patterns[key], t)
+            boxes, items = _fill_patterns(items, outcome.patterns[key], t, policy)
         else:
             boxes = [_Box(t) for _ in range(outcome.n.get(key, 0))]
-        boxes, extra = _pack(items, boxes, t, ram_cap)
+        boxes, extra = _pack(items, boxes, t, policy)
         if extra or extra_gpus:
             repaired += extra + extra_gpus
             failed.append(key)
@@ -248,13 +325,14 @@ def _fill_types(outcome: Outcome, cand: Candidates,
 
 def _number_servers(
     boxes_by_type: dict[str, list[_Box]], wf: WorkloadFile
-) -> tuple[list[Server], list[Placement], dict[str, list[int]]]:
-    """Servers s1, s2, ... in type order, every replica placed on its GPU indices, and the
-    positions of each platform's servers (for the drives)."""
+) -> tuple[list[Server], list[Placement], list[float], list[str]]:
+    """Servers s1, s2, ... in type order, every replica placed on its GPU indices, and each
+    server's local datasets, TB, and type (O4, for the drives)."""
     counters = {w.name: 0 for w in wf.workloads}
     servers: list[Server] = []
     placements: list[Placement] = []
-    platform_servers: dict[str, list[int]] = {}
+    needs: list[float] = []
+    keys: list[str] = []
     for boxes in boxes_by_type.values():
         for box in boxes:
             sid = f"s{len(servers) + 1}"
@@ -265,10 +343,10 @@ def _number_servers(
                 for o in item.replicas:
                     counters[o.workload] += 1
                     placements.append(_placement(o, counters[o.workload], sid, indices))
-            servers.append(_server(sid, box))
-            if not box.type.owned:  # owned servers keep their drives (P4)
-                platform_servers.setdefault(box.type.platform.sku, []).append(len(servers) - 1)
-    return servers, placements, platform_servers
+            servers.append(_server(sid, box, box.type.disk_tb if box.type.owned else 0.0))
+            needs.append(box.local_tb)
+            keys.append(box.type.key)
+    return servers, placements, needs, keys
 
 
 def _placement(o: ReplicaOption, replica: int, sid: str, indices: tuple[int, ...]) -> Placement:
@@ -283,11 +361,11 @@ def _placement(o: ReplicaOption, replica: int, sid: str, indices: tuple[int, ...
     )
 
 
-def _server(sid: str, box: _Box) -> Server:
+def _server(sid: str, box: _Box, disk_tb: float) -> Server:
     """A filled box as a server without drives (a GPU type left without GPUs has none).
 
     O1: a type of fixed GPU count is bought with all its k GPUs, idle ones included.
-    P4: an owned server is as listed in the inventory, drives included.
+    P4: an owned server is as listed in the inventory, drives (``disk_tb``) included.
     """
     t = box.type
     fixed = t.gpu_count
@@ -297,34 +375,160 @@ def _server(sid: str, box: _Box) -> Server:
     return Server(
         id=sid, platform=t.platform.sku, gpu=gpu, gpu_count=count if gpu else 0,
         memory=t.memory_sku, dimm_count=t.dimm_count, storage=t.storage,
-        drive_count=t.drive_count, owned=bool(t.owned),
+        drive_count=t.drive_count, owned=bool(t.owned), disk_tb=disk_tb,
+        disk_used_tb=box.local_tb,
     )
 
 
-def _place_drives(servers: list[Server], platform_servers: dict[str, list[int]],
-                  outcome: Outcome, catalog: Catalog) -> list[Server]:
-    """Give each platform's drives to its servers, one drive SKU per server, within bays."""
-    servers = list(servers)
-    for (psku, ssku), count in sorted(outcome.drives.items()):
-        if count <= 0:
+Config = tuple[str, int, float, float]
+"""A drive configuration of one server (O4): (drive SKU, drives, TB, price)."""
+
+
+def _place_drives(servers: list[Server], needs: list[float], keys: list[str], pooled: float,
+                  outcome: Outcome, catalog: Catalog, policy: Policy) -> list[Server]:
+    """O4: one drive SKU per bought server, so that each holds its local datasets (``needs``)
+    and the pool its copies + ``pooled`` (shared datasets and checkpoints), all under the
+    headroom line; owned servers keep their drives (P4).
+
+    Two starts, the cheaper result kept: (a) the program's configurations z_tk, handed to
+    the type's servers largest need first (each the smallest config left that holds it;
+    a server left without one gets its cheapest); (b) every server its cheapest config.
+    Then, while the pool is short, the drive change of least price per TB still missing is
+    made; when no bay is left, a server carrying only drives is added.
+    """
+    line = 1 - policy.headroom
+    excluded = set(policy.exclude)
+    drives = [d for d in catalog.storage if d.sku not in excluded]
+    if not drives or (pooled <= 0 and not any(needs)):
+        return servers
+    bays = [0 if s.owned else catalog.platform(s.platform).drive_bays for s in servers]
+    options = {b: _configs(b, drives) for b in set(bays)}
+    starts = (_program_configs(servers, needs, keys, bays, options, outcome, line),
+              [_cheapest_config(options[b], need, line) if need > 0 else None
+               for b, need in zip(bays, needs)])
+    best: tuple[tuple[bool, float], list[Config | None], list[tuple[float, Server]]] | None
+    best = None
+    for start in starts:
+        chosen, extra, short = _fill_pool(
+            start, servers, needs, bays, options, pooled, line,
+            lambda short: _drive_server(catalog, drives, excluded, short))
+        rank = (short, sum(c[3] for c in chosen if c is not None) + sum(p for p, _ in extra))
+        if best is None or rank < best[0]:
+            best = (rank, chosen, extra)
+    assert best is not None
+    _, chosen, extra = best
+    out = [s if c is None else replace(s, storage=c[0], drive_count=c[1], disk_tb=c[2])
+           for s, c in zip(servers, chosen)]
+    for _, server in extra:  # servers that carry only drives
+        out.append(replace(server, id=f"s{len(out) + 1}"))
+    return out
+
+
+def _configs(bays: int, drives: list[StorageSku]) -> list[Config]:
+    """Every configuration of one SKU within ``bays`` bays, by price then TB."""
+    return sorted(((d.sku, c, c * d.size_tb, c * d.price) for d in drives
+                   for c in range(1, bays + 1)), key=lambda k: (k[3], -k[2], k[0]))
+
+
+def _cheapest_config(configs: list[Config], need: float, line: float) -> Config | None:
+    """The cheapest configuration whose TB holds ``need`` under the line (None: none)."""
+    return next((c for c in configs if line * c[2] + 1e-9 >= need), None)
+
+
+def _program_configs(servers: list[Server], needs: list[float], keys: list[str],
+                     bays: list[int], options: dict[int, list[Config]], outcome: Outcome,
+                     line: float) -> list[Config | None]:
+    """The program's z_tk handed to the servers of each type: the largest need first,
+    each the smallest config left that holds it (its cheapest when none does); the rest to
+    servers without local data."""
+    chosen: list[Config | None] = [None] * len(servers)
+    for key in sorted({t for t, _, _ in outcome.z}):
+        mine = sorted((i for i, s in enumerate(servers) if keys[i] == key and not s.owned),
+                      key=lambda i: -needs[i])
+        if not mine:
             continue
-        bays = catalog.platform(psku).drive_bays
-        free = [i for i in platform_servers.get(psku, []) if servers[i].drive_count == 0]
-        for i in free:
-            if count <= 0:
-                break
-            take = min(bays, count)
-            servers[i] = replace(servers[i], storage=ssku, drive_count=take)
-            count -= take
-        while count > 0:  # more drives than the bought servers hold: a drives-only server
-            take = min(bays, count)
-            p = catalog.platform(psku)
-            dimm = min((m for m in catalog.memory if m.type == p.memory_type),
-                       key=lambda m: m.price)
-            servers.append(Server(f"s{len(servers) + 1}", psku, None, 0, dimm.sku,
-                                  p.memory_channels, ssku, take))
-            count -= take
-    return servers
+        known = {(k[0], k[1]): k for k in options[bays[mine[0]]]}
+        configs = sorted((known[(ssku, c)] for (t, ssku, c), count in outcome.z.items()
+                          if t == key and (ssku, c) in known for _ in range(count)),
+                         key=lambda k: (k[2], k[3]))
+        for i in mine:
+            if needs[i] <= 0:
+                continue
+            fit = next((k for k in configs if line * k[2] + 1e-9 >= needs[i]), None)
+            if fit is not None:
+                configs.remove(fit)
+            chosen[i] = fit or _cheapest_config(options[bays[i]], needs[i], line)
+        for i in mine:
+            if chosen[i] is None and configs:
+                chosen[i] = configs.pop()
+    for i, need in enumerate(needs):
+        if chosen[i] is None and need > 0 and not servers[i].owned:
+            chosen[i] = _cheapest_config(options[bays[i]], need, line)
+    return chosen
+
+
+def _fill_pool(start: list[Config | None], servers: list[Server], needs: list[float],
+               bays: list[int], options: dict[int, list[Config]], pooled: float, line: float,
+               drive_server: Callable[[float], tuple[float, Server] | None],
+               ) -> tuple[list[Config | None], list[tuple[float, Server]], bool]:
+    """Grow drives until the pool holds every local copy and ``pooled`` under the line: each
+    step the change (a server's config for a larger one, or drives for a server without)
+    of least extra price per TB still missing; with no bay left, a server of drives only.
+    Returns the configs, the drives-only servers added with their prices, and whether the
+    pool is still short (no platform can carry drives alone: the checker reports it)."""
+    chosen = list(start)
+    need = sum(needs) + pooled
+    have = sum(s.disk_tb for s in servers if s.owned) + sum(c[2] for c in chosen if c)
+    extra: list[tuple[float, Server]] = []
+    while line * have + 1e-9 < need:
+        short = need / line - have
+        best: tuple[float, int, Config] | None = None
+        for i, cur in enumerate(chosen):
+            if servers[i].owned or not bays[i]:
+                continue
+            tb, price = (cur[2], cur[3]) if cur is not None else (0.0, 0.0)
+            for cfg in options[bays[i]]:
+                if cfg[2] > tb + 1e-9:
+                    rate = (cfg[3] - price) / min(cfg[2] - tb, short)
+                    if best is None or rate < best[0] - 1e-12:
+                        best = (rate, i, cfg)
+        if best is None:
+            alone = drive_server(short)
+            if alone is None:
+                return chosen, extra, True
+            extra.append(alone)
+            have += alone[1].disk_tb
+            continue
+        _, i, cfg = best
+        old = chosen[i]
+        have += cfg[2] - (old[2] if old is not None else 0.0)
+        chosen[i] = cfg
+    return chosen, extra, False
+
+
+def _drive_server(catalog: Catalog, drives: list[StorageSku], excluded: set[str],
+                  short: float) -> tuple[float, Server] | None:
+    """A server that carries only drives, for ``short`` TB: on each platform sold without
+    GPUs, with bays and allowed, the cheapest config that holds it (else its largest), with
+    the cheapest DIMMs that fill its channels; the one of least price per TB it adds."""
+    best: tuple[float, float, Server] | None = None
+    for p in catalog.platforms:
+        if p.sku in excluded or not p.drive_bays or 0 not in p.allowed_gpu_counts():
+            continue
+        dimms = [m for m in catalog.memory if m.type == p.memory_type and m.sku not in excluded]
+        if not dimms:
+            continue
+        dimm = min(dimms, key=lambda m: m.price)
+        configs = _configs(p.drive_bays, drives)
+        cfg = next((k for k in configs if k[2] + 1e-9 >= short),
+                   max(configs, key=lambda k: (k[2], -k[3])))
+        price = p.price + p.memory_channels * dimm.price + cfg[3]
+        rate = price / min(cfg[2], short)
+        if best is None or rate < best[0]:
+            server = Server("", p.sku, None, 0, dimm.sku, p.memory_channels, cfg[0], cfg[1],
+                            disk_tb=cfg[2])
+            best = (rate, price, server)
+    return None if best is None else (best[1], best[2])
 
 
 def bom_lines(servers: list[Server] | tuple[Server, ...], catalog: Catalog) -> tuple[BomLine, ...]:

@@ -64,8 +64,8 @@ class Outcome:
     n: dict[str, int]
     x: dict[tuple[str, int, str], int]
     shared: dict[str, int]
-    z: dict[tuple[str, str], int]
-    drives: dict[tuple[str, str], int]
+    z: dict[tuple[str, str, int], int]
+    """O4: servers of each type carrying c drives of SKU s, by (type key, SKU, c)."""
     serve: dict[str, int]
     patterns: dict[str, BuiltPatterns] = field(default_factory=dict)
     """Pattern-modelled types: the servers built to each pattern."""

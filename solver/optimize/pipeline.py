@@ -15,7 +15,7 @@ from ..errors import CheckError, InfeasibleError, InputError, SolverError
 from ..inputs.catalog import Catalog
 from ..inputs.exclude import check_exclude
 from ..inputs.owned import check_inventory, check_site
-from ..inputs.workload import WorkloadFile
+from ..inputs.workload import Policy, WorkloadFile
 from .alternatives import (
     DEFAULT_SLACK,
     MODES,
@@ -31,6 +31,7 @@ from .budget import Budget
 from .build import (
     Model,
     build,
+    drop_disk_choices,
     exclude_bom,
     fix_priority,
     set_cost_objective,
@@ -87,6 +88,11 @@ def infeasibility_reasons(wf: WorkloadFile, catalog: Catalog, cand: Candidates) 
             )
             continue
         if not any(type_accepts(t, o, policy) for o in opts for t in cand.types):
+            hosts = [t.disk_tb for o in opts for t in cand.types
+                     if type_accepts(t, replace(o, local_tb=0.0), policy)]
+            if hosts:
+                reasons.append(_disk_reason(w.name, w.local_tb, max(hosts), policy))
+                continue
             ram = min(o.ram_gb for o in opts)
             biggest = max((usable(t.ram_gb, policy) for t in cand.types), default=0.0)
             largest = max((t.ram_gb for t in cand.types), default=0.0)
@@ -99,6 +105,21 @@ def infeasibility_reasons(wf: WorkloadFile, catalog: Catalog, cand: Candidates) 
                 "or add a platform with more DIMM slots"
             )
     return reasons
+
+
+def _disk_reason(name: str, local_tb: float, biggest: float, policy: Policy) -> str:
+    """O4: a workload whose local dataset fits no server it could otherwise run on, the
+    largest of which holds ``biggest`` TB of drives."""
+    fix = (f"lower policy.headroom (now {policy.headroom:g}; it would fit at "
+           f"{_floor(1 - local_tb / biggest):g} or less), " if local_tb < biggest else "")
+    return (
+        f"{name} reads its {local_tb:g} TB dataset locally (data.storage: local), so every "
+        f"server that runs a replica holds a copy; the largest server it can run on holds "
+        f"at most {usable(biggest, policy):g} TB under the headroom line ({biggest:g} TB of "
+        f"drives in all its bays x {1 - policy.headroom:g}). To fix: {fix}set data.storage: "
+        "shared to keep one copy in the pool, or add a larger drive or a platform with more "
+        "drive bays"
+    )
 
 
 def _floor(headroom: float) -> float:
@@ -314,7 +335,9 @@ def _cheapest(run: _Run) -> None:
     start = run.clock.used
     for _ in range(MAX_DUPLICATE_TRIES):
         out, exp, proven = solve_and_expand(m, cand, run.wf, run.catalog, run.solver,
-                                            run.clock, run.gap, share=RANK1_SHARE)
+                                            run.clock, run.gap, share=RANK1_SHARE,
+                                            disk_retries=DISK_RETRIES)
+        drop_disk_choices(m)
         if out.status == SolveStatus.NO_SOLUTION:
             raise SolverError(_no_plan_message(run.solver, run.time_limit, run.catalog))
         if out.status == SolveStatus.INFEASIBLE:
@@ -585,5 +608,8 @@ objective mixes a count with the cost): on the generated 10-workload mix, 0.3 ke
 --top 3 within twice --top 1's wall time."""
 MIN_ALTERNATIVE_TICKS = 60
 """The cap's floor, for mixes whose rank 1 took almost no search."""
+DISK_RETRIES = 3
+"""Re-solves of rank 1 allowed when its drives, rounded per server, cost more than the
+program's disk rows said (O4): another optimum of the program may pack as they assumed."""
 MAX_DUPLICATE_TRIES = 4
 """Solves allowed per requested option when expansions repeat an earlier purchase list."""

@@ -25,6 +25,10 @@ class Server:
     drive_count: int
     owned: bool = False
     """Already owned (P4): used at no capital cost, never on the bill of materials."""
+    disk_tb: float = 0.0
+    """Drives installed, TB (``drive_count`` × the drive's size)."""
+    disk_used_tb: float = 0.0
+    """O4: the datasets of the workloads it runs that are read locally, each once, TB."""
 
     def parts(self) -> tuple[tuple[str, int], ...]:
         """What the server is bought as: (SKU, quantity) of its platform, GPUs, DIMMs and
@@ -32,6 +36,22 @@ class Server:
         parts = ((self.platform, 1), (self.gpu, self.gpu_count), (self.memory, self.dimm_count),
                  (self.storage, self.drive_count))
         return tuple((sku, q) for sku, q in parts if sku and q)
+
+    def to_json(self) -> dict:
+        """One entry of ``servers[]`` (and of ``idle``) in ``--json`` (docs/json.md)."""
+        return {
+            "id": self.id,
+            "platform": self.platform,
+            "gpu": self.gpu,
+            "gpu_count": self.gpu_count,
+            "memory": self.memory,
+            "dimm_count": self.dimm_count,
+            "storage": self.storage,
+            "drive_count": self.drive_count,
+            "owned": self.owned,
+            "disk_tb": round(self.disk_tb, 4),
+            "disk_used_tb": round(self.disk_used_tb, 4),
+        }
 
 
 @dataclass(frozen=True)
@@ -235,20 +255,7 @@ class PlanOption:
             "label": self.label,
             "total_cost": round(self.total_cost, 2),
             "over_cheapest": round(self.over_cheapest, 4),
-            "servers": [
-                {
-                    "id": s.id,
-                    "platform": s.platform,
-                    "gpu": s.gpu,
-                    "gpu_count": s.gpu_count,
-                    "memory": s.memory,
-                    "dimm_count": s.dimm_count,
-                    "storage": s.storage,
-                    "drive_count": s.drive_count,
-                    "owned": s.owned,
-                }
-                for s in self.servers
-            ],
+            "servers": [s.to_json() for s in self.servers],
             "lines": [
                 {
                     "sku": ln.sku,
@@ -291,10 +298,7 @@ class PlanOption:
             "racks": get("racks"),
             "cloud_cost": get("cloud"),
             "break_even_month": None if own is None else own.break_even_month,
-            "idle": [{"id": s.id, "platform": s.platform, "gpu": s.gpu,
-                      "gpu_count": s.gpu_count, "memory": s.memory,
-                      "dimm_count": s.dimm_count, "storage": s.storage,
-                      "drive_count": s.drive_count, "owned": True} for s in self.idle],
+            "idle": [s.to_json() for s in self.idle],
         }
 
 

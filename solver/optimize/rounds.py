@@ -10,7 +10,7 @@ from __future__ import annotations
 from ..inputs.catalog import Catalog
 from ..inputs.workload import WorkloadFile
 from .budget import Budget
-from .build import Model, add_packing_cuts, disaggregate, price_patterns
+from .build import Model, add_packing_cuts, disaggregate, exclude_disk_choice, price_patterns
 from .expand import Expansion, expand
 from .outcome import SolveStatus
 from .owning import own_cost
@@ -40,7 +40,7 @@ def expansion_value(exp: Expansion, wf: WorkloadFile, catalog: Catalog) -> float
 
 
 def solve_and_expand(m, cand, wf, catalog, solver, clock, gap, loose=True, share=1.0,
-                     warm=False, cap=None):
+                     warm=False, cap=None, disk_retries=0):
     """Solve; when replicas do not pack into the bought servers, tighten the type and re-solve.
 
     ``share`` of the work budget left is what this option may use, in all its rounds;
@@ -48,6 +48,11 @@ def solve_and_expand(m, cand, wf, catalog, solver, clock, gap, loose=True, share
     ``cap``, when given, bounds this option's search checkpoints in all its rounds, with or
     without a time limit (a solve stops at its share once it has a plan: the best plan found
     is kept, so the option is a plan, not always the proven best of its objective).
+    ``disk_retries``: when a plan solved to the gap costs more than the bound proven because
+    its drives, rounded per server, cost more than the program's disk rows said (O4), up to
+    this many re-solves with that choice cut off (``exclude_disk_choice``; the caller drops
+    the cuts with ``drop_disk_choices``). Another optimum of the program may pack its
+    datasets as the rows assumed.
     Returns the outcome, its expansion, and the best lower bound proven by a solve whose
     program was still a relaxation (None if there was none).
     """
@@ -86,6 +91,12 @@ def solve_and_expand(m, cand, wf, catalog, solver, clock, gap, loose=True, share
             best = (out, exp, value)
         if not exp.failed_types:
             if round_gap <= gap or (out.gap is not None and out.gap <= gap):
+                if (disk_retries > 0 and exp.disk_types and proven is not None
+                        and best[2] > proven * (1 + gap) + 0.01):
+                    disk_retries -= 1
+                    exclude_disk_choice(m, exp.disk_types, out)
+                    round_gap = gap
+                    continue
                 break  # packed, and already within the target gap
             round_gap = gap
             continue

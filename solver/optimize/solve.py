@@ -198,10 +198,10 @@ def solve(m: Model, solver: str, time_limit: float | None = None,
     clock = _clock_stopped(m, solver, time_limit, seconds)
     sol = m.prob.sol_status
     if sol in (pulp.LpSolutionInfeasible, pulp.LpSolutionUnbounded) or m.prob.status == -1:
-        return Outcome(SolveStatus.INFEASIBLE, None, None, None, seconds, {}, {}, {}, {}, {}, {},
+        return Outcome(SolveStatus.INFEASIBLE, None, None, None, seconds, {}, {}, {}, {}, {},
                        ticks=ticks, clock_stopped=clock)
     if sol not in (pulp.LpSolutionOptimal, pulp.LpSolutionIntegerFeasible):
-        return Outcome(SolveStatus.NO_SOLUTION, None, None, None, seconds, {}, {}, {}, {}, {}, {},
+        return Outcome(SolveStatus.NO_SOLUTION, None, None, None, seconds, {}, {}, {}, {}, {},
                        ticks=ticks, clock_stopped=clock)
     objective = pulp.value(m.prob.objective)
     if objective is None or not math.isfinite(objective) or abs(objective) >= HUGE:
@@ -225,7 +225,6 @@ def solve(m: Model, solver: str, time_limit: float | None = None,
         x={k: _int(v) for k, v in m.x.items() if _int(v)},
         shared={k: _int(v) for k, v in m.shared.items()},
         z={k: _int(v) for k, v in m.z.items()},
-        drives={k: _int(v) for k, v in m.drives.items()},
         serve={k: _int(v) for k, v in m.serve.items()},
         patterns={key: pm.solved(_int) for key, pm in m.patterns.items()},
         exact=m.exact,

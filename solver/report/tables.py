@@ -174,13 +174,15 @@ def _team_of(wf: WorkloadFile) -> dict[str, str]:
 
 
 def placement_table(result: PlanResult, wf: WorkloadFile, catalog: Catalog) -> pd.DataFrame:
-    """Every replica of every option: server, GPUs, degree, batch, VRAM vs usable, host RAM."""
+    """Every replica of every option: server, GPUs, degree, batch, VRAM vs usable, host RAM,
+    cores (O3) and disk (O4: its server's local datasets vs installed TB)."""
     team = _team_of(wf)
     kind = {w.name: w.kind for w in wf.workloads}
     by_name = {w.name: w for w in wf.workloads}
     rows = []
     for opt in result.options:
         platform = {s.id: s.platform for s in opt.servers}
+        disk = {s.id: (s.disk_used_tb, s.disk_tb) for s in opt.servers}  # O4
         cores = {}  # O3: cores each replica needs, and their sum per server
         for p in opt.placements:
             w = by_name.get(p.workload)
@@ -212,6 +214,8 @@ def placement_table(result: PlanResult, wf: WorkloadFile, catalog: Catalog) -> p
                     "server_cores_used": server_cores[p.server],
                     "server_cpu_cores": catalog.platform(platform[p.server]).cpu_cores
                     if p.server in platform else None,
+                    "server_disk_used_tb": disk[p.server][0] if p.server in disk else None,
+                    "server_disk_tb": disk[p.server][1] if p.server in disk else None,
                 }
             )
     return pd.DataFrame(rows)

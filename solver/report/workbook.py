@@ -165,6 +165,8 @@ LABELS = {
     "overhead_gb": "Overhead (GB)",
     "gpu_equivalents": "GPUs used",
     "storage_tb": "Storage (TB)",
+    "server_disk_used_tb": "Server disk used (TB)",
+    "server_disk_tb": "Server disk installed (TB)",
     "total_cost": "Total cost",
     "budget": "Budget",
     "served_priority": "Served priority",

@@ -1,0 +1,108 @@
+"""O4, storage where the data is read, with headroom: hand-solved tiny instances.
+
+Catalog (tests/solver_fixtures.py): GPU small 24 GB $1000; platform box2 (2 PCIe slots, 2
+bays) $2000 with 2 x 32 GB DIMMs $100 each (the cheapest box, $2200); CPU node $500 (4 bays);
+drive ssd4 4 TB $400. A job of 30 GB splits over the two small GPUs of one box (15 GB each
+under the 19.2 GB line), so two replicas need two boxes: 2 x (2200 + 2 x 1000) = 8400
+before drives. Each test fails when the row it names is removed from ``define_storage``:
+its plan then costs more than the program's bound and is reported ``feasible``.
+"""
+
+from __future__ import annotations
+
+import solver_fixtures as fx
+
+from solver.check import check_plan
+from solver.optimize.pipeline import plan
+
+TWO_BOXES = 2 * (2000 + 2 * 100 + 2 * 1000)
+
+
+def run(wf, cat=None):
+    cat = cat or fx.catalog()
+    result = plan(wf, cat, top=1, with_baseline=False)
+    for option in result.options:
+        assert check_plan(option, wf, cat) == []
+    return result
+
+
+def _drives(option) -> dict[str, int]:
+    """Drives per server id (servers without drives left out)."""
+    return {s.id: s.drive_count for s in option.servers if s.drive_count}
+
+
+def test_each_server_running_a_local_job_holds_its_own_copy(monkeypatch):
+    """(a) Rows ``hosts``/``disk_fit``: replicas of a 1 TB local dataset on two boxes need a
+    drive in each (the old pool row bought one): 8400 + 2 x 400 = 9200."""
+    fx.install(monkeypatch, {"a": (30, 10)})
+    r = run(fx.workloads({"name": "a", "replicas": 2, "data": {"dataset_tb": 1}}))
+    o = r.options[0]
+    assert r.status == "optimal"
+    assert o.total_cost == TWO_BOXES + 2 * 400
+    assert sorted(_drives(o).values()) == [1, 1]
+    assert all(s.disk_used_tb == 1 and s.disk_tb == 4 for s in o.servers)
+
+
+def test_disk_headroom_line(monkeypatch):
+    """(b) Row ``disk`` under the line (R15 on disks): at headroom 0.15 a 2 TB dataset needs
+    2 / 0.85 = 2.35 TB, so two 2 TB drives ($200), not one ($100) nor a 4 TB ($300):
+    2200 + 1000 + 200 = 3400."""
+    fx.install(monkeypatch, {"a": (15, 10)})
+    cat = fx.catalog(storage=[{"sku": "ssd2", "size_tb": 2, "price": 100},
+                              {"sku": "ssd4", "size_tb": 4, "price": 300}])
+    r = run(fx.workloads({"name": "a", "data": {"dataset_tb": 2}}, headroom=0.15), cat)
+    o = r.options[0]
+    assert r.status == "optimal"
+    assert o.total_cost == 2000 + 2 * 100 + 1000 + 2 * 100
+    assert [(s.storage, s.drive_count) for s in o.servers] == [("ssd2", 2)]
+
+
+def test_shared_dataset_counts_once(monkeypatch):
+    """(c) Row ``storage`` (the pool): a 3 TB dataset with ``storage: shared`` read by
+    replicas on two boxes is held once: 3 / 0.8 = 3.75 TB, one 4 TB drive, 8400 + 400 = 8800
+    (local, it would need a drive in each box: 9200)."""
+    fx.install(monkeypatch, {"a": (30, 10)})
+    r = run(fx.workloads({"name": "a", "replicas": 2,
+                          "data": {"dataset_tb": 3, "storage": "shared"}}))
+    o = r.options[0]
+    assert r.status == "optimal"
+    assert o.total_cost == TWO_BOXES + 400
+    assert list(_drives(o).values()) == [1]
+    assert all(s.disk_used_tb == 0 for s in o.servers)
+
+
+def test_checkpoints_count_once_per_workload(monkeypatch):
+    """(d) Row ``storage``: 3 TB of checkpoints of a workload with replicas on two boxes are
+    kept once: one 4 TB drive (3.2 TB under the line), 8800; counted per replica (6 TB) they
+    would need two."""
+    fx.install(monkeypatch, {"a": (30, 10)})
+    r = run(fx.workloads({"name": "a", "replicas": 2, "data": {"checkpoints_tb": 3}}))
+    o = r.options[0]
+    assert r.status == "optimal"
+    assert o.total_cost == TWO_BOXES + 400
+    assert list(_drives(o).values()) == [1]
+
+
+def test_local_datasets_on_one_server_add_up(monkeypatch):
+    """Row ``disk`` (per type): jobs a and b (one small GPU each, 2 TB local datasets) share
+    a box, 4 / 0.8 = 5 TB, so two 4 TB drives there; job c (60 GB: only one big GPU holds
+    it) runs on a box of big GPUs and reads 0.5 TB: one drive. The pool alone (4.5 TB under
+    0.8 x 8 TB) would let the first box keep one drive:
+    (2200 + 2 x 1000) + (2200 + 10000) + 3 x 400 = 17600."""
+    fx.install(monkeypatch, {"a": (15, 10), "b": (15, 10), "c": (60, 10)})
+    r = run(fx.workloads({"name": "a", "data": {"dataset_tb": 2}},
+                         {"name": "b", "data": {"dataset_tb": 2}},
+                         {"name": "c", "data": {"dataset_tb": 0.5}}))
+    o = r.options[0]
+    assert r.status == "optimal"
+    assert o.total_cost == (2200 + 2 * 1000) + (2200 + 10000) + 3 * 400
+    assert sorted((s.disk_used_tb, s.drive_count) for s in o.servers) == [(0.5, 1), (4.0, 2)]
+
+
+def test_bruteforce_agrees_on_seeded_storage_instances():
+    """bench/bruteforce.py's O4 rules (per-server copies, pool, headroom) agree with rank 1
+    on seeded tiny instances whose datasets and checkpoints decide."""
+    from bench.bruteforce import crosscheck
+
+    res = crosscheck(60, storage=True)
+    assert res["mismatches"] == [] and res["match"] == 60
