@@ -94,7 +94,7 @@ def test_budget_that_buys_nothing_is_infeasible_and_writes_no_workbook(tmp_path)
     # The cheapest workload (ties: the most priority) and what it costs alone, and the full plan.
     assert "at least USD 6,670, what serving serve-mistral-7b alone costs" in err
     assert "serve-mistral-7b (inference, priority 9, 1 replica(s)): USD 6,670 on its own" in err
-    assert "every workload: USD 16,790" in err
+    assert "every workload: USD 16,940" in err
     assert result.stdout == ""
     assert not list(tmp_path.glob("*.xlsx")) and not list(tmp_path.glob(".*"))
 
@@ -108,7 +108,7 @@ def test_budget_that_buys_nothing_json_document(tmp_path):
     assert doc["budget"] == 1000 and doc["currency"] == "USD"
     assert doc["cheapest_workload"] == "serve-mistral-7b"
     assert doc["cheapest_workload_cost"] == pytest.approx(6670)
-    assert doc["full_plan_cost"] == pytest.approx(16790)
+    assert doc["full_plan_cost"] == pytest.approx(16940)
     assert len(doc["unserved"]) == 4 == len(doc["workload_costs"])
     costs = [c["total_cost"] for c in doc["workload_costs"]]
     assert costs == sorted(costs) and costs[0] == doc["cheapest_workload_cost"]
