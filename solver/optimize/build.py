@@ -365,14 +365,17 @@ def define_storage(m: Model, wf: WorkloadFile, cand: Candidates, catalog: Catalo
         Σ_k z_tk ≤ n_t                                              (``drive_servers_{t}``)
         M_wt h_wt ≥ Σ_o x_wot                                       (``hosts_{w}_{t}``)
         Σ_{w ∈ L} ds_w h_wt ≤ λ Σ_k TB_k z_tk    (owned: ≤ λ T_t n_t) (``disk_{t}``)
-        H_tτ ≥ h_wt,  M_tτ H_tτ ≥ Σ_{ds_w ≥ τ} Σ_o x_wot   for ds_w ≥ τ  (``hosts_any_…``,
-                                                                    ``hosts_all_{t}_{j}``)
-        Σ_{k: λ TB_k ≥ τ} z_tk ≥ H_tτ                              (``disk_fit_{t}_{j}``)
+        Σ_{k: λ TB_k ≥ ds_w} z_tk ≥ h_wt                            (``disk_fit_{h_wt}``)
+        M_tτ Σ_{k: λ TB_k ≥ τ} z_tk ≥ Σ_{ds_w ≥ τ} Σ_o x_wot         (``hosts_all_{t}_{j}``)
         Σ_{w ∈ L, t} ds_w h_wt + P ≤ λ (Σ_tk TB_k z_tk + Σ_{owned t} T_t n_t)   (``storage``)
 
-    h_wt counts the servers of type t hosting a replica of w ∈ L and H_tτ those hosting a
-    dataset of at least τ (τ over the local datasets on t; H_tτ is h_wt itself when one
-    workload is that large), each of which needs a config holding τ under the line. M_wt
+    h_wt counts the servers of type t hosting a replica of w ∈ L; each needs a config
+    holding ds_w under the line. For τ over the local datasets on t, the servers hosting a
+    dataset of at least τ (at least max_{ds_w ≥ τ} h_wt, and their replicas over M_tτ) each
+    need a config holding τ: the rows above say so without a variable for that count (a
+    config holding ds_w holds every τ ≤ ds_w, so one ``disk_fit`` row per w covers the
+    first bound for every τ; ``hosts_all`` is left out when one workload is that large,
+    the ``hosts`` and ``disk_fit`` rows of w then implying it). M_wt
     (M_tτ) bounds the replicas of w (of all workloads with ds_w ≥ τ) one server of t holds:
     each resource over the least any of their options there takes (GPU slots, a shared
     replica taking v_o / U_g of a GPU; usable RAM; cores), at most the replicas planned. Every real plan meets each row (each server
@@ -427,23 +430,20 @@ def define_storage(m: Model, wf: WorkloadFile, cand: Candidates, catalog: Catalo
         m.prob += used <= line * tb, f"disk_{ti}"
         if t.owned:
             continue  # type_accepts: each of its datasets fits one owned server alone
+        # Servers hosting w each need a config holding ds_w under the line; a config that
+        # holds ds_w holds every smaller τ too, so this one row per w covers every τ ≤ ds_w.
+        for ds, h, name in hosting:
+            fit = [v for size, v in configs if line * size + 1e-9 >= ds]
+            m.prob += pulp.lpSum(fit) >= h, f"disk_fit_{h.name}"
         for j, tau in enumerate(sorted({ds for ds, _, _ in hosting})):
-            big = [(h, name) for ds, h, name in hosting if ds >= tau - 1e-12]
-            if len(big) == 1:
-                at_least = big[0][0]
-            else:
-                # A lower bound on servers, each of which needs a config: continuous is
-                # enough, the configs z_tk covering it are integers.
-                at_least = pulp.LpVariable(f"H_{ti}_{j}", 0)
-                for h, _ in big:
-                    m.prob += at_least >= h, f"hosts_any_{h.name}_{j}"
-                names = {name for _, name in big}
-                most = _most_on_one(m, names, key, cand, wf.policy)
-                m.prob += (most * at_least >= pulp.lpSum(v for name in names
-                                                         for v in placed[(name, key)]),
-                           f"hosts_all_{ti}_{j}")
+            names = {name for ds, _, name in hosting if ds >= tau - 1e-12}
+            if len(names) == 1:
+                continue  # M_wt h_wt ≥ Σ_o x_wot and the row above already say it
+            most = _most_on_one(m, names, key, cand, wf.policy)
             fit = [v for size, v in configs if line * size + 1e-9 >= tau]
-            m.prob += pulp.lpSum(fit) >= at_least, f"disk_fit_{ti}_{j}"
+            m.prob += (most * pulp.lpSum(fit) >= pulp.lpSum(v for name in sorted(names)
+                                                            for v in placed[(name, key)]),
+                       f"hosts_all_{ti}_{j}")
     m.prob += (pulp.lpSum(copies) + pulp.lpSum(tb * u for tb, u in pooled)
                <= line * pulp.lpSum(installed)), "storage"
 
