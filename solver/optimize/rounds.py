@@ -74,7 +74,10 @@ def solve_and_expand(m, cand, wf, catalog, solver, clock, gap, loose=True, share
         # and re-solve. The clock's limit is all the time left (the safety net).
         seconds, _ = clock.limits()
         ticks = None if own is None else max(1, int(0.5 * (own - (clock.used - start_used))))
-        out = solve(m, solver, seconds, round_gap, work_ticks=ticks, warm=warm or round_ > 0)
+        # With a bound proven by an earlier round, a plan within the gap of it is proven by
+        # that bound: the solve stops on finding one instead of proving it again.
+        out = solve(m, solver, seconds, round_gap, work_ticks=ticks, warm=warm or round_ > 0,
+                    target=_target(proven, gap))
         clock.spend(out.ticks, out.clock_stopped)
         if out.status in (SolveStatus.INFEASIBLE, SolveStatus.NO_SOLUTION):
             break
@@ -107,8 +110,13 @@ def solve_and_expand(m, cand, wf, catalog, solver, clock, gap, loose=True, share
             # exactly (docs/solver.md, "Cuts when the sums lie").
             failures[key] = failures.get(key, 0) + 1
             if failures[key] == 1:
-                progress |= add_packing_cuts(m, key, wf.policy) > 0
-            elif key not in m.patterns:
+                if _cuts_off_plan(m, key, wf):
+                    progress = True
+                    continue
+                # The cuts hold for this plan too: re-solving would find it again, so the
+                # type goes to patterns at once (the cuts stay: they are valid).
+                failures[key] = 2
+            if key not in m.patterns:
                 if m.exact and round_gap > gap and clock.can_start("proving a bound"):
                     # Patterns may make the program conservative (shared GPUs) or a
                     # restriction (priced): prove the bound of the relaxation first, on
@@ -127,12 +135,30 @@ def solve_and_expand(m, cand, wf, catalog, solver, clock, gap, loose=True, share
     return out, exp, proven
 
 
+def _cuts_off_plan(m: Model, key: str, wf: WorkloadFile) -> bool:
+    """Add a failed type's packing cuts; whether any of them cuts off the plan just solved
+    (the model's variables still hold its values)."""
+    before = set(m.prob.constraints)
+    add_packing_cuts(m, key, wf.policy)
+    new = [row for name, row in m.prob.constraints.items() if name not in before]
+    # A row over a variable without a value (none solved yet) counts as cutting it off.
+    return any(row.value() is None or not row.valid(1e-6) for row in new)
+
+
+def _target(proven: float | None, gap: float) -> float | None:
+    """The objective a plan must reach to be proven by ``proven``: within ``gap`` of it."""
+    if proven is None:
+        return None
+    return proven + gap * abs(proven)
+
+
 def _prove_bound(m: Model, solver: str, clock: Budget, gap: float, proven: float | None,
                  ticks: int | None) -> float | None:
     """Solve the program, still a relaxation, to the target gap within ``ticks`` of work
     (half the clock left as the safety net); the better bound proven."""
     seconds, _ = clock.limits(0.5)
-    out = solve(m, solver, seconds, gap, work_ticks=ticks)
+    # From the last round's plan: its value is often the optimum, which is left to prove.
+    out = solve(m, solver, seconds, gap, work_ticks=ticks, warm=True)
     clock.spend(out.ticks, out.clock_stopped)
     if out.exact and out.bound is not None:
         return out.bound if proven is None else max(proven, out.bound)

@@ -59,10 +59,12 @@ class _Highs(pulp.HiGHS):
     plan: both are read here from HiGHS's own primal solution status.
     """
 
-    def __init__(self, work_ticks: int | None = None, warm: bool = False, **kwargs):
+    def __init__(self, work_ticks: int | None = None, warm: bool = False,
+                 target: float | None = None, **kwargs):
         super().__init__(**kwargs)
         self.work_ticks = work_ticks
         self.warm = warm
+        self.target = target
         self.ticks = 0
         self.interrupt = interrupt.Deferred()
 
@@ -80,11 +82,13 @@ class _Highs(pulp.HiGHS):
         super().createAndConfigureSolver(lp)
         limit = self.work_ticks
         stop = self.interrupt
+        target = self.target
 
         def tick(event) -> None:
             self.ticks += 1
-            if stop.requested or (limit is not None and self.ticks >= limit
-                                  and event.data_out.mip_primal_bound < 1e300):
+            found = event.data_out.mip_primal_bound
+            if stop.requested or (limit is not None and self.ticks >= limit and found < 1e300) \
+                    or (target is not None and found <= target):
                 event.interrupt()
 
         def lp_tick(event) -> None:  # a long LP (the root node) checks for Ctrl-C too
@@ -120,9 +124,9 @@ def _has_plan(highs) -> bool:
 
 
 def _make(name: str, time_limit: float | None, gap: float, work_ticks: int | None = None,
-          warm: bool = False):
+          warm: bool = False, target: float | None = None):
     if name == "highs":
-        solver = _Highs(work_ticks=work_ticks, warm=warm, msg=False, timeLimit=time_limit, gapRel=gap,
+        solver = _Highs(work_ticks=work_ticks, warm=warm, target=target, msg=False, timeLimit=time_limit, gapRel=gap,
                         threads=1, random_seed=SEED)
     elif name == "cbc":
         # CBC has no work count reachable through PuLP: with one thread and a fixed seed it
@@ -171,7 +175,7 @@ def _int(v) -> int:
 
 def solve(m: Model, solver: str, time_limit: float | None = None,
           gap: float = DEFAULT_GAP, work_ticks: int | None = None,
-          warm: bool = False) -> Outcome:
+          warm: bool = False, target: float | None = None) -> Outcome:
     """Solve ``m`` and read back every decision as integers.
 
     Args:
@@ -179,11 +183,15 @@ def solve(m: Model, solver: str, time_limit: float | None = None,
         work_ticks: stop after this many search checkpoints once a plan is found (HiGHS;
             deterministic, see ``budget.py``).
         warm: start HiGHS from the variables' values of the previous solve.
+        target: stop once a plan of objective at most this is found (HiGHS, a minimisation;
+            a bound proven by an earlier solve times 1 + gap: the plan is then proven by
+            that bound, and searching on would only re-prove it).
 
     Raises:
         SolverError: the solver is missing or crashed.
     """
-    engine = _make(solver, time_limit, gap, work_ticks, warm)
+    engine = _make(solver, time_limit, gap, work_ticks, warm,
+                   target if m.prob.sense == pulp.LpMinimize else None)
     start = time.perf_counter()
     deferred = getattr(engine, "interrupt", None)
     try:
