@@ -453,7 +453,7 @@ def _alternatives(run: _Run, slack: float) -> None:
         share = 1.0 / max(1, run.top - len(run.options))
         out, exp, _ = solve_and_expand(m, run.cand, run.wf, catalog, run.solver, run.clock,
                                        max(run.gap, ALTERNATIVE_GAP), loose=False, share=share,
-                                       warm=False, cap=cap)
+                                       warm=True, cap=cap)  # from the plan before: a plan to stop on
         if out.status == SolveStatus.NO_SOLUTION or exp is None:
             left_out.setdefault("the time limit ran out", []).append(d.label)
             continue

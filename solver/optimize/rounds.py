@@ -44,7 +44,9 @@ def solve_and_expand(m, cand, wf, catalog, solver, clock, gap, loose=True, share
     """Solve; when replicas do not pack into the bought servers, tighten the type and re-solve.
 
     ``share`` of the work budget left is what this option may use, in all its rounds;
-    ``warm`` starts its first solve from the previous solve's values (later rounds always do).
+    ``warm`` starts its first solve from the previous solve's values (later rounds always do),
+    a plan to fall back on: its work share ends that solve only once it finds a better one
+    (``beat_start``).
     ``cap``, when given, bounds this option's search checkpoints in all its rounds, with or
     without a time limit (a solve stops at its share once it has a plan: the best plan found
     is kept, so the option is a plan, not always the proven best of its objective).
@@ -77,7 +79,7 @@ def solve_and_expand(m, cand, wf, catalog, solver, clock, gap, loose=True, share
         # With a bound proven by an earlier round, a plan within the gap of it is proven by
         # that bound: the solve stops on finding one instead of proving it again.
         out = solve(m, solver, seconds, round_gap, work_ticks=ticks, warm=warm or round_ > 0,
-                    target=_target(proven, gap))
+                    target=_target(proven, gap), beat_start=warm and round_ == 0)
         clock.spend(out.ticks, out.clock_stopped)
         if out.status in (SolveStatus.INFEASIBLE, SolveStatus.NO_SOLUTION):
             break

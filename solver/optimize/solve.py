@@ -45,6 +45,10 @@ def default_solver() -> str:
     return found[0]
 
 
+BEAT_START_TICKS = 3
+"""With ``beat_start``, the most work ticks (times the limit) a solve holding only its start
+may run before the limit ends it (a cold solve runs until its first plan, however long)."""
+
 SEED = 1
 """Random seed of every solve: with one thread, the same program and limits give the same
 search, so a run that ends on its work budget is reproducible."""
@@ -60,11 +64,13 @@ class _Highs(pulp.HiGHS):
     """
 
     def __init__(self, work_ticks: int | None = None, warm: bool = False,
-                 target: float | None = None, **kwargs):
+                 target: float | None = None, beat_start: bool = False, **kwargs):
         super().__init__(**kwargs)
         self.work_ticks = work_ticks
         self.warm = warm
         self.target = target
+        self.beat_start = beat_start
+        self.start_value: float | None = None
         self.ticks = 0
         self.interrupt = interrupt.Deferred()
 
@@ -76,6 +82,8 @@ class _Highs(pulp.HiGHS):
             start.col_value = [v.varValue or 0.0 for v in lp.variables()]
             start.value_valid = True
             lp.solverModel.setSolution(start)
+            if self.beat_start and lp.sense == pulp.LpMinimize and lp.objective is not None:
+                self.start_value = lp.objective.value()
         super().callSolver(lp)
 
     def createAndConfigureSolver(self, lp):
@@ -87,9 +95,15 @@ class _Highs(pulp.HiGHS):
         def tick(event) -> None:
             self.ticks += 1
             found = event.data_out.mip_primal_bound
-            if stop.requested or (limit is not None and self.ticks >= limit and found < 1e300) \
-                    or (target is not None and found <= target):
+            if stop.requested or (target is not None and found <= target):
                 event.interrupt()
+            elif limit is not None and self.ticks >= limit and found < 1e300:
+                # With ``beat_start``, the start alone does not end the search before
+                # BEAT_START_TICKS x the limit: only a better plan of its own does.
+                first = self.start_value
+                if (first is None or found < first - 1e-9 * max(1.0, abs(first))
+                        or self.ticks >= BEAT_START_TICKS * limit):
+                    event.interrupt()
 
         def lp_tick(event) -> None:  # a long LP (the root node) checks for Ctrl-C too
             if stop.requested:
@@ -124,9 +138,10 @@ def _has_plan(highs) -> bool:
 
 
 def _make(name: str, time_limit: float | None, gap: float, work_ticks: int | None = None,
-          warm: bool = False, target: float | None = None):
+          warm: bool = False, target: float | None = None, beat_start: bool = False):
     if name == "highs":
-        solver = _Highs(work_ticks=work_ticks, warm=warm, target=target, msg=False, timeLimit=time_limit, gapRel=gap,
+        solver = _Highs(work_ticks=work_ticks, warm=warm, target=target, beat_start=beat_start,
+                        msg=False, timeLimit=time_limit, gapRel=gap,
                         threads=1, random_seed=SEED)
     elif name == "cbc":
         # CBC has no work count reachable through PuLP: with one thread and a fixed seed it
@@ -175,7 +190,8 @@ def _int(v) -> int:
 
 def solve(m: Model, solver: str, time_limit: float | None = None,
           gap: float = DEFAULT_GAP, work_ticks: int | None = None,
-          warm: bool = False, target: float | None = None) -> Outcome:
+          warm: bool = False, target: float | None = None,
+          beat_start: bool = False) -> Outcome:
     """Solve ``m`` and read back every decision as integers.
 
     Args:
@@ -186,12 +202,15 @@ def solve(m: Model, solver: str, time_limit: float | None = None,
         target: stop once a plan of objective at most this is found (HiGHS, a minimisation;
             a bound proven by an earlier solve times 1 + gap: the plan is then proven by
             that bound, and searching on would only re-prove it).
+        beat_start: with ``warm``, ``work_ticks`` ends the search only once it holds a plan
+            better than the start (or after ``BEAT_START_TICKS`` times as many): the start
+            is a plan to fall back on, not the answer (an alternative's first solve).
 
     Raises:
         SolverError: the solver is missing or crashed.
     """
     engine = _make(solver, time_limit, gap, work_ticks, warm,
-                   target if m.prob.sense == pulp.LpMinimize else None)
+                   target if m.prob.sense == pulp.LpMinimize else None, beat_start and warm)
     start = time.perf_counter()
     deferred = getattr(engine, "interrupt", None)
     try:
