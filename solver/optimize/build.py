@@ -378,7 +378,10 @@ def define_storage(m: Model, wf: WorkloadFile, cand: Candidates, catalog: Catalo
     the ``hosts`` and ``disk_fit`` rows of w then implying it). M_wt
     (M_tτ) bounds the replicas of w (of all workloads with ds_w ≥ τ) one server of t holds:
     each resource over the least any of their options there takes (GPU slots, a shared
-    replica taking v_o / U_g of a GPU; usable RAM; cores), at most the replicas planned. Every real plan meets each row (each server
+    replica taking v_o / U_g of a GPU; usable RAM; cores), at most the replicas planned.
+    Pairs of local workloads on one type get two more rows (``_define_disk_pairs``): how
+    many replicas of w fit beside one of v, and a config holding both datasets on the
+    servers that must host both. Every real plan meets each row (each server
     hosting w holds its own copy, one config per server, distinct datasets add up per
     server and over the pool), so the program stays a relaxation. An option whose dataset
     fits no server of a type under the line is not offered there (``type_accepts``).
@@ -444,8 +447,75 @@ def define_storage(m: Model, wf: WorkloadFile, cand: Candidates, catalog: Catalo
             m.prob += (most * pulp.lpSum(fit) >= pulp.lpSum(v for name in sorted(names)
                                                             for v in placed[(name, key)]),
                        f"hosts_all_{ti}_{j}")
+        _define_disk_pairs(m, key, hosting, configs, placed, line, cand, wf.policy)
     m.prob += (pulp.lpSum(copies) + pulp.lpSum(tb * u for tb, u in pooled)
                <= line * pulp.lpSum(installed)), "storage"
+
+
+def _define_disk_pairs(m: Model, key: str, hosting: list[tuple[float, pulp.LpVariable, str]],
+                       configs: list[tuple[float, pulp.LpVariable]],
+                       placed: dict[tuple[str, str], list[pulp.LpVariable]], line: float,
+                       cand: Candidates, policy: Policy) -> None:
+    """O4 on pairs of local workloads w ≠ v on one type t (``define_storage``):
+
+        Σ_o x_wot ≤ M_w|v h_wt + (M_wt − M_w|v)(n_t − h_vt)     if M_w|v < M_wt  (``beside_…``)
+        Σ_{k: λ TB_k ≥ ds_w + ds_v} z_tk ≥ h_wt + h_vt − n_t     if fewer configs hold
+                                                    ds_w + ds_v than max(ds_w, ds_v) (``disk_pair_…``)
+
+    M_w|v bounds the replicas of w on a server of t that also holds one of v (each resource
+    less the least v's options there take, over the least w's take; 0: they never share
+    one). The servers hosting w number h_w; at most n_t − h_v of them hold no v, each with
+    at most M_wt replicas, the others at most M_w|v: the first row. At least h_w + h_v − n_t
+    servers host both, each needing a config holding both datasets: the second. Both hold
+    for every real plan (h the true counts), so the program stays a relaxation; they see
+    what the per-type sums miss: on q3 two 1,200 GB tokenize replicas on two 2 TB servers
+    leave room for one chat-sft each (so h = 2, not 1), and each of those servers holds
+    8.5 TB (six drives, not five)."""
+    n = m.n[key]
+    most = {name: _most_on_one(m, {name}, key, cand, policy) for _, _, name in hosting}
+    for ds_w, h_w, w in hosting:
+        for ds_v, h_v, v in hosting:
+            if v == w:
+                continue
+            beside = min(most[w], _most_beside(m, w, v, key, cand, policy))
+            if beside < most[w]:
+                m.prob += (pulp.lpSum(placed[(w, key)])
+                           <= beside * h_w + (most[w] - beside) * (n - h_v),
+                           f"beside_{h_w.name}_{h_v.name}")
+            if v < w:
+                continue  # the pair row once per unordered pair
+            both = [z for size, z in configs if line * size + 1e-9 >= ds_w + ds_v]
+            either = [z for size, z in configs if line * size + 1e-9 >= max(ds_w, ds_v)]
+            if len(both) < len(either):
+                m.prob += (pulp.lpSum(both) >= h_w + h_v - n,
+                           f"disk_pair_{h_w.name}_{h_v.name}")
+
+
+def _most_beside(m: Model, w: str, v: str, key: str, cand: Candidates, policy: Policy) -> int:
+    """M_w|v: most replicas of ``w`` one server of type ``key`` holds beside one replica of
+    ``v``, by each resource less the least any option of v there takes, over the least any
+    option of w takes (as ``_most_on_one``); 0 when none fits beside it."""
+    t = m.types[key]
+    mine = [o for o, _ in m.on_type[key] if o.workload == w]
+    theirs = [o for o, _ in m.on_type[key] if o.workload == v]
+    most = float(cand.most_replicas(w))
+    if t.gpu is not None:
+        cap = usable(t.gpu.vram_gb, policy)
+
+        def slots(o: ReplicaOption) -> float:
+            return o.vram_gb / cap if o.shared else float(o.degree)
+
+        need, left = min(map(slots, mine)), t.gpu_slots - min(map(slots, theirs))
+        if need > 0:
+            most = min(most, left / need)
+    ram_left = usable(t.ram_gb, policy) - min(o.ram_gb for o in theirs)
+    ram = min(o.ram_gb for o in mine)
+    if ram > 0:
+        most = min(most, ram_left / ram)
+    cores = min(o.cores for o in mine)
+    if t.platform.cpu_cores is not None and cores > 0:
+        most = min(most, (t.platform.cpu_cores - min(o.cores for o in theirs)) / cores)
+    return max(0, math.floor(most + 1e-9))
 
 
 def drive_configs(bays: int, drives: list[StorageSku],
