@@ -101,7 +101,10 @@ def solve_and_expand(m, cand, wf, catalog, solver, clock, gap, loose=True, share
         if best is None or value < best[2]:
             best = (out, exp, value)
         if not exp.failed_types:
-            if round_gap <= gap or (out.gap is not None and out.gap <= gap):
+            target = _target(proven, gap)
+            if (round_gap <= gap or (out.gap is not None and out.gap <= gap)
+                    or (target is not None and out.objective is not None
+                        and out.objective <= target)):
                 if (disk_retries > 0 and exp.disk_types and proven is not None
                         and best[2] > proven * (1 + gap) + 0.01):
                     disk_retries -= 1
