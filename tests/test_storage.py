@@ -99,6 +99,28 @@ def test_local_datasets_on_one_server_add_up(monkeypatch):
     assert sorted((s.disk_used_tb, s.drive_count) for s in o.servers) == [(0.5, 1), (4.0, 2)]
 
 
+def test_datasets_side_by_side_need_the_pair_rows(monkeypatch):
+    """Rows ``beside`` and ``disk_pair``: a (30 GB of RAM, a 3 TB dataset) runs alone on a
+    box of 2 x 32 GB (51.2 GB under the line), so its two replicas take two such boxes, and
+    b's two replicas (10 GB, 1 TB) fill their second slots: both boxes hold 4 TB, five TB of
+    drives under the line, two drives each: 2 x 4200 + 4 x 400 = 10000. The per-type sums
+    alone say one b copy (two b replicas fit one box) or 8 TB in all (three drives): 9600.
+    Putting both a's on a box of 2 x 64 GB ($500 each) and both b's on the other costs as
+    much: (2000 + 1000 + 2000) + 4200 + 2 x 400 = 10000 (the box has two DIMM slots)."""
+    fx.install(monkeypatch, {"a": (15, 30), "b": (15, 10)})
+    cat = fx.catalog(platforms=[
+        {"sku": "box2", "gpu_slots": 2, "form_factors": ["pcie"], "dimm_slots": 2,
+         "memory_type": "ddr4", "memory_channels": 2, "drive_bays": 2, "price": 2000}],
+        memory=[
+        {"sku": "d32", "type": "ddr4", "speed_mts": 3200, "size_gb": 32, "price": 100},
+        {"sku": "d64", "type": "ddr4", "speed_mts": 3200, "size_gb": 64, "price": 500}])
+    r = run(fx.workloads({"name": "a", "replicas": 2, "data": {"dataset_tb": 3}},
+                         {"name": "b", "replicas": 2, "data": {"dataset_tb": 1}}), cat)
+    o = r.options[0]
+    assert r.status == "optimal"
+    assert o.total_cost == 10000
+
+
 def test_bruteforce_agrees_on_seeded_storage_instances():
     """bench/bruteforce.py's O4 rules (per-server copies, pool, headroom) agree with rank 1
     on seeded tiny instances whose datasets and checkpoints decide."""

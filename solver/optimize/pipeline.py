@@ -34,6 +34,8 @@ from .build import (
     drop_disk_choices,
     exclude_bom,
     fix_priority,
+    hold_pair_rows,
+    restore_rows,
     set_cost_objective,
     set_priority_objective,
 )
@@ -429,6 +431,7 @@ def _alternatives(run: _Run, slack: float) -> None:
     lower = min(lower, best)
     ceiling = (1 + slack) * best
     define_cost_slack(m, best, slack)
+    held = hold_pair_rows(m)  # valid rows for rank 1's bound; a cost to alternatives' roots
     lp_bound = m.lp_bound  # pattern pricing under another objective must not move it
     left_out: dict[str, list[str]] = {}
     """Why -> the directions left out for it (one reason named once)."""
@@ -453,7 +456,7 @@ def _alternatives(run: _Run, slack: float) -> None:
         share = 1.0 / max(1, run.top - len(run.options))
         out, exp, _ = solve_and_expand(m, run.cand, run.wf, catalog, run.solver, run.clock,
                                        max(run.gap, ALTERNATIVE_GAP), loose=False, share=share,
-                                       warm=False, cap=cap)
+                                       warm=True, cap=cap)  # from the plan before: a plan to stop on
         if out.status == SolveStatus.NO_SOLUTION or exp is None:
             left_out.setdefault("the time limit ran out", []).append(d.label)
             continue
@@ -478,6 +481,7 @@ def _alternatives(run: _Run, slack: float) -> None:
     m.lp_bound = lp_bound
     set_cost_objective(m)
     m.prob.constraints.pop("cost_slack", None)
+    restore_rows(m, held)
     if len(run.options) < run.top:
         run.notes.append(f"{len(run.options)} of {run.top} options: {why_fewer}")
     if left_out:

@@ -12,7 +12,7 @@ from ..inputs.workload import WorkloadFile
 from .budget import Budget
 from .build import Model, add_packing_cuts, disaggregate, exclude_disk_choice, price_patterns
 from .expand import Expansion, expand
-from .outcome import SolveStatus
+from .outcome import Outcome, SolveStatus
 from .owning import own_cost
 from .plan import OwnCost
 from .solve import lp_duals, solve
@@ -44,7 +44,9 @@ def solve_and_expand(m, cand, wf, catalog, solver, clock, gap, loose=True, share
     """Solve; when replicas do not pack into the bought servers, tighten the type and re-solve.
 
     ``share`` of the work budget left is what this option may use, in all its rounds;
-    ``warm`` starts its first solve from the previous solve's values (later rounds always do).
+    ``warm`` starts its first solve from the previous solve's values (later rounds always do),
+    a plan to fall back on: its work share ends that solve only once it finds a better one
+    (``beat_start``).
     ``cap``, when given, bounds this option's search checkpoints in all its rounds, with or
     without a time limit (a solve stops at its share once it has a plan: the best plan found
     is kept, so the option is a plan, not always the proven best of its objective).
@@ -66,23 +68,32 @@ def solve_and_expand(m, cand, wf, catalog, solver, clock, gap, loose=True, share
     # Rounds that may still fail to pack are solved to a loose gap; once a solution packs,
     # one more solve closes the gap (the cuts and patterns found meanwhile are kept).
     round_gap = max(gap, LOOSE_GAP) if loose else gap
+    pending: tuple[Outcome, Expansion] | None = None
+    """A plan the bound-proving solve found that packs: the next round, without a solve."""
     for round_ in range(MAX_CUT_ROUNDS):
-        if round_ and not clock.can_start("a packing round"):
-            break  # out of time: a repaired plan is reported as feasible
-        _generate_patterns(m, clock)
-        # Half of this option's work left: a packing failure still leaves work to tighten
-        # and re-solve. The clock's limit is all the time left (the safety net).
-        seconds, _ = clock.limits()
-        ticks = None if own is None else max(1, int(0.5 * (own - (clock.used - start_used))))
-        out = solve(m, solver, seconds, round_gap, work_ticks=ticks, warm=warm or round_ > 0)
-        clock.spend(out.ticks, out.clock_stopped)
-        if out.status in (SolveStatus.INFEASIBLE, SolveStatus.NO_SOLUTION):
-            break
-        if out.exact and out.bound is not None:
-            proven = out.bound if proven is None else max(proven, out.bound)
-        if m.lp_bound is not None:
-            proven = m.lp_bound if proven is None else max(proven, m.lp_bound)
-        exp = expand(out, cand, wf, catalog)
+        if pending is not None:
+            (out, exp), pending = pending, None
+        else:
+            if round_ and not clock.can_start("a packing round"):
+                break  # out of time: a repaired plan is reported as feasible
+            _generate_patterns(m, clock)
+            # Half of this option's work left: a packing failure still leaves work to
+            # tighten and re-solve. The clock's limit is all the time left (the safety net).
+            seconds, _ = clock.limits()
+            ticks = None if own is None else max(1, int(0.5 * (own - (clock.used - start_used))))
+            # With a bound proven by an earlier round, a plan within the gap of it is proven
+            # by that bound: the solve stops on finding one instead of proving it again.
+            out = solve(m, solver, seconds, round_gap, work_ticks=ticks,
+                        warm=warm or round_ > 0, target=_target(proven, gap),
+                        beat_start=warm and round_ == 0)
+            clock.spend(out.ticks, out.clock_stopped)
+            if out.status in (SolveStatus.INFEASIBLE, SolveStatus.NO_SOLUTION):
+                break
+            if out.exact and out.bound is not None:
+                proven = out.bound if proven is None else max(proven, out.bound)
+            if m.lp_bound is not None:
+                proven = m.lp_bound if proven is None else max(proven, m.lp_bound)
+            exp = expand(out, cand, wf, catalog)
         # Every expansion is a whole plan (repaired if need be): keep the best one seen (by
         # what the program minimises: capex, or TCO under objective tco), since a later
         # solve under a shorter time limit may find a worse incumbent.
@@ -90,7 +101,10 @@ def solve_and_expand(m, cand, wf, catalog, solver, clock, gap, loose=True, share
         if best is None or value < best[2]:
             best = (out, exp, value)
         if not exp.failed_types:
-            if round_gap <= gap or (out.gap is not None and out.gap <= gap):
+            target = _target(proven, gap)
+            if (round_gap <= gap or (out.gap is not None and out.gap <= gap)
+                    or (target is not None and out.objective is not None
+                        and out.objective <= target)):
                 if (disk_retries > 0 and exp.disk_types and proven is not None
                         and best[2] > proven * (1 + gap) + 0.01):
                     disk_retries -= 1
@@ -101,21 +115,38 @@ def solve_and_expand(m, cand, wf, catalog, solver, clock, gap, loose=True, share
             round_gap = gap
             continue
         progress = False
+        proved = False
         for key in exp.failed_types:
             # First valid cuts, which tighten the sums cheaply and keep the program a
             # relaxation; a type that fails again is modelled by server patterns, which pack
             # exactly (docs/solver.md, "Cuts when the sums lie").
             failures[key] = failures.get(key, 0) + 1
             if failures[key] == 1:
-                progress |= add_packing_cuts(m, key, wf.policy) > 0
-            elif key not in m.patterns:
-                if m.exact and round_gap > gap and clock.can_start("proving a bound"):
+                if _cuts_off_plan(m, key, wf):
+                    progress = True
+                    continue
+                # The cuts hold for this plan too: re-solving would find it again, so the
+                # type goes to patterns at once (the cuts stay: they are valid).
+                failures[key] = 2
+            if key not in m.patterns:
+                if (m.exact and round_gap > gap and not proved
+                        and clock.can_start("proving a bound")):
                     # Patterns may make the program conservative (shared GPUs) or a
                     # restriction (priced): prove the bound of the relaxation first, on
                     # half of this option's work left.
                     ticks = (None if own is None
                              else max(1, int(0.5 * (own - (clock.used - start_used)))))
-                    proven = _prove_bound(m, solver, clock, gap, proven, ticks)
+                    proven, proof = _prove_bound(m, solver, clock, gap, proven, ticks)
+                    proved = True
+                    if proof is not None:
+                        trial = expand(proof, cand, wf, catalog)
+                        if not trial.failed_types:
+                            # Its plan packs every type: no patterns needed (yet); the next
+                            # round takes it as its own, at the target gap.
+                            pending = (proof, trial)
+                            round_gap = gap
+                            progress = True
+                            break
                 # False past MAX_PATTERNS: the type then keeps its sums and cuts, and first
                 # fit repairs what does not pack.
                 progress |= disaggregate(m, key, wf.policy)
@@ -127,16 +158,36 @@ def solve_and_expand(m, cand, wf, catalog, solver, clock, gap, loose=True, share
     return out, exp, proven
 
 
+def _cuts_off_plan(m: Model, key: str, wf: WorkloadFile) -> bool:
+    """Add a failed type's packing cuts; whether any of them cuts off the plan just solved
+    (the model's variables still hold its values)."""
+    before = set(m.prob.constraints)
+    add_packing_cuts(m, key, wf.policy)
+    new = [row for name, row in m.prob.constraints.items() if name not in before]
+    # A row over a variable without a value (none solved yet) counts as cutting it off.
+    return any(row.value() is None or not row.valid(1e-6) for row in new)
+
+
+def _target(proven: float | None, gap: float) -> float | None:
+    """The objective a plan must reach to be proven by ``proven``: within ``gap`` of it."""
+    if proven is None:
+        return None
+    return proven + gap * abs(proven)
+
+
 def _prove_bound(m: Model, solver: str, clock: Budget, gap: float, proven: float | None,
-                 ticks: int | None) -> float | None:
+                 ticks: int | None) -> tuple[float | None, Outcome | None]:
     """Solve the program, still a relaxation, to the target gap within ``ticks`` of work
-    (half the clock left as the safety net); the better bound proven."""
+    (half the clock left as the safety net); the better bound proven, and the solve's
+    outcome when it holds a plan (None otherwise)."""
     seconds, _ = clock.limits(0.5)
-    out = solve(m, solver, seconds, gap, work_ticks=ticks)
+    # From the last round's plan: its value is often the optimum, which is left to prove.
+    out = solve(m, solver, seconds, gap, work_ticks=ticks, warm=True)
     clock.spend(out.ticks, out.clock_stopped)
     if out.exact and out.bound is not None:
-        return out.bound if proven is None else max(proven, out.bound)
-    return proven
+        proven = out.bound if proven is None else max(proven, out.bound)
+    plan = out if out.status in (SolveStatus.OPTIMAL, SolveStatus.FEASIBLE) else None
+    return proven, plan
 
 
 MAX_PRICING_ROUNDS = 30

@@ -45,6 +45,10 @@ def default_solver() -> str:
     return found[0]
 
 
+BEAT_START_TICKS = 3
+"""With ``beat_start``, the most work ticks (times the limit) a solve holding only its start
+may run before the limit ends it (a cold solve runs until its first plan, however long)."""
+
 SEED = 1
 """Random seed of every solve: with one thread, the same program and limits give the same
 search, so a run that ends on its work budget is reproducible."""
@@ -59,10 +63,14 @@ class _Highs(pulp.HiGHS):
     plan: both are read here from HiGHS's own primal solution status.
     """
 
-    def __init__(self, work_ticks: int | None = None, warm: bool = False, **kwargs):
+    def __init__(self, work_ticks: int | None = None, warm: bool = False,
+                 target: float | None = None, beat_start: bool = False, **kwargs):
         super().__init__(**kwargs)
         self.work_ticks = work_ticks
         self.warm = warm
+        self.target = target
+        self.beat_start = beat_start
+        self.start_value: float | None = None
         self.ticks = 0
         self.interrupt = interrupt.Deferred()
 
@@ -74,18 +82,28 @@ class _Highs(pulp.HiGHS):
             start.col_value = [v.varValue or 0.0 for v in lp.variables()]
             start.value_valid = True
             lp.solverModel.setSolution(start)
+            if self.beat_start and lp.sense == pulp.LpMinimize and lp.objective is not None:
+                self.start_value = lp.objective.value()
         super().callSolver(lp)
 
     def createAndConfigureSolver(self, lp):
         super().createAndConfigureSolver(lp)
         limit = self.work_ticks
         stop = self.interrupt
+        target = self.target
 
         def tick(event) -> None:
             self.ticks += 1
-            if stop.requested or (limit is not None and self.ticks >= limit
-                                  and event.data_out.mip_primal_bound < 1e300):
+            found = event.data_out.mip_primal_bound
+            if stop.requested or (target is not None and found <= target):
                 event.interrupt()
+            elif limit is not None and self.ticks >= limit and found < 1e300:
+                # With ``beat_start``, the start alone does not end the search before
+                # BEAT_START_TICKS x the limit: only a better plan of its own does.
+                first = self.start_value
+                if (first is None or found < first - 1e-9 * max(1.0, abs(first))
+                        or self.ticks >= BEAT_START_TICKS * limit):
+                    event.interrupt()
 
         def lp_tick(event) -> None:  # a long LP (the root node) checks for Ctrl-C too
             if stop.requested:
@@ -120,9 +138,10 @@ def _has_plan(highs) -> bool:
 
 
 def _make(name: str, time_limit: float | None, gap: float, work_ticks: int | None = None,
-          warm: bool = False):
+          warm: bool = False, target: float | None = None, beat_start: bool = False):
     if name == "highs":
-        solver = _Highs(work_ticks=work_ticks, warm=warm, msg=False, timeLimit=time_limit, gapRel=gap,
+        solver = _Highs(work_ticks=work_ticks, warm=warm, target=target, beat_start=beat_start,
+                        msg=False, timeLimit=time_limit, gapRel=gap,
                         threads=1, random_seed=SEED)
     elif name == "cbc":
         # CBC has no work count reachable through PuLP: with one thread and a fixed seed it
@@ -171,7 +190,8 @@ def _int(v) -> int:
 
 def solve(m: Model, solver: str, time_limit: float | None = None,
           gap: float = DEFAULT_GAP, work_ticks: int | None = None,
-          warm: bool = False) -> Outcome:
+          warm: bool = False, target: float | None = None,
+          beat_start: bool = False) -> Outcome:
     """Solve ``m`` and read back every decision as integers.
 
     Args:
@@ -179,11 +199,18 @@ def solve(m: Model, solver: str, time_limit: float | None = None,
         work_ticks: stop after this many search checkpoints once a plan is found (HiGHS;
             deterministic, see ``budget.py``).
         warm: start HiGHS from the variables' values of the previous solve.
+        target: stop once a plan of objective at most this is found (HiGHS, a minimisation;
+            a bound proven by an earlier solve times 1 + gap: the plan is then proven by
+            that bound, and searching on would only re-prove it).
+        beat_start: with ``warm``, ``work_ticks`` ends the search only once it holds a plan
+            better than the start (or after ``BEAT_START_TICKS`` times as many): the start
+            is a plan to fall back on, not the answer (an alternative's first solve).
 
     Raises:
         SolverError: the solver is missing or crashed.
     """
-    engine = _make(solver, time_limit, gap, work_ticks, warm)
+    engine = _make(solver, time_limit, gap, work_ticks, warm,
+                   target if m.prob.sense == pulp.LpMinimize else None, beat_start and warm)
     start = time.perf_counter()
     deferred = getattr(engine, "interrupt", None)
     try:
