@@ -36,7 +36,13 @@ from ..inputs.ownership import Site, TcoPolicy
 from ..inputs.workload import Policy, WorkloadFile
 from .candidates import Candidates, ReplicaOption, ServerType, type_accepts, usable
 from .outcome import BuiltPatterns, Kind, kind_of
-from .patterns import MAX_PATTERNS, best_pattern, greedy_patterns, maximal_patterns
+from .patterns import (
+    MAX_PATTERNS,
+    best_pattern,
+    greedy_patterns,
+    maximal_patterns,
+    most_value,
+)
 
 SERVER_EPSILON = 1e-3
 """Tie-break weight per server (currency units): far below any real price difference."""
@@ -705,8 +711,14 @@ def _most_on_shared_gpu(opts: list[ReplicaOption], values: list[float], vram_cap
     replicas all run on its one server). The knapsack of ``best_pattern``, with the cores
     as its first dimension and VRAM as its second."""
     kinds = [(o.cores if cores_cap is not None else 0.0, o.vram_gb) for o in opts]
-    most, _ = best_pattern(kinds, values, cores_cap if cores_cap is not None else 0, vram_cap)
-    return most
+    # Exact within SHARED_KNAPSACK_NODES, else an upper bound (still conservative): many
+    # small shareable jobs make the exact search explode (seconds per type at N = 200).
+    return most_value(kinds, values, (cores_cap if cores_cap is not None else 0, vram_cap),
+                      SHARED_KNAPSACK_NODES)
+
+
+SHARED_KNAPSACK_NODES = 20_000
+"""Nodes the exact shared-GPU knapsack may visit before its fractional bound is used."""
 
 
 def pattern_kind(o: ReplicaOption, cores_cap: int | None) -> Kind:
