@@ -350,6 +350,64 @@ def define_cpu_cores(m: Model) -> None:
                        f"cores_shared_sum_{i}")
 
 
+def define_blockers(m: Model, wf: WorkloadFile) -> None:
+    """CPU-only replicas too large to ride beside a GPU replica (valid for every plan).
+
+    On a type t with K GPU slots and usable RAM C, take a threshold θ (the RAM of some GPU
+    option on t): a CPU-only replica needing r > C − θ (a *blocker*) cannot share a server
+    with any GPU replica needing ≥ θ. The servers holding blockers hold no such replica and at
+    most C of blockers' RAM each, the others at most K of their GPUs, so
+
+        Σ_{excl o: r_o ≥ θ} d_o x_ot / K + Σ_{blockers} r_o x_ot / C ≤ n_t   (``block_{t}_{j}``)
+        Σ_{excl o: r_o ≥ θ} d_o x_ot / K + Σ_{blockers, r_o > C/2} x_ot ≤ n_t  (``block_alone_…``)
+
+    (two blockers above C/2 never share a server). For each set of blockers only the least θ
+    that gives it is used, the strongest. The RAM sum alone lets a 1,500 GB preprocess job
+    fill the RAM an 8-GPU board's replicas leave, which no server can do.
+
+    And GPU room: every exclusive GPU replica on t needs at least ρ = min_o r_o / d_o of RAM
+    per GPU, so a server holding a CPU-only replica of r > C/2 (at most one such per server)
+    holds at most g_o = min(K, ⌊(C − r_o) / ρ⌋) exclusive GPUs:
+
+        Σ_{excl o} d_o x_ot + Σ_{CPU-only o: r_o > C/2} (K − g_o) x_ot ≤ K n_t  (``gpu_room_{t}``)
+    """
+    for key, t in m.types.items():
+        if t.gpu is None or not t.gpu_slots:
+            continue
+        cap = usable(t.ram_gb, wf.policy)
+        items = m.on_type[key]
+        cpu = [(o, v) for o, v in items if o.degree == 0 and o.ram_gb > 0]
+        gpu = [(o, v) for o, v in items if o.degree > 0 and not o.shared]
+        if not cpu or not gpu:
+            continue
+        k = t.gpu_slots
+        rho = min(o.ram_gb / o.degree for o, _ in gpu)
+        lost = [(k - min(k, math.floor((cap - o.ram_gb) / rho + 1e-9)) if rho > 0 else 0, v)
+                for o, v in cpu if o.ram_gb > cap / 2 + 1e-9]
+        lost = [(g, v) for g, v in lost if g > 0]
+        if lost:
+            m.prob += (pulp.lpSum(o.degree * v for o, v in gpu)
+                       + pulp.lpSum(g * v for g, v in lost) <= k * m.n[key]), \
+                f"gpu_room_{m.index[key]}"
+        seen: set[frozenset[str]] = set()
+        j = 0
+        for theta in sorted({o.ram_gb for o, _ in gpu}):
+            blockers = [(o, v) for o, v in cpu if o.ram_gb > cap - theta + 1e-9]
+            names = frozenset(v.name for _, v in blockers)
+            if not blockers or names in seen:
+                continue
+            seen.add(names)
+            large = pulp.lpSum((o.degree / t.gpu_slots) * v for o, v in gpu
+                               if o.ram_gb >= theta - 1e-9)
+            i = m.index[key]
+            m.prob += (large + pulp.lpSum((o.ram_gb / cap) * v for o, v in blockers)
+                       <= m.n[key]), f"block_{i}_{j}"
+            alone = [v for o, v in blockers if o.ram_gb > cap / 2 + 1e-9]
+            if alone:
+                m.prob += large + pulp.lpSum(alone) <= m.n[key], f"block_alone_{i}_{j}"
+            j += 1
+
+
 def define_storage(m: Model, wf: WorkloadFile, catalog: Catalog) -> None:
     """Σ D_ps size_s ≥ Σ_w u_w (dataset_tb + checkpoints_tb); D_ps ≤ bays_p z_ps;
     Σ_s z_ps ≤ Σ_{t ∈ p} n_t (each server carries drives of one SKU)."""
@@ -537,6 +595,7 @@ def build(wf: WorkloadFile, catalog: Catalog, cand: Candidates, budget: float | 
     define_shared_vram(m, cand, wf)
     define_host_ram(m, cand, wf)
     define_cpu_cores(m)
+    define_blockers(m, wf)
     define_storage(m, wf, catalog)
     define_cost(m, catalog)
     define_power(m)
@@ -602,6 +661,37 @@ def add_packing_cuts(m: Model, key: str, policy: Policy) -> int:
     for name, cut in cuts:
         m.prob += cut, name
     return len(cuts)
+
+
+def pattern_cut_kinds(m: Model, key: str) -> dict[Kind, list[pulp.LpVariable]]:
+    """The exclusive replica kinds (GPUs, RAM[, cores]) of one type with their x_wot, as
+    ``add_pattern_cut`` weighs them (shared replicas are left out: a weight of 0 is valid)."""
+    cores_cap = m.types[key].platform.cpu_cores
+    kinds: dict[Kind, list[pulp.LpVariable]] = {}
+    for o, v in m.on_type[key]:
+        if o.shared or (o.degree == 0 and o.ram_gb <= 0
+                        and (cores_cap is None or o.cores <= 0)):
+            continue
+        kinds.setdefault(pattern_kind(o, cores_cap), []).append(v)
+    return kinds
+
+
+def add_pattern_cut(m: Model, key: str, weights: dict[Kind, float]) -> bool:
+    """A pattern-LP cut on one type:  n_t ≥ Σ_k w_k Σ_{o ∈ k} x_wot  (``pack_lp_{t}_{j}``).
+
+    The weights satisfy Σ_k a_k w_k ≤ 1 for every pattern a one server of the type holds
+    (GPU slots, usable RAM and, where checked, cores; ``solve.pattern_cut_weights``), so each
+    server carries replicas of total weight at most 1 and every plan satisfies the cut: the
+    program stays a relaxation. They are the duals of the type's pattern LP at the counts of
+    the last solve, so the cut is as strong as server patterns there, at the cost of one row.
+    """
+    kinds = pattern_cut_kinds(m, key)
+    terms = [w * v for kind, w in weights.items() if w > 1e-9 for v in kinds.get(kind, [])]
+    if not terms:
+        return False
+    j = sum(1 for name in m.prob.constraints if name.startswith(f"pack_lp_{m.index[key]}_"))
+    m.prob += m.n[key] >= pulp.lpSum(terms), f"pack_lp_{m.index[key]}_{j}"
+    return True
 
 
 def require_reference(m: Model, type_keys: set[str], gpus_per_server: dict[str, int]) -> None:

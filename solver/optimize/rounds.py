@@ -10,12 +10,19 @@ from __future__ import annotations
 from ..inputs.catalog import Catalog
 from ..inputs.workload import WorkloadFile
 from .budget import Budget
-from .build import Model, add_packing_cuts, disaggregate, price_patterns
+from .build import (
+    Model,
+    add_packing_cuts,
+    add_pattern_cut,
+    disaggregate,
+    pattern_cut_kinds,
+    price_patterns,
+)
 from .expand import Expansion, expand
 from .outcome import SolveStatus
 from .owning import own_cost
 from .plan import OwnCost
-from .solve import lp_duals, solve
+from .solve import lp_duals, pattern_cut_weights, solve
 
 MAX_CUT_ROUNDS = 8
 """Re-solves allowed per option after a packing failure, each with new valid cuts."""
@@ -95,9 +102,12 @@ def solve_and_expand(m, cand, wf, catalog, solver, clock, gap, loose=True, share
             # relaxation; a type that fails again is modelled by server patterns, which pack
             # exactly (docs/solver.md, "Cuts when the sums lie").
             failures[key] = failures.get(key, 0) + 1
+            if key not in m.patterns:
+                progress |= _pattern_cut(m, key, out.n.get(key, 0), wf.policy.headroom)
             if failures[key] == 1:
                 progress |= add_packing_cuts(m, key, wf.policy) > 0
-            elif key not in m.patterns:
+            elif (key not in m.patterns and failures[key] >= PATTERNS_AFTER
+                  and len(m.prob.constraints) <= PATTERN_MAX_ROWS):
                 if m.exact and round_gap > gap and clock.can_start("proving a bound"):
                     # Patterns may make the program conservative (shared GPUs) or a
                     # restriction (priced): prove the bound of the relaxation first, on
@@ -114,6 +124,33 @@ def solve_and_expand(m, cand, wf, catalog, solver, clock, gap, loose=True, share
         return out, None, proven
     out, exp, _ = best
     return out, exp, proven
+
+
+PATTERNS_AFTER = 3
+"""Packing failures of one type (each answered by a pattern-LP cut) before it is modelled by
+server patterns, which pack exactly."""
+PATTERN_MAX_ROWS = 1000
+"""Programs above this many rows never switch to server patterns: there (generated mixes of
+50 workloads and more) a pattern round, its restricted master priced and slower, returned
+worse plans than one more round of cuts, and its bound-proving solve took the time."""
+
+
+def _pattern_cut(m: Model, key: str, bought: int, headroom: float) -> bool:
+    """Add the pattern-LP cut of a type that failed to pack, weighed at the counts of the
+    solve just read (its variables' values); True when it cuts that solution off."""
+    t = m.types[key]
+    kinds = pattern_cut_kinds(m, key)
+    present = {kind: sum(round(v.varValue or 0) for v in vs) for kind, vs in kinds.items()}
+    present = {kind: c for kind, c in present.items() if c > 0}
+    if not present:
+        return False
+    shape = list(present)
+    weights = pattern_cut_weights(shape, [present[k] for k in shape], t.gpu_slots,
+                                  t.ram_gb * (1 - headroom), t.platform.cpu_cores)
+    if weights is None or sum(w * present[k] for k, w in zip(shape, weights,
+                                                             strict=True)) <= bought + 1e-6:
+        return False
+    return add_pattern_cut(m, key, dict(zip(shape, weights, strict=True)))
 
 
 def _prove_bound(m: Model, solver: str, clock: Budget, gap: float, proven: float | None,
