@@ -46,6 +46,21 @@ def _values(m, name):
     return sum(coef * (v.varValue or 0) for v, coef in row.items()) + row.constant
 
 
+def test_least_ram_fill_counts_whole_replicas():
+    """GPUs filled by 2-GPU replicas of 225.6 GB and 4-GPU ones of 282 GB: 2 GPUs need 225.6,
+    4 need 282 (not two 2-GPU ones), 6 need 507.6; odd counts cannot be filled."""
+    from solver.optimize.build import _least_ram_fill
+    from solver.optimize.candidates import ReplicaOption
+
+    def opt(d, r):
+        return ReplicaOption("w", "g", d, False, 0.0, r, None)  # type: ignore[arg-type]
+
+    fill = _least_ram_fill([opt(2, 225.6), opt(4, 282.0)], 8)
+    assert fill[1] == fill[3] == float("inf")
+    assert fill[2] == 225.6 and fill[4] == 282.0 and fill[6] == pytest.approx(507.6)
+    assert fill[8] == 564.0
+
+
 def test_blocker_cut_keeps_a_big_cpu_job_off_the_gpu_servers(monkeypatch):
     """Three 1-GPU replicas needing 30 GB and a preprocess replica needing 90 GB. Summed,
     two box2 with 4 x 32 GB hold them (3 of 4 GPUs, 180 of 204.8 GB), but 90 > 102.4 − 30:
@@ -70,6 +85,12 @@ def test_blocker_cut_keeps_a_big_cpu_job_off_the_gpu_servers(monkeypatch):
     assert coefs[m.x[("p", 0, box.key)].name] == pytest.approx(90 / 102.4)
     lie = 3 * 0.5 + 90 / 102.4  # the summed rows allow n = 2 here
     assert lie > 2
+    # GPU room: beside 90 GB, 12.4 GB is left, less than any GPU replica needs (30), so the
+    # preprocess job's server holds none of the 2 GPUs:  x_gpu + 2 x_pre ≤ 2 n  (5 > 4).
+    room = {v.name: c for v, c in m.prob.constraints[f"gpu_room_{i}_0"].items()}
+    assert room[m.n[box.key].name] == -2
+    assert room[m.x[("a", oa, box.key)].name] == 1
+    assert room[m.x[("p", 0, box.key)].name] == 2
     result = plan(wf, cat, top=1, with_baseline=False)
     assert result.status == "optimal"
     assert result.options[0].total_cost == 8400

@@ -365,11 +365,16 @@ def define_blockers(m: Model, wf: WorkloadFile) -> None:
     that gives it is used, the strongest. The RAM sum alone lets a 1,500 GB preprocess job
     fill the RAM an 8-GPU board's replicas leave, which no server can do.
 
-    And GPU room: every exclusive GPU replica on t needs at least ρ = min_o r_o / d_o of RAM
-    per GPU, so a server holding a CPU-only replica of r > C/2 (at most one such per server)
-    holds at most g_o = min(K, ⌊(C − r_o) / ρ⌋) exclusive GPUs:
+    And GPU room: take a density ρ (the RAM per GPU, r_o / d_o, of some exclusive GPU option
+    on t), and S_ρ the options at least that dense; a server holding a CPU-only replica of
+    r > C/2 (at most one such per server) holds at most g_o(ρ) GPUs of S_ρ replicas, the most
+    GPUs g ≤ K whose cheapest fill from S_ρ (in RAM; any multiplicities, a small dynamic
+    programme over g) fits within C − r_o:
 
-        Σ_{excl o} d_o x_ot + Σ_{CPU-only o: r_o > C/2} (K − g_o) x_ot ≤ K n_t  (``gpu_room_{t}``)
+        Σ_{excl o: r_o/d_o ≥ ρ} d_o x_ot + Σ_{CPU-only o: r_o > C/2} (K − g_o(ρ)) x_ot ≤ K n_t
+                                                                        (``gpu_room_{t}_{j}``)
+
+    one row per distinct set of losses K − g_o(ρ), each at the least ρ giving it.
     """
     for key, t in m.types.items():
         if t.gpu is None or not t.gpu_slots:
@@ -381,14 +386,18 @@ def define_blockers(m: Model, wf: WorkloadFile) -> None:
         if not cpu or not gpu:
             continue
         k = t.gpu_slots
-        rho = min(o.ram_gb / o.degree for o, _ in gpu)
-        lost = [(k - min(k, math.floor((cap - o.ram_gb) / rho + 1e-9)) if rho > 0 else 0, v)
-                for o, v in cpu if o.ram_gb > cap / 2 + 1e-9]
-        lost = [(g, v) for g, v in lost if g > 0]
-        if lost:
-            m.prob += (pulp.lpSum(o.degree * v for o, v in gpu)
-                       + pulp.lpSum(g * v for g, v in lost) <= k * m.n[key]), \
-                f"gpu_room_{m.index[key]}"
+        big = [(o, v) for o, v in cpu if o.ram_gb > cap / 2 + 1e-9]
+        losses: set[tuple[int, ...]] = set()
+        for rho in sorted({o.ram_gb / o.degree for o, _ in gpu if o.ram_gb > 0}):
+            fill = _least_ram_fill([o for o, _ in gpu if o.ram_gb / o.degree >= rho - 1e-9], k)
+            lost = tuple(k - max(g for g in range(k + 1) if fill[g] <= cap - o.ram_gb + 1e-9)
+                         for o, _ in big)
+            if not any(lost) or lost in losses:
+                continue
+            losses.add(lost)
+            dense = pulp.lpSum(o.degree * v for o, v in gpu if o.ram_gb / o.degree >= rho - 1e-9)
+            m.prob += (dense + pulp.lpSum(g * v for g, (_, v) in zip(lost, big, strict=True) if g)
+                       <= k * m.n[key]), f"gpu_room_{m.index[key]}_{len(losses) - 1}"
         seen: set[frozenset[str]] = set()
         j = 0
         for theta in sorted({o.ram_gb for o, _ in gpu}):
@@ -406,6 +415,16 @@ def define_blockers(m: Model, wf: WorkloadFile) -> None:
             if alone:
                 m.prob += large + pulp.lpSum(alone) <= m.n[key], f"block_alone_{i}_{j}"
             j += 1
+
+
+def _least_ram_fill(options: list[ReplicaOption], slots: int) -> list[float]:
+    """fill[g]: the least host RAM any multiset of ``options`` filling exactly g GPUs needs
+    (inf when none does), g = 0..slots."""
+    fill = [0.0] + [math.inf] * slots
+    for g in range(1, slots + 1):
+        fill[g] = min((fill[g - o.degree] + o.ram_gb for o in options if o.degree <= g),
+                      default=math.inf)
+    return fill
 
 
 def define_storage(m: Model, wf: WorkloadFile, catalog: Catalog) -> None:
