@@ -129,6 +129,8 @@ class Model:
     is then no longer a relaxation and neither its bound nor its LP bound is a proof."""
     lp_bound: float | None = None
     """LP value once pattern pricing converged: a valid lower bound when not conservative."""
+    root_cuts: bool = False
+    """Pattern-LP cuts at the LP relaxation's point were added (once per program)."""
     n_ub: int = 0
     drive_servers_ub: int = 0
     options: dict[tuple[str, int], ReplicaOption] = field(default_factory=dict)

@@ -68,6 +68,9 @@ def solve_and_expand(m, cand, wf, catalog, solver, clock, gap, loose=True, share
     # Rounds that may still fail to pack are solved to a loose gap; once a solution packs,
     # one more solve closes the gap (the cuts and patterns found meanwhile are kept).
     round_gap = max(gap, LOOSE_GAP) if loose else gap
+    if not m.root_cuts:
+        m.root_cuts = True
+        _root_cuts(m, wf.policy.headroom)
     for round_ in range(MAX_CUT_ROUNDS):
         if round_ and not clock.can_start("a packing round"):
             break  # out of time: a repaired plan is reported as feasible
@@ -135,13 +138,14 @@ PATTERN_MAX_ROWS = 1000
 worse plans than one more round of cuts, and its bound-proving solve took the time."""
 
 
-def _pattern_cut(m: Model, key: str, bought: int, headroom: float) -> bool:
+def _pattern_cut(m: Model, key: str, bought: float, headroom: float) -> bool:
     """Add the pattern-LP cut of a type that failed to pack, weighed at the counts of the
-    solve just read (its variables' values); True when it cuts that solution off."""
+    solve just read (its variables' values, fractional after an LP); True when it cuts that
+    solution off."""
     t = m.types[key]
     kinds = pattern_cut_kinds(m, key)
-    present = {kind: sum(round(v.varValue or 0) for v in vs) for kind, vs in kinds.items()}
-    present = {kind: c for kind, c in present.items() if c > 0}
+    present = {kind: sum(v.varValue or 0.0 for v in vs) for kind, vs in kinds.items()}
+    present = {kind: c for kind, c in present.items() if c > 1e-6}
     if not present:
         return False
     shape = list(present)
@@ -151,6 +155,25 @@ def _pattern_cut(m: Model, key: str, bought: int, headroom: float) -> bool:
                                                              strict=True)) <= bought + 1e-6:
         return False
     return add_pattern_cut(m, key, dict(zip(shape, weights, strict=True)))
+
+
+ROOT_CUT_ROUNDS = 2
+"""LP solves, before the first integer solve, whose point gets pattern-LP cuts."""
+
+
+def _root_cuts(m: Model, headroom: float) -> None:
+    """Pattern-LP cuts at the LP relaxation's point, for every type it uses, before the first
+    integer solve (a cutting-plane root: each LP takes a fraction of an integer solve, and the
+    cuts hold for every plan). Skipped without HiGHS."""
+    for _ in range(ROOT_CUT_ROUNDS):
+        if lp_duals(m) is None:
+            return
+        added = 0
+        for key, n in m.n.items():
+            if (n.varValue or 0.0) > 1e-6 and key not in m.patterns:
+                added += _pattern_cut(m, key, n.varValue or 0.0, headroom)
+        if not added:
+            return
 
 
 def _prove_bound(m: Model, solver: str, clock: Budget, gap: float, proven: float | None,
