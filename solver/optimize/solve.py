@@ -294,7 +294,7 @@ PATTERN_SEARCH_NODES = 200_000
 """Nodes the knapsack that prices (and finally checks) one cut's weights may visit."""
 
 
-def pattern_cut_weights(kinds: list[Kind], counts: list[int], slots: int, ram_cap: float,
+def pattern_cut_weights(kinds: list[Kind], counts: list[float], slots: int, ram_cap: float,
                         cores_cap: float | None) -> list[float] | None:
     """Weights w_k ≥ 0 with Σ_k a_k w_k ≤ 1 for every pattern a one server holds (Σ a_k d_k ≤
     slots, Σ a_k r_k ≤ ram_cap[, Σ a_k c_k ≤ cores_cap]), chosen to maximise Σ_k w_k counts_k:
