@@ -320,38 +320,6 @@ def define_host_ram(m: Model, cand: Candidates, wf: WorkloadFile) -> None:
                 m.prob += m.n[key] >= pulp.lpSum(big), f"ram_big_{m.index[key]}"
 
 
-def define_cpu_cores(m: Model) -> None:
-    """O3: Σ_o c_o x_wot ≤ cores_p n_t, and n_t ≥ Σ_{c_o > cores_p / 2} x_wot (a replica
-    needing over half a server's cores sits alone; valid for every plan, as for RAM).
-    Shared GPUs (R17): x_wot ≤ ⌊cores_p / c_o⌋ s_t per shareable option, and
-    Σ_{shared o} c_o x_wot ≤ cores_p s_t (each shared GPU sits in one server).
-
-    c_o is a replica's core need (training d (workers + 1), inference 2d, preprocess
-    max(1, workers), or the workload's data.cpu_cores). A platform without cpu_cores in the
-    catalog is not checked. Like RAM this is a per-type sum: expansion packs cores as a
-    third dimension, and cuts and server patterns tighten a type whose sums lie.
-    """
-    for key, t in m.types.items():
-        cap = t.platform.cpu_cores
-        items = [(o, v) for o, v in m.on_type[key] if o.cores > 0]
-        if cap is None or not items:
-            continue
-        i = m.index[key]
-        m.prob += pulp.lpSum(o.cores * v for o, v in items) <= cap * m.n[key], f"cores_{i}"
-        big = [v for o, v in items if o.cores > cap / 2 + 1e-9]
-        if big:
-            m.prob += m.n[key] >= pulp.lpSum(big), f"cores_big_{i}"
-        # A shared GPU sits in one server: it holds at most ⌊cores_p / c_o⌋ such replicas,
-        # and all shared replicas together use at most cores_p per shared GPU (the servers
-        # that hold shared GPUs are at most s_t, each with cores_p cores).
-        shared = [(o, v) for o, v in items if o.shared and key in m.shared]
-        for j, (o, v) in enumerate(shared):
-            m.prob += v <= math.floor(cap / o.cores + 1e-9) * m.shared[key], f"cores_shared_{i}_{j}"
-        if shared:
-            m.prob += (pulp.lpSum(o.cores * v for o, v in shared) <= cap * m.shared[key],
-                       f"cores_shared_sum_{i}")
-
-
 def define_blockers(m: Model, wf: WorkloadFile) -> None:
     """CPU-only replicas too large to ride beside a GPU replica (valid for every plan).
 
@@ -427,6 +395,38 @@ def _least_ram_fill(options: list[ReplicaOption], slots: int) -> list[float]:
         fill[g] = min((fill[g - o.degree] + o.ram_gb for o in options if o.degree <= g),
                       default=math.inf)
     return fill
+
+
+def define_cpu_cores(m: Model) -> None:
+    """O3: Σ_o c_o x_wot ≤ cores_p n_t, and n_t ≥ Σ_{c_o > cores_p / 2} x_wot (a replica
+    needing over half a server's cores sits alone; valid for every plan, as for RAM).
+    Shared GPUs (R17): x_wot ≤ ⌊cores_p / c_o⌋ s_t per shareable option, and
+    Σ_{shared o} c_o x_wot ≤ cores_p s_t (each shared GPU sits in one server).
+
+    c_o is a replica's core need (training d (workers + 1), inference 2d, preprocess
+    max(1, workers), or the workload's data.cpu_cores). A platform without cpu_cores in the
+    catalog is not checked. Like RAM this is a per-type sum: expansion packs cores as a
+    third dimension, and cuts and server patterns tighten a type whose sums lie.
+    """
+    for key, t in m.types.items():
+        cap = t.platform.cpu_cores
+        items = [(o, v) for o, v in m.on_type[key] if o.cores > 0]
+        if cap is None or not items:
+            continue
+        i = m.index[key]
+        m.prob += pulp.lpSum(o.cores * v for o, v in items) <= cap * m.n[key], f"cores_{i}"
+        big = [v for o, v in items if o.cores > cap / 2 + 1e-9]
+        if big:
+            m.prob += m.n[key] >= pulp.lpSum(big), f"cores_big_{i}"
+        # A shared GPU sits in one server: it holds at most ⌊cores_p / c_o⌋ such replicas,
+        # and all shared replicas together use at most cores_p per shared GPU (the servers
+        # that hold shared GPUs are at most s_t, each with cores_p cores).
+        shared = [(o, v) for o, v in items if o.shared and key in m.shared]
+        for j, (o, v) in enumerate(shared):
+            m.prob += v <= math.floor(cap / o.cores + 1e-9) * m.shared[key], f"cores_shared_{i}_{j}"
+        if shared:
+            m.prob += (pulp.lpSum(o.cores * v for o, v in shared) <= cap * m.shared[key],
+                       f"cores_shared_sum_{i}")
 
 
 def define_storage(m: Model, wf: WorkloadFile, catalog: Catalog) -> None:
