@@ -282,6 +282,31 @@ def _gpu_and_ram_block_together(monkeypatch):
     return cat, wf
 
 
+def _patterns_only(monkeypatch):
+    """The older path: no pattern-LP cuts, server patterns from a type's second failure."""
+    monkeypatch.setattr("solver.optimize.rounds._pattern_cut", lambda *a: False)
+    monkeypatch.setattr("solver.optimize.rounds.PATTERNS_AFTER", 2)
+
+
+def test_pattern_lp_cut_when_ram_and_gpus_block_together(monkeypatch):
+    """The same case by default: no server holds three of the five replicas (two 200 GB ones
+    and a 2-GPU one need 410 > 409.6 GB; otherwise the slots), so the pattern-LP cut weighs
+    each 1/2 and n ≥ 5/2: the program buys the third server without server patterns, proven
+    optimal and equal to exhaustive search."""
+    cat, wf = _gpu_and_ram_block_together(monkeypatch)
+    import solver.optimize.rounds
+
+    modelled = []
+    real = solver.optimize.rounds.disaggregate
+    monkeypatch.setattr(solver.optimize.rounds, "disaggregate",
+                        lambda m, key, h: modelled.append(key) or real(m, key, h))
+    r = run(wf, cat)
+    assert not modelled
+    assert r.status == "optimal"
+    assert r.options[0].total_cost == 3 * (2000 + 2 * 100) + 7 * 1000
+    assert r.options[0].total_cost == brute_force_cost(wf, cat, fx.NEEDS)
+
+
 def test_server_patterns_when_ram_and_gpus_block_together(monkeypatch):
     """Sums and RAM cuts say two 4-GPU servers hold 3 x (1 GPU, 200 GB) + 2 x (2 GPUs, 10 GB);
     no packing does (400 + 10 > 409.6 GB usable), so the type is modelled by server patterns
@@ -289,6 +314,7 @@ def test_server_patterns_when_ram_and_gpus_block_together(monkeypatch):
     cat, wf = _gpu_and_ram_block_together(monkeypatch)
     import solver.optimize.rounds
 
+    _patterns_only(monkeypatch)
     modelled = []
     real = solver.optimize.rounds.disaggregate
     monkeypatch.setattr(solver.optimize.rounds, "disaggregate",
@@ -307,6 +333,7 @@ def test_priced_patterns_when_enumeration_is_cut_short(monkeypatch):
     cat, wf = _gpu_and_ram_block_together(monkeypatch)
     import solver.optimize.rounds
 
+    _patterns_only(monkeypatch)
     priced = []
     real = solver.optimize.rounds.disaggregate
 

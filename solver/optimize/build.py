@@ -37,7 +37,13 @@ from ..inputs.ownership import Site, TcoPolicy
 from ..inputs.workload import Policy, WorkloadFile
 from .candidates import Candidates, ReplicaOption, ServerType, type_accepts, usable
 from .outcome import BuiltPatterns, Kind, Outcome, kind_of
-from .patterns import MAX_PATTERNS, best_pattern, greedy_patterns, maximal_patterns
+from .patterns import (
+    MAX_PATTERNS,
+    best_pattern,
+    greedy_patterns,
+    maximal_patterns,
+    most_value,
+)
 
 SERVER_EPSILON = 1e-3
 """Tie-break weight per server (currency units): far below any real price difference."""
@@ -131,6 +137,11 @@ class Model:
     pair_rows: list[str] = field(default_factory=list)
     """O4 pair rows (``_define_disk_pairs``): valid, so they tighten rank 1's bound, but
     alternatives, whose bound proves nothing, are solved without them (``hold_pair_rows``)."""
+    root_cuts: bool = False
+    """Pattern-LP cuts at the LP relaxation's point were added (once per program)."""
+    disk_rows: int = 0
+    """Rows ``define_storage`` added (O4): they grow with the drive catalog, not the mix, so
+    the size thresholds of the solve rounds leave them out."""
     n_ub: int = 0
     drive_servers_ub: int = 0
     options: dict[tuple[str, int], ReplicaOption] = field(default_factory=dict)
@@ -319,6 +330,83 @@ def define_host_ram(m: Model, cand: Candidates, wf: WorkloadFile) -> None:
             big = [v for o, v in items if o.ram_gb > cap / 2 + 1e-9]
             if big:
                 m.prob += m.n[key] >= pulp.lpSum(big), f"ram_big_{m.index[key]}"
+
+
+def define_blockers(m: Model, wf: WorkloadFile) -> None:
+    """CPU-only replicas too large to ride beside a GPU replica (valid for every plan).
+
+    On a type t with K GPU slots and usable RAM C, take a threshold θ (the RAM of some GPU
+    option on t): a CPU-only replica needing r > C − θ (a *blocker*) cannot share a server
+    with any GPU replica needing ≥ θ. The servers holding blockers hold no such replica and at
+    most C of blockers' RAM each, the others at most K of their GPUs, so
+
+        Σ_{excl o: r_o ≥ θ} d_o x_ot / K + Σ_{blockers} r_o x_ot / C ≤ n_t   (``block_{t}_{j}``)
+        Σ_{excl o: r_o ≥ θ} d_o x_ot / K + Σ_{blockers, r_o > C/2} x_ot ≤ n_t  (``block_alone_…``)
+
+    (two blockers above C/2 never share a server). For each set of blockers only the least θ
+    that gives it is used, the strongest. The RAM sum alone lets a 1,500 GB preprocess job
+    fill the RAM an 8-GPU board's replicas leave, which no server can do.
+
+    And GPU room: take a density ρ (the RAM per GPU, r_o / d_o, of some exclusive GPU option
+    on t), and S_ρ the options at least that dense; a server holding a CPU-only replica of
+    r > C/2 (at most one such per server) holds at most g_o(ρ) GPUs of S_ρ replicas, the most
+    GPUs g ≤ K whose cheapest fill from S_ρ (in RAM; any multiplicities, a small dynamic
+    programme over g) fits within C − r_o:
+
+        Σ_{excl o: r_o/d_o ≥ ρ} d_o x_ot + Σ_{CPU-only o: r_o > C/2} (K − g_o(ρ)) x_ot ≤ K n_t
+                                                                        (``gpu_room_{t}_{j}``)
+
+    one row per distinct set of losses K − g_o(ρ), each at the least ρ giving it.
+    """
+    for key, t in m.types.items():
+        if t.gpu is None or not t.gpu_slots:
+            continue
+        cap = usable(t.ram_gb, wf.policy)
+        items = m.on_type[key]
+        cpu = [(o, v) for o, v in items if o.degree == 0 and o.ram_gb > 0]
+        gpu = [(o, v) for o, v in items if o.degree > 0 and not o.shared]
+        if not cpu or not gpu:
+            continue
+        k = t.gpu_slots
+        big = [(o, v) for o, v in cpu if o.ram_gb > cap / 2 + 1e-9]
+        losses: set[tuple[int, ...]] = set()
+        for rho in sorted({o.ram_gb / o.degree for o, _ in gpu if o.ram_gb > 0}):
+            fill = _least_ram_fill([o for o, _ in gpu if o.ram_gb / o.degree >= rho - 1e-9], k)
+            lost = tuple(k - max(g for g in range(k + 1) if fill[g] <= cap - o.ram_gb + 1e-9)
+                         for o, _ in big)
+            if not any(lost) or lost in losses:
+                continue
+            losses.add(lost)
+            dense = pulp.lpSum(o.degree * v for o, v in gpu if o.ram_gb / o.degree >= rho - 1e-9)
+            m.prob += (dense + pulp.lpSum(g * v for g, (_, v) in zip(lost, big, strict=True) if g)
+                       <= k * m.n[key]), f"gpu_room_{m.index[key]}_{len(losses) - 1}"
+        seen: set[frozenset[str]] = set()
+        j = 0
+        for theta in sorted({o.ram_gb for o, _ in gpu}):
+            blockers = [(o, v) for o, v in cpu if o.ram_gb > cap - theta + 1e-9]
+            names = frozenset(v.name for _, v in blockers)
+            if not blockers or names in seen:
+                continue
+            seen.add(names)
+            large = pulp.lpSum((o.degree / t.gpu_slots) * v for o, v in gpu
+                               if o.ram_gb >= theta - 1e-9)
+            i = m.index[key]
+            m.prob += (large + pulp.lpSum((o.ram_gb / cap) * v for o, v in blockers)
+                       <= m.n[key]), f"block_{i}_{j}"
+            alone = [v for o, v in blockers if o.ram_gb > cap / 2 + 1e-9]
+            if alone:
+                m.prob += large + pulp.lpSum(alone) <= m.n[key], f"block_alone_{i}_{j}"
+            j += 1
+
+
+def _least_ram_fill(options: list[ReplicaOption], slots: int) -> list[float]:
+    """fill[g]: the least host RAM any multiset of ``options`` filling exactly g GPUs needs
+    (inf when none does), g = 0..slots."""
+    fill = [0.0] + [math.inf] * slots
+    for g in range(1, slots + 1):
+        fill[g] = min((fill[g - o.degree] + o.ram_gb for o in options if o.degree <= g),
+                      default=math.inf)
+    return fill
 
 
 def define_cpu_cores(m: Model) -> None:
@@ -780,7 +868,10 @@ def build(wf: WorkloadFile, catalog: Catalog, cand: Candidates, budget: float | 
     define_shared_vram(m, cand, wf)
     define_host_ram(m, cand, wf)
     define_cpu_cores(m)
+    define_blockers(m, wf)
+    rows = len(m.prob.constraints)
     define_storage(m, wf, cand, catalog)
+    m.disk_rows = len(m.prob.constraints) - rows
     define_cost(m, catalog)
     define_power(m)
     define_site(m, wf.site)
@@ -845,6 +936,37 @@ def add_packing_cuts(m: Model, key: str, policy: Policy) -> int:
     for name, cut in cuts:
         m.prob += cut, name
     return len(cuts)
+
+
+def pattern_cut_kinds(m: Model, key: str) -> dict[Kind, list[pulp.LpVariable]]:
+    """The exclusive replica kinds (GPUs, RAM[, cores]) of one type with their x_wot, as
+    ``add_pattern_cut`` weighs them (shared replicas are left out: a weight of 0 is valid)."""
+    cores_cap = m.types[key].platform.cpu_cores
+    kinds: dict[Kind, list[pulp.LpVariable]] = {}
+    for o, v in m.on_type[key]:
+        if o.shared or (o.degree == 0 and o.ram_gb <= 0
+                        and (cores_cap is None or o.cores <= 0)):
+            continue
+        kinds.setdefault(pattern_kind(o, cores_cap), []).append(v)
+    return kinds
+
+
+def add_pattern_cut(m: Model, key: str, weights: dict[Kind, float]) -> bool:
+    """A pattern-LP cut on one type:  n_t ≥ Σ_k w_k Σ_{o ∈ k} x_wot  (``pack_lp_{t}_{j}``).
+
+    The weights satisfy Σ_k a_k w_k ≤ 1 for every pattern a one server of the type holds
+    (GPU slots, usable RAM and, where checked, cores; ``solve.pattern_cut_weights``), so each
+    server carries replicas of total weight at most 1 and every plan satisfies the cut: the
+    program stays a relaxation. They are the duals of the type's pattern LP at the counts of
+    the last solve, so the cut is as strong as server patterns there, at the cost of one row.
+    """
+    kinds = pattern_cut_kinds(m, key)
+    terms = [w * v for kind, w in weights.items() if w > 1e-9 for v in kinds.get(kind, [])]
+    if not terms:
+        return False
+    j = sum(1 for name in m.prob.constraints if name.startswith(f"pack_lp_{m.index[key]}_"))
+    m.prob += m.n[key] >= pulp.lpSum(terms), f"pack_lp_{m.index[key]}_{j}"
+    return True
 
 
 def require_reference(m: Model, type_keys: set[str], gpus_per_server: dict[str, int]) -> None:
@@ -954,8 +1076,14 @@ def _most_on_shared_gpu(opts: list[ReplicaOption], values: list[float], vram_cap
     replicas all run on its one server). The knapsack of ``best_pattern``, with the cores
     as its first dimension and VRAM as its second."""
     kinds = [(o.cores if cores_cap is not None else 0.0, o.vram_gb) for o in opts]
-    most, _ = best_pattern(kinds, values, cores_cap if cores_cap is not None else 0, vram_cap)
-    return most
+    # Exact within SHARED_KNAPSACK_NODES, else an upper bound (still conservative): many
+    # small shareable jobs make the exact search explode (seconds per type at N = 200).
+    return most_value(kinds, values, (cores_cap if cores_cap is not None else 0, vram_cap),
+                      SHARED_KNAPSACK_NODES)
+
+
+SHARED_KNAPSACK_NODES = 20_000
+"""Nodes the exact shared-GPU knapsack may visit before its fractional bound is used."""
 
 
 def pattern_kind(o: ReplicaOption, cores_cap: int | None) -> Kind:

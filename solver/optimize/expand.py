@@ -256,7 +256,7 @@ def _items(opts: list[tuple[ReplicaOption, int]], t: ServerType, shared_gpus: in
 
 def expand(outcome: Outcome, cand: Candidates, wf: WorkloadFile, catalog: Catalog) -> Expansion:
     """Turn an aggregate outcome into servers and placements that a checker can verify."""
-    boxes_by_type, repaired, failed = _fill_types(outcome, cand, wf.policy)
+    boxes_by_type, repaired, failed = _fill_types(outcome, cand, wf.policy, catalog)
     servers, placements, needs, keys = _number_servers(boxes_by_type, wf)
     served = {p.workload for p in placements}
     pooled = sum(w.pool_tb for w in wf.workloads if w.name in served)
@@ -295,10 +295,15 @@ def _idle_owned(boxes_by_type: dict[str, list[_Box]], cand: Candidates,
     return tuple(idle)
 
 
-def _fill_types(outcome: Outcome, cand: Candidates,
-                policy: Policy) -> tuple[dict[str, list[_Box]], int, list[str]]:
+def _fill_types(outcome: Outcome, cand: Candidates, policy: Policy,
+                catalog: Catalog) -> tuple[dict[str, list[_Box]], int, list[str]]:
     """Each bought type's servers, filled with its replicas; servers and shared GPUs added
-    beyond the program's counts; the types that needed them."""
+    beyond the program's counts; the types that needed them.
+
+    Where a type's replicas do not pack, its whole family (the types of the same platform,
+    GPU and GPU count, which differ only in memory) is packed again as one pool, each
+    server then taking the cheapest memory configuration its load needs (``_repack``).
+    """
     by_type: dict[str, list[tuple[ReplicaOption, int]]] = {}
     for (wname, oi, key), count in sorted(outcome.x.items()):
         by_type.setdefault(key, []).append((cand.options[wname][oi], count))
@@ -320,7 +325,205 @@ def _fill_types(outcome: Outcome, cand: Candidates,
             repaired += extra + extra_gpus
             failed.append(key)
         boxes_by_type[key] = boxes
+    if failed:
+        repaired -= _repack(boxes_by_type, set(failed), cand, policy, catalog, outcome)
     return boxes_by_type, repaired, failed
+
+
+def _family(t: ServerType) -> tuple | None:
+    """Types that differ only in memory (same platform, GPU and GPU capacity) form a family
+    whose servers can trade replicas; owned types (P4) stay as they are."""
+    if t.owned:
+        return None
+    return (t.platform.sku, t.gpu.sku if t.gpu is not None else None, t.gpu_count,
+            t.gpu_slots)
+
+
+def _box_price(box: _Box, catalog: Catalog) -> float:
+    """What one server costs: platform, DIMMs and GPUs (all k of a fixed count, O1)."""
+    t = box.type
+    gpus = t.gpu_count if t.gpu_count is not None else box.gpus_used
+    return t.server_price(catalog, gpus if t.gpu is not None else 0)
+
+
+def _repack(boxes_by_type: dict[str, list[_Box]], failed: set[str], cand: Candidates,
+            policy: Policy, catalog: Catalog, outcome: Outcome) -> int:
+    """Pack each failed type's family again as one pool; keep it when the plan is cheaper.
+
+    The pool keeps the servers the program bought (of any memory configuration in the
+    family) and packs every replica of the family into them, best fit by RAM (several item
+    orders are tried); a replica that fits no server upgrades the memory of the server
+    where that is cheapest, or, failing that, opens a new server. A CPU-only replica that
+    fits nowhere in its family may go to any server with room (or a memory upgrade), or to
+    a new server of the cheapest type that holds it. At the end every pooled server takes the
+    cheapest configuration of its family that holds its load. Pattern-built and owned types
+    are left alone. Returns how many fewer servers this added than type-by-type repair did.
+    """
+    families: dict[tuple, list[ServerType]] = {}
+    for t in cand.types:
+        fam = _family(t)
+        if fam is not None and t.key not in outcome.patterns:
+            families.setdefault(fam, []).append(t)
+    types = {t.key: t for t in cand.types}
+    pooled = {_family(types[k]) for k in failed if k not in outcome.patterns} - {None}
+    if not pooled:
+        return 0
+    bought = sum(outcome.n.values())
+    before = [b for v in boxes_by_type.values() for b in v]
+    best: list[_Box] | None = None
+    best_cost = sum(_box_price(b, catalog) for b in before)
+    for order in _POOL_ORDERS:
+        boxes = _pool_all(boxes_by_type, pooled, families, order, policy, catalog, outcome)
+        if boxes is None:
+            continue
+        cost = sum(_box_price(b, catalog) for b in boxes)
+        if cost < best_cost - 1e-6:
+            best, best_cost = boxes, cost
+    if best is None:
+        return 0
+    for k in list(boxes_by_type):
+        boxes_by_type[k] = []
+    for b in best:
+        boxes_by_type.setdefault(b.type.key, []).append(b)
+    return max(0, len(before) - bought) - max(0, len(best) - bought)
+
+
+_POOL_ORDERS: tuple[Callable[[_Item], tuple[float, ...]], ...] = (
+    lambda it: (-it.gpus, -it.ram_gb),
+    lambda it: (-it.ram_gb, -it.gpus),
+    lambda it: (-it.gpus, -it.cores, -it.ram_gb),
+)
+
+
+def _pool_all(boxes_by_type: dict[str, list[_Box]], pooled: set, families: dict,
+              order: Callable[[_Item], tuple[float, ...]], policy: Policy, catalog: Catalog,
+              outcome: Outcome) -> list[_Box] | None:
+    """Every server of the plan, the ``pooled`` families packed again in ``order`` (a copy:
+    the type-by-type boxes are left as they were)."""
+    out: list[_Box] = []
+    overflow: list[_Item] = []
+    for key, boxes in boxes_by_type.items():
+        fam = _family(boxes[0].type) if boxes else None
+        if fam not in pooled or key in outcome.patterns:
+            out += [b.copy() for b in boxes]
+    for fam in sorted(pooled, key=str):
+        members = families[fam]
+        keys = [t.key for t in members]
+        items = [it for k in keys for b in boxes_by_type.get(k, []) for it in b.items]
+        start = sorted((t for t in members for _ in range(outcome.n.get(t.key, 0))),
+                       key=lambda t: -usable(t.ram_gb, policy))
+        boxes = [_Box(t) for t in start]
+        for item in sorted(items, key=order):
+            if not _place_pooled(boxes, item, members, policy, catalog, opens=item.gpus > 0):
+                if item.gpus > 0:
+                    return None  # no configuration of the family holds it alone
+                overflow.append(item)
+        out += [_cheapest_memory(b, members, policy, catalog) for b in boxes]
+    spare = [t for ts in families.values() for t in ts]
+    for item in sorted(overflow, key=lambda it: (-it.ram_gb, -it.cores)):
+        if not _place_anywhere(out, item, families, spare, policy, catalog):
+            return None
+    return out
+
+
+def _fits(box: _Box, item: _Item, ram_cap: float, policy: Policy) -> bool:
+    """GPU slots, RAM up to ``ram_cap``, cores and (O4) local datasets on its disk."""
+    t = box.type
+    return (box.gpus_used + item.gpus <= t.gpu_slots
+            and box.ram_used + item.ram_gb <= ram_cap + 1e-9
+            and box.cores_used + item.cores <= cores_of(t) + 1e-9
+            and box.disk_fits(item, policy))
+
+
+def _best_fit(boxes: list[_Box], item: _Item, policy: Policy) -> _Box | None:
+    """The server, as configured, that the item leaves the least RAM free in."""
+    best = None
+    for box in boxes:
+        cap = usable(box.type.ram_gb, policy)
+        if _fits(box, item, cap, policy):
+            left = cap - box.ram_used - item.ram_gb
+            if best is None or left < best[0]:
+                best = (left, box)
+    return None if best is None else best[1]
+
+
+def _upgrade(boxes: list[_Box], item: _Item, members_of: Callable[[_Box], list[ServerType]],
+             policy: Policy, catalog: Catalog) -> tuple[float, _Box, ServerType] | None:
+    """The cheapest memory upgrade (price difference, server, new type) that makes room."""
+    best = None
+    for box in boxes:
+        now = box.type.server_price(catalog)
+        for t in members_of(box):
+            if (_fits(box, item, usable(t.ram_gb, policy), policy)
+                    and (best is None or t.server_price(catalog) - now < best[0])):
+                best = (t.server_price(catalog) - now, box, t)
+    return best
+
+
+def _new_price(t: ServerType, catalog: Catalog) -> float:
+    """What a new server of ``t`` costs before its replicas' GPUs (all k of a fixed count)."""
+    fixed = t.gpu_count * t.gpu.price if t.gpu is not None and t.gpu_count else 0.0
+    return t.server_price(catalog) + fixed
+
+
+def _place_pooled(boxes: list[_Box], item: _Item, members: list[ServerType], policy: Policy,
+                  catalog: Catalog, opens: bool = True) -> bool:
+    """Best fit by RAM into a server as configured; else the cheaper of a memory upgrade and
+    (when ``opens``) a new server of the family's cheapest configuration that holds it."""
+    box = _best_fit(boxes, item, policy)
+    if box is not None:
+        box.add(item)
+        return True
+    upgrade = _upgrade(boxes, item, lambda b: members, policy, catalog)
+    fresh = min(((_new_price(t, catalog), t) for t in members
+                 if _fits(_Box(t), item, usable(t.ram_gb, policy), policy)),
+                key=lambda pt: pt[0], default=None) if opens else None
+    if upgrade is not None and (fresh is None or upgrade[0] <= fresh[0]):
+        _, box, t = upgrade
+        box.type = t
+        box.add(item)
+        return True
+    if fresh is None:
+        return False
+    box = _Box(fresh[1])
+    box.add(item)
+    boxes.append(box)
+    return True
+
+
+def _place_anywhere(boxes: list[_Box], item: _Item, families: dict,
+                    spare: list[ServerType], policy: Policy, catalog: Catalog) -> bool:
+    """A CPU-only replica into any server with room, else the cheaper of a memory upgrade and
+    a new server of the cheapest type that holds it."""
+    box = _best_fit(boxes, item, policy)
+    if box is not None:
+        box.add(item)
+        return True
+    upgrade = _upgrade(boxes, item, lambda b: families.get(_family(b.type), []), policy,
+                       catalog)
+    fresh = min(((_new_price(t, catalog), t) for t in spare
+                 if _fits(_Box(t), item, usable(t.ram_gb, policy), policy)),
+                key=lambda pt: pt[0], default=None)
+    if upgrade is not None and (fresh is None or upgrade[0] <= fresh[0]):
+        _, box, t = upgrade
+        box.type = t
+        box.add(item)
+        return True
+    if fresh is None:
+        return False
+    box = _Box(fresh[1])
+    box.add(item)
+    boxes.append(box)
+    return True
+
+
+def _cheapest_memory(box: _Box, members: list[ServerType], policy: Policy,
+                     catalog: Catalog) -> _Box:
+    """The server with the cheapest memory configuration of its family that holds its load."""
+    fits = [t for t in members if usable(t.ram_gb, policy) + 1e-9 >= box.ram_used]
+    new = box.copy()
+    new.type = min(fits, key=lambda t: (t.server_price(catalog), -t.ram_gb))
+    return new
 
 
 def _number_servers(

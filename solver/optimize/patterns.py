@@ -90,10 +90,15 @@ def greedy_patterns(kinds: Sequence[Dims], slots: int, ram_cap: float,
     return sorted(out)
 
 
+class SearchLimit(Exception):
+    """``best_pattern`` visited more nodes than its ``limit``."""
+
+
 def best_pattern(kinds: Sequence[Dims], values: list[float], slots: int, ram_cap: float,
-                 cores_cap: float | None = None) -> tuple[float, tuple[int, ...]]:
+                 cores_cap: float | None = None,
+                 limit: int | None = None) -> tuple[float, tuple[int, ...]]:
     """The pattern of most total value Σ a_k v_k within GPU slots, RAM (and cores), by
-    depth-first search with a RAM-ratio bound."""
+    depth-first search with a RAM-ratio bound; raises SearchLimit past ``limit`` nodes."""
     caps = _caps(slots, ram_cap, cores_cap)
     dims = len(caps)
     idx = [k for k in range(len(kinds)) if values[k] > 1e-9]
@@ -101,9 +106,13 @@ def best_pattern(kinds: Sequence[Dims], values: list[float], slots: int, ram_cap
     best_value = 0.0
     best: tuple[int, ...] = tuple([0] * len(kinds))
     counts = [0] * len(kinds)
+    nodes = 0
 
     def walk(j: int, used: Dims, value: float) -> None:
-        nonlocal best_value, best
+        nonlocal best_value, best, nodes
+        nodes += 1
+        if limit is not None and nodes > limit:
+            raise SearchLimit
         if value > best_value + 1e-9:
             best_value, best = value, tuple(counts)
         if j == len(idx):
@@ -121,3 +130,23 @@ def best_pattern(kinds: Sequence[Dims], values: list[float], slots: int, ram_cap
 
     walk(0, (0,) * dims, 0.0)
     return best_value, best
+
+
+def most_value(kinds: Sequence[Dims], values: list[float], caps: Dims, limit: int) -> float:
+    """max Σ_k n_k values_k over n ∈ ℤ≥0 with Σ_k n_k kinds_k ≤ caps in every dimension (a
+    capacity of 0 leaves that dimension unchecked): exact by ``best_pattern`` within
+    ``limit`` nodes, else the least of the dimensions' fractional bounds cap × the best
+    value per unit there (each an upper bound, so the answer never falls short)."""
+    try:
+        third = caps[2] if len(caps) > 2 else None
+        return best_pattern(kinds, values, int(caps[0]), caps[1], third, limit=limit)[0]
+    except SearchLimit:
+        pass
+    bound = float("inf")
+    for d, cap in enumerate(caps):
+        if cap <= 0:
+            continue
+        ratios = [v / k[d] if k[d] > 0 else float("inf") for k, v in zip(kinds, values,
+                                                                          strict=True) if v > 0]
+        bound = min(bound, cap * max(ratios, default=0.0))
+    return bound
