@@ -470,38 +470,28 @@ def _place_pooled(boxes: list[_Box], item: _Item, members: list[ServerType], pol
                   catalog: Catalog, opens: bool = True) -> bool:
     """Best fit by RAM into a server as configured; else the cheaper of a memory upgrade and
     (when ``opens``) a new server of the family's cheapest configuration that holds it."""
-    box = _best_fit(boxes, item, policy)
-    if box is not None:
-        box.add(item)
-        return True
-    upgrade = _upgrade(boxes, item, lambda b: members, policy, catalog)
-    fresh = min(((_new_price(t, catalog), t) for t in members
-                 if _fits(_Box(t), item, usable(t.ram_gb, policy), policy)),
-                key=lambda pt: pt[0], default=None) if opens else None
-    if upgrade is not None and (fresh is None or upgrade[0] <= fresh[0]):
-        _, box, t = upgrade
-        box.type = t
-        box.add(item)
-        return True
-    if fresh is None:
-        return False
-    box = _Box(fresh[1])
-    box.add(item)
-    boxes.append(box)
-    return True
+    return _place(boxes, item, lambda b: members, members if opens else [], policy, catalog)
 
 
 def _place_anywhere(boxes: list[_Box], item: _Item, families: dict,
                     spare: list[ServerType], policy: Policy, catalog: Catalog) -> bool:
     """A CPU-only replica into any server with room, else the cheaper of a memory upgrade and
     a new server of the cheapest type that holds it."""
+    return _place(boxes, item, lambda b: families.get(_family(b.type), []), spare, policy,
+                  catalog)
+
+
+def _place(boxes: list[_Box], item: _Item, members_of: Callable[[_Box], list[ServerType]],
+           new_types: list[ServerType], policy: Policy, catalog: Catalog) -> bool:
+    """Best fit by RAM into a server as configured; else the cheaper of upgrading a server's
+    memory within ``members_of`` it and a new server of the cheapest of ``new_types`` that
+    holds the item; False when neither exists."""
     box = _best_fit(boxes, item, policy)
     if box is not None:
         box.add(item)
         return True
-    upgrade = _upgrade(boxes, item, lambda b: families.get(_family(b.type), []), policy,
-                       catalog)
-    fresh = min(((_new_price(t, catalog), t) for t in spare
+    upgrade = _upgrade(boxes, item, members_of, policy, catalog)
+    fresh = min(((_new_price(t, catalog), t) for t in new_types
                  if _fits(_Box(t), item, usable(t.ram_gb, policy), policy)),
                 key=lambda pt: pt[0], default=None)
     if upgrade is not None and (fresh is None or upgrade[0] <= fresh[0]):
