@@ -624,7 +624,10 @@ def crosscheck(count: int, first_seed: int = 0, timed: bool = False,
 
 if __name__ == "__main__":
     import sys
+    from pathlib import Path
 
+    # Run as a script: the repository root holds the bench package crosscheck imports.
+    sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
     res = crosscheck(int(sys.argv[1]) if len(sys.argv) > 1 else 50,
                      timed="--timed" in sys.argv, storage="--storage" in sys.argv)
     print(
