@@ -10,10 +10,10 @@ reference pricing); that only runs when the budget buys nothing.
 
 from __future__ import annotations
 
-from ..errors import NothingServedError, PlanBuyError
+from ..errors import NothingServedError
 from ..inputs.catalog import Catalog
 from ..inputs.workload import WorkloadFile
-from .full import FullPlan
+from .full import FullPlan, full_plan
 from .plan import PlanResult
 
 
@@ -28,17 +28,9 @@ def alone_costs(wf: WorkloadFile, catalog: Catalog, **plan_args) -> list[tuple[s
     """(workload, cost of the cheapest plan serving it alone without the budget), cheapest
     first; None where no plan was found (it cannot run, or the time ran out). ``plan_args``
     as for ``pipeline.plan`` (solver, time_limit, gap, started)."""
-    from .pipeline import plan
-
-    out: list[tuple[str, float | None]] = []
-    policy = wf.policy.model_copy(update={"budget": None})
-    for w in wf.workloads:
-        alone = wf.model_copy(update={"workloads": [w], "policy": policy})
-        try:
-            res = plan(alone, catalog, top=1, with_baseline=False, **plan_args)
-            out.append((w.name, res.options[0].total_cost))
-        except PlanBuyError:
-            out.append((w.name, None))
+    out = [(w.name, full_plan(wf.model_copy(update={"workloads": [w]}), catalog,
+                              **plan_args).total_cost)
+           for w in wf.workloads]
     # Ties: the most priority first, as the budgeted plan would choose.
     weight = {w.name: -w.priority * wf.planned_replicas(w) for w in wf.workloads}
     return sorted(out, key=lambda nc: (nc[1] is None, nc[1] or 0.0, weight[nc[0]]))
