@@ -611,27 +611,31 @@ def _most_beside(m: Model, w: str, v: str, key: str, cand: Candidates, policy: P
     """M_w|v: most replicas of ``w`` one server of type ``key`` holds beside one replica of
     ``v``, by each resource less the least any option of v there takes, over the least any
     option of w takes (as ``_most_on_one``); 0 when none fits beside it."""
-    t = m.types[key]
     mine = [o for o, _ in m.on_type[key] if o.workload == w]
     theirs = [o for o, _ in m.on_type[key] if o.workload == v]
-    most = float(cand.most_replicas(w))
+    most = _room_bound(m.types[key], mine, float(cand.most_replicas(w)), policy, theirs)
+    return max(0, math.floor(most + 1e-9))
+
+
+def _room_bound(t: ServerType, mine: list[ReplicaOption], most: float, policy: Policy,
+                beside: list[ReplicaOption] | None = None) -> float:
+    """``most`` capped, for each resource of one server of ``t`` (GPU slots, where a shared
+    replica takes v_o / U_g of a GPU; usable RAM; CPU cores where checked), by its room, less
+    the least any option of ``beside`` takes, over the least any of ``mine`` takes."""
+    resources: list[tuple[Callable[[ReplicaOption], float], float]] = []
     if t.gpu is not None:
         cap = usable(t.gpu.vram_gb, policy)
-
-        def slots(o: ReplicaOption) -> float:
-            return o.vram_gb / cap if o.shared else float(o.degree)
-
-        need, left = min(map(slots, mine)), t.gpu_slots - min(map(slots, theirs))
-        if need > 0:
-            most = min(most, left / need)
-    ram_left = usable(t.ram_gb, policy) - min(o.ram_gb for o in theirs)
-    ram = min(o.ram_gb for o in mine)
-    if ram > 0:
-        most = min(most, ram_left / ram)
-    cores = min(o.cores for o in mine)
-    if t.platform.cpu_cores is not None and cores > 0:
-        most = min(most, (t.platform.cpu_cores - min(o.cores for o in theirs)) / cores)
-    return max(0, math.floor(most + 1e-9))
+        resources.append((lambda o: o.vram_gb / cap if o.shared else float(o.degree),
+                          float(t.gpu_slots)))
+    resources.append((lambda o: o.ram_gb, usable(t.ram_gb, policy)))
+    if t.platform.cpu_cores is not None:
+        resources.append((lambda o: float(o.cores), float(t.platform.cpu_cores)))
+    for take, room in resources:
+        per = min(map(take, mine))
+        if per > 0:
+            taken = min(map(take, beside)) if beside else 0.0
+            most = min(most, (room - taken) / per)
+    return most
 
 
 def drive_configs(bays: int, drives: list[StorageSku],
@@ -664,20 +668,9 @@ def _most_on_one(m: Model, names: set[str], key: str, cand: Candidates, policy: 
     of type ``key`` can hold together, by each resource over the least any of their options
     there takes (a valid bound for any mix of them): GPU slots (a shared replica takes
     v_o / U_g of a GPU), usable RAM and CPU cores; at most the replicas they may run."""
-    t = m.types[key]
     opts = [o for o, _ in m.on_type[key] if o.workload in names]
-    most = float(sum(cand.most_replicas(name) for name in names))
-    if t.gpu is not None:
-        cap = usable(t.gpu.vram_gb, policy)
-        gpus = min((o.vram_gb / cap if o.shared else float(o.degree)) for o in opts)
-        if gpus > 0:
-            most = min(most, t.gpu_slots / gpus)
-    ram = min(o.ram_gb for o in opts)
-    if ram > 0:
-        most = min(most, usable(t.ram_gb, policy) / ram)
-    cores = min(o.cores for o in opts)
-    if t.platform.cpu_cores is not None and cores > 0:
-        most = min(most, t.platform.cpu_cores / cores)
+    most = _room_bound(m.types[key], opts, float(sum(cand.most_replicas(n) for n in names)),
+                       policy)
     return max(1, math.floor(most + 1e-9))
 
 
