@@ -460,12 +460,6 @@ def _upgrade(boxes: list[_Box], item: _Item, members_of: Callable[[_Box], list[S
     return best
 
 
-def _new_price(t: ServerType, catalog: Catalog) -> float:
-    """What a new server of ``t`` costs before its replicas' GPUs (all k of a fixed count)."""
-    fixed = t.gpu_count * t.gpu.price if t.gpu is not None and t.gpu_count else 0.0
-    return t.server_price(catalog) + fixed
-
-
 def _place_pooled(boxes: list[_Box], item: _Item, members: list[ServerType], policy: Policy,
                   catalog: Catalog, opens: bool = True) -> bool:
     """Best fit by RAM into a server as configured; else the cheaper of a memory upgrade and
@@ -491,7 +485,8 @@ def _place(boxes: list[_Box], item: _Item, members_of: Callable[[_Box], list[Ser
         box.add(item)
         return True
     upgrade = _upgrade(boxes, item, members_of, policy, catalog)
-    fresh = min(((_new_price(t, catalog), t) for t in new_types
+    # A new server costs its platform, DIMMs and (fixed count, O1) all k of its GPUs.
+    fresh = min(((_box_price(_Box(t), catalog), t) for t in new_types
                  if _fits(_Box(t), item, usable(t.ram_gb, policy), policy)),
                 key=lambda pt: pt[0], default=None)
     if upgrade is not None and (fresh is None or upgrade[0] <= fresh[0]):
