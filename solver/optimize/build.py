@@ -147,6 +147,12 @@ class Model:
     options: dict[tuple[str, int], ReplicaOption] = field(default_factory=dict)
 
     @property
+    def size(self) -> int:
+        """Rows of the program without its O4 disk rows (which grow with the drive catalog,
+        not the mix): what the work budget and the size thresholds of the rounds compare."""
+        return len(self.prob.constraints) - self.disk_rows
+
+    @property
     def exact(self) -> bool:
         """The integer program is a relaxation of the plan rules: its bound is a proof."""
         return not self.conservative and not self.priced and not self.nogoods

@@ -78,7 +78,7 @@ def solve_and_expand(m, cand, wf, catalog, solver, clock, gap, loose=True, share
     round_gap = max(gap, LOOSE_GAP) if loose else gap
     pending: tuple[Outcome, Expansion] | None = None
     """A plan the bound-proving solve found that packs: the next round, without a solve."""
-    if not m.root_cuts and _size(m) > ROOT_MIN_ROWS:
+    if not m.root_cuts and m.size > ROOT_MIN_ROWS:
         m.root_cuts = True
         _root_cuts(m, wf.policy.headroom)
     for round_ in range(MAX_CUT_ROUNDS):
@@ -145,7 +145,7 @@ def solve_and_expand(m, cand, wf, catalog, solver, clock, gap, loose=True, share
             # A type that failed PATTERNS_AFTER times, or that no new cut holds this plan
             # off (re-solving would find it again), goes to patterns (the cuts stay: valid).
             failures[key] = max(failures[key], PATTERNS_AFTER)
-            if key not in m.patterns and _size(m) <= PATTERN_MAX_ROWS:
+            if key not in m.patterns and m.size <= PATTERN_MAX_ROWS:
                 if (m.exact and round_gap > gap and not proved
                         and clock.can_start("proving a bound")):
                     # Patterns may make the program conservative (shared GPUs) or a
@@ -244,11 +244,6 @@ def _root_cuts(m: Model, headroom: float) -> None:
             return
 
 
-def _size(m: Model) -> int:
-    """Rows of the program without its O4 disk rows (which grow with the drive catalog, not
-    with the mix): what the size thresholds above compare."""
-    return len(m.prob.constraints) - m.disk_rows
-
 
 def _prove_bound(m: Model, solver: str, clock: Budget, gap: float, proven: float | None,
                  ticks: int | None) -> tuple[float | None, Outcome | None]:
@@ -293,5 +288,3 @@ def _generate_patterns(m, clock: Budget) -> None:
             if not m.conservative:
                 m.lp_bound = max(m.lp_bound or duals["objective"], duals["objective"])
             return
-
-
