@@ -6,10 +6,12 @@ No business logic lives here; every command is a few lines over ``solver``.
 from __future__ import annotations
 
 import contextlib
+import importlib
 import json
 import math
 import os
 import sys
+import threading
 from pathlib import Path
 
 import click
@@ -51,6 +53,17 @@ class FiniteFloatRange(click.FloatRange):
 def _fail(exc: PlanBuyError) -> None:
     click.echo(f"plan-buy: {exc}", err=True)
     sys.exit(exc.exit_code)
+
+
+def _import_meanwhile(module: str) -> None:
+    """Import ``module`` on another thread while this one plans: the workbook's pandas takes
+    a tenth of a second or more to import, time the solver's own threads leave idle. The
+    later ``import`` of it waits for this one; an import error is raised there, not here."""
+    def load() -> None:
+        with contextlib.suppress(Exception):
+            importlib.import_module(module)
+
+    threading.Thread(target=load, name=f"import {module}", daemon=True).start()
 
 
 def _default_catalog(ctx: click.Context, param: click.Parameter, value: Path | None) -> Path:
@@ -207,9 +220,9 @@ def plan(workloads: Path, catalog: Path, top: int, budget: float | None, out_dir
         check_exclude(wf.policy.exclude, cat)
         if not no_workbook:
             from solver.report.files import check_writable
-            from solver.report.workbook import write_workbook
 
             check_writable(out_dir / f"{wf.name}.xlsx")
+            _import_meanwhile("solver.report.workbook")
         reserve = 0.0 if no_workbook else workbook_reserve(
             sum(wf.planned_replicas(w) for w in wf.workloads), top)
         if distinct is not None:
@@ -234,6 +247,8 @@ def plan(workloads: Path, catalog: Path, top: int, budget: float | None, out_dir
                 progress.done()
         book = None
         if not no_workbook:
+            from solver.report.workbook import write_workbook
+
             book = write_workbook(out_dir / f"{wf.name}.xlsx", result, wf, cat,
                                   {"workloads": workloads, "catalog": catalog}, full=full)
     except NothingServedError as exc:
