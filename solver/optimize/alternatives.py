@@ -71,10 +71,23 @@ def define_cost_slack(m: Model, cheapest: float, slack: float) -> None:
 def set_direction_objective(m: Model, direction: Direction, catalog: Catalog,
                             cheapest: float, lower: float, slack: float) -> None:
     """min f / step + (cost − L) / S with S = (1 + slack) · C* − L + 1 (module docstring)."""
-    scale = max(1.0, (1 + slack) * cheapest - lower + 1)
+    scale = _cost_scale(cheapest, lower, slack)
     m.prob.sense = pulp.LpMinimize
     m.prob.setObjective((1.0 / direction.step) * direction.objective(m, catalog)
                         + (1.0 / scale) * (minimised_cost(m) - lower))
+
+
+def direction_value(direction: Direction, option: PlanOption, catalog: Catalog, cost: float,
+                    cheapest: float, lower: float, slack: float) -> float:
+    """f / step + (cost − L) / S measured on an expanded plan whose minimised cost is
+    ``cost``: the objective of ``set_direction_objective``, in the same units."""
+    return (direction.measure(option, catalog) / direction.step
+            + (cost - lower) / _cost_scale(cheapest, lower, slack))
+
+
+def _cost_scale(cheapest: float, lower: float, slack: float) -> float:
+    """S = (1 + slack) · C* − L + 1 (at least 1)."""
+    return max(1.0, (1 + slack) * cheapest - lower + 1)
 
 
 def define_tco(m: Model, catalog: Catalog) -> pulp.LpAffineExpression:

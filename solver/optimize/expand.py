@@ -117,6 +117,9 @@ class Expansion:
     disk_types: tuple[str, ...] = ()
     """O4: server types whose servers' drives, rounded per server, cost more than the
     program's drive configurations for that type (the program's disk rows are sums)."""
+    drive_extra: float = 0.0
+    """O4: what the plan's drives cost beyond the program's drive configurations (per-server
+    rounding, and drive-only servers for the shared pool; negative when they cost less)."""
 
 
 def _pack_shared(opts: list[tuple[ReplicaOption, int]], cap: float, gpus: int,
@@ -265,13 +268,18 @@ def expand(outcome: Outcome, cand: Candidates, wf: WorkloadFile, catalog: Catalo
     lines = bom_lines(servers, catalog)
     cost = round(sum(ln.extended for ln in lines), 2)
     idle = _idle_owned(boxes_by_type, cand, len(servers))
+    bought, planned = _drive_costs(servers[:numbered], keys, outcome, catalog)
+    over = tuple(sorted(key for key, c in bought.items() if c > planned.get(key, 0.0) + 0.005))
+    extra = sum(s.drive_count * catalog.drive(s.storage).price for s in servers
+                if not s.owned and s.storage and s.drive_count) - sum(planned.values())
     return Expansion(tuple(servers), tuple(placements), lines, cost, repaired, tuple(failed),
-                     idle, _over_drives(servers[:numbered], keys, outcome, catalog))
+                     idle, over, round(extra, 2))
 
 
-def _over_drives(servers: list[Server], keys: list[str], outcome: Outcome,
-                 catalog: Catalog) -> tuple[str, ...]:
-    """O4: the types whose servers' drives cost more than the program's z_tk for them."""
+def _drive_costs(servers: list[Server], keys: list[str], outcome: Outcome,
+                 catalog: Catalog) -> tuple[dict[str, float], dict[str, float]]:
+    """O4, per type: what its servers' drives cost, and what the program's z_tk for it
+    cost."""
     bought: dict[str, float] = {}
     for s, key in zip(servers, keys):
         if not s.owned and s.storage and s.drive_count:
@@ -279,8 +287,7 @@ def _over_drives(servers: list[Server], keys: list[str], outcome: Outcome,
     planned: dict[str, float] = {}
     for (key, sku, c), count in outcome.z.items():
         planned[key] = planned.get(key, 0.0) + count * c * catalog.drive(sku).price
-    return tuple(sorted(key for key, cost in bought.items()
-                        if cost > planned.get(key, 0.0) + 0.005))
+    return bought, planned
 
 
 def _idle_owned(boxes_by_type: dict[str, list[_Box]], cand: Candidates,

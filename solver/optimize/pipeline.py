@@ -19,7 +19,9 @@ from ..inputs.workload import Policy, WorkloadFile
 from .alternatives import (
     DEFAULT_SLACK,
     MODES,
+    Direction,
     define_cost_slack,
+    direction_value,
     directions,
     improves,
     label_of,
@@ -50,8 +52,8 @@ from .candidates import (
 )
 from .outcome import SolveStatus
 from .plan import Baseline, PlanOption, PlanResult
-from .rounds import expansion_own, expansion_value, solve_and_expand
-from .solve import DEFAULT_GAP, Outcome, default_solver
+from .rounds import expansion_own, expansion_value, solve_and_expand, start_first
+from .solve import DEFAULT_GAP, Outcome, Started, default_solver, spare_core
 from .targets import target_figures
 
 
@@ -214,17 +216,29 @@ class _Run:
     def best_cost(self) -> float | None:
         return min((self.value(o) for o in self.options), default=None)
 
-    def checked(self, out: Outcome, exp, label: str) -> PlanOption:
-        """The expanded plan as an option, checked (a failure is a bug: CheckError)."""
+    def option(self, out: Outcome, exp, label: str) -> PlanOption:
+        """The expanded plan as the next option (not checked)."""
         wf = self.wf
         unserved = tuple(w.name for w in wf.workloads if not out.serve.get(w.name, 1))
-        option = PlanOption(
+        return PlanOption(
             rank=len(self.options) + 1, total_cost=exp.cost, servers=exp.servers,
             lines=exp.lines, placements=exp.placements, unserved=unserved,
             lower_bound=out.bound, throughput=target_figures(exp.placements, wf, unserved),
             label=label, own=expansion_own(exp, wf, self.catalog), idle=exp.idle,
         )
-        problems = check_plan(option, wf, self.catalog)
+
+    def repair_value(self, out: Outcome, exp) -> float | None:
+        """Capital cost of an expanded plan with its drives priced as the program priced
+        them (the program's drive rows are sums: rounding drives per server is not a
+        repair); None under ``objective: tco``, where drives move more than capex."""
+        if self.objective != "capex":
+            return None
+        return exp.cost - exp.drive_extra
+
+    def checked(self, out: Outcome, exp, label: str) -> PlanOption:
+        """The expanded plan as an option, checked (a failure is a bug: CheckError)."""
+        option = self.option(out, exp, label)
+        problems = check_plan(option, self.wf, self.catalog)
         if problems:
             raise CheckError(f"plan-buy produced an invalid plan (a bug; please report it) "
                              f"for option {option.rank}", problems)
@@ -340,7 +354,7 @@ def _cheapest(run: _Run) -> None:
     for _ in range(MAX_DUPLICATE_TRIES):
         out, exp, proven = solve_and_expand(m, cand, run.wf, run.catalog, run.solver,
                                             run.clock, run.gap, share=RANK1_SHARE,
-                                            disk_retries=DISK_RETRIES)
+                                            disk_retries=DISK_RETRIES, value_of=run.repair_value)
         drop_disk_choices(m)
         if out.status == SolveStatus.NO_SOLUTION:
             raise SolverError(_no_plan_message(run.solver, run.time_limit, run.catalog))
@@ -386,7 +400,7 @@ def _ranked_mixes(run: _Run, platforms: bool) -> None:
         run.progress(f"option {len(run.options) + 1}: {label}", run.best_cost())
         share = 1.0 / max(1, run.top - len(run.options))
         out, exp, _ = solve_and_expand(m, cand, run.wf, run.catalog, run.solver, run.clock,
-                                       run.gap, share=share)
+                                       run.gap, share=share, value_of=run.repair_value)
         if out.status in (SolveStatus.INFEASIBLE, SolveStatus.NO_SOLUTION):
             why_fewer = ("the time limit ran out" if out.status == SolveStatus.NO_SOLUTION
                          else "no other distinct purchase list exists")
@@ -443,43 +457,52 @@ def _alternatives(run: _Run, slack: float) -> None:
     cap = max(MIN_ALTERNATIVE_TICKS, int(ALTERNATIVE_WORK * run.rank1_ticks))
     seen = {server_key(cheapest): cheapest.label}
     why_fewer = f"every direction within {slack:.0%} of the cheapest was tried"
-    for d in directions(run.wf.policy):
-        if len(run.options) == run.top:
-            break
-        why = d.applies(cheapest, catalog)
-        if why is not None:
-            left_out.setdefault(why, []).append(d.label)
-            continue
-        if not run.clock.can_start(f"option {len(run.options) + 1}"):
-            why_fewer = "the time limit ran out"
-            break
-        run.progress(f"option {len(run.options) + 1}: {d.label}", run.best_cost())
-        set_direction_objective(m, d, catalog, best, lower, slack)
-        share = 1.0 / max(1, run.top - len(run.options))
-        out, exp, _ = solve_and_expand(m, run.cand, run.wf, catalog, run.solver, run.clock,
-                                       max(run.gap, ALTERNATIVE_GAP), loose=False, share=share,
-                                       warm=True, cap=cap)  # from the plan before: a plan to stop on
-        if out.status == SolveStatus.NO_SOLUTION or exp is None:
-            left_out.setdefault("the time limit ran out", []).append(d.label)
-            continue
-        option = run.checked(out, exp, d.label)
-        # Its solve bounded f / step + cost share, not the cost: no cost bound to show.
-        option = replace(option, label=label_of(d, option, catalog), lower_bound=None)
-        again = seen.get(server_key(option))
-        if run.value(option) > ceiling + 0.01:
-            left_out.setdefault(f"its servers, once packed, cost more than {slack:.0%} over "
-                                "the cheapest", []).append(d.label)
-        elif run.budget is not None and option.total_cost > run.budget + 0.01:
-            left_out.setdefault("its servers, once packed, broke the budget", []).append(d.label)
-        elif again is not None:
-            left_out.setdefault(f"the same servers as the {again} plan", []).append(d.label)
-        elif not improves(d, option, cheapest, catalog):
-            left_out.setdefault("the cheapest plan is already as good", []).append(d.label)
-        else:
-            seen[server_key(option)] = option.label
-            run.options.append(option)
-            if out.status != SolveStatus.OPTIMAL:
-                unproven.append(option.label)
+    gap = max(run.gap, ALTERNATIVE_GAP)
+    todo = [d for d in directions(run.wf.policy) if d.applies(cheapest, catalog) is None]
+    begun: dict[str, Started] = {}
+    """Directions whose first solve was begun ahead of their turn (see below)."""
+    beside = spare_core()
+    try:
+        for d in directions(run.wf.policy):
+            if len(run.options) == run.top:
+                break
+            why = d.applies(cheapest, catalog)
+            if why is not None:
+                left_out.setdefault(why, []).append(d.label)
+                continue
+            if not run.clock.can_start(f"option {len(run.options) + 1}"):
+                why_fewer = "the time limit ran out"
+                break
+            run.progress(f"option {len(run.options) + 1}: {d.label}", run.best_cost())
+            # The next direction's first solve is begun now, before this one's rounds, on
+            # every machine alike: where there is a spare core it searches meanwhile, else
+            # at its turn, the same program from the same start either way (solve.Started).
+            following = todo[todo.index(d) + 1:]
+            if following and run.top - len(run.options) >= 2 and following[0].key not in begun:
+                set_direction_objective(m, following[0], catalog, best, lower, slack)
+                ahead = start_first(m, run.solver, run.clock, gap,
+                                    1.0 / max(1, run.top - len(run.options) - 1), cap, beside)
+                if ahead is not None:
+                    begun[following[0].key] = ahead
+            set_direction_objective(m, d, catalog, best, lower, slack)
+            share = 1.0 / max(1, run.top - len(run.options))
+
+            def value_of(out: Outcome, exp, d: Direction = d) -> float | None:
+                cost = run.repair_value(out, exp)
+                if cost is None:
+                    return None
+                option = run.option(out, exp, d.label)
+                return direction_value(d, option, catalog, cost, best, lower, slack)
+
+            out, exp, _ = solve_and_expand(m, run.cand, run.wf, catalog, run.solver,
+                                           run.clock, gap, loose=False, share=share,
+                                           warm=True, cap=cap,  # a plan to stop on: the last
+                                           value_of=value_of, first=begun.pop(d.key, None))
+            _judge(run, d, out, exp, seen, left_out, unproven, cheapest, ceiling, slack)
+    finally:
+        for ahead in begun.values():
+            ahead.cancel()
+
     m.lp_bound = lp_bound
     set_cost_objective(m)
     m.prob.constraints.pop("cost_slack", None)
@@ -494,6 +517,33 @@ def _alternatives(run: _Run, slack: float) -> None:
         run.notes.append(f"{', '.join(unproven)}: the best plan found in that direction within "
                          "its share of the search (each alternative's is capped at a share of "
                          "rank 1's work); a better one in that direction may exist")
+
+
+def _judge(run: _Run, d: Direction, out: Outcome, exp, seen: dict, left_out: dict[str, list[str]],
+           unproven: list[str], cheapest: PlanOption, ceiling: float, slack: float) -> None:
+    """Keep one direction's plan as the next option, or say in ``left_out`` why not."""
+    catalog = run.catalog
+    if out.status == SolveStatus.NO_SOLUTION or exp is None:
+        left_out.setdefault("the time limit ran out", []).append(d.label)
+        return
+    option = run.checked(out, exp, d.label)
+    # Its solve bounded f / step + cost share, not the cost: no cost bound to show.
+    option = replace(option, label=label_of(d, option, catalog), lower_bound=None)
+    again = seen.get(server_key(option))
+    if run.value(option) > ceiling + 0.01:
+        left_out.setdefault(f"its servers, once packed, cost more than {slack:.0%} over "
+                            "the cheapest", []).append(d.label)
+    elif run.budget is not None and option.total_cost > run.budget + 0.01:
+        left_out.setdefault("its servers, once packed, broke the budget", []).append(d.label)
+    elif again is not None:
+        left_out.setdefault(f"the same servers as the {again} plan", []).append(d.label)
+    elif not improves(d, option, cheapest, catalog):
+        left_out.setdefault("the cheapest plan is already as good", []).append(d.label)
+    else:
+        seen[server_key(option)] = option.label
+        run.options.append(option)
+        if out.status != SolveStatus.OPTIMAL:
+            unproven.append(option.label)
 
 
 def _result(run: _Run, with_baseline: bool) -> PlanResult:

@@ -10,6 +10,7 @@ import contextlib
 import math
 import os
 import sys
+import threading
 import time
 
 import pulp
@@ -76,6 +77,11 @@ class _Highs(pulp.HiGHS):
         self.interrupt = interrupt.Deferred()
 
     def callSolver(self, lp):
+        self.start_from(lp)
+        super().callSolver(lp)
+
+    def start_from(self, lp) -> None:
+        """With ``warm``, hand HiGHS the variables' current values as its start."""
         if self.warm:
             # The previous solve's values as a start (HiGHS completes or drops a start that
             # new rows make infeasible): a re-solve starts from the plan of the round before.
@@ -85,7 +91,6 @@ class _Highs(pulp.HiGHS):
             lp.solverModel.setSolution(start)
             if self.beat_start and lp.sense == pulp.LpMinimize and lp.objective is not None:
                 self.start_value = lp.objective.value()
-        super().callSolver(lp)
 
     def createAndConfigureSolver(self, lp):
         super().createAndConfigureSolver(lp)
@@ -221,7 +226,119 @@ def solve(m: Model, solver: str, time_limit: float | None = None,
         raise SolverError(f"the {solver} solver failed: {exc}") from None
     if deferred is not None:
         deferred.raise_if_requested()
-    seconds = time.perf_counter() - start
+    return _read(m, solver, engine, time_limit, gap, time.perf_counter() - start)
+
+
+class Started:
+    """A HiGHS solve of the program as it is now, read back later by ``outcome``.
+
+    ``start_solve`` copies the program into HiGHS at once; with ``beside`` the search runs
+    on another thread (a spare core) while the caller goes on, else it runs when
+    ``outcome`` is called. Either way it searches the same program from the same start
+    with the same work limit, so it returns the same plan: rows the caller adds to ``m``
+    meanwhile, and values other solves write to its variables, do not reach it.
+    """
+
+    def __init__(self, engine: _Highs, m: Model, time_limit: float | None, gap: float,
+                 beside: bool) -> None:
+        self.engine = engine
+        self.highs = m.prob.solverModel
+        self.columns = list(m.prob.variables())
+        """The columns as built, in HiGHS's order."""
+        self.objective = m.prob.objective
+        self.sense = m.prob.sense
+        self.patterns = set(m.patterns)
+        self.time_limit = time_limit
+        self.gap = gap
+        self.started = time.perf_counter()
+        self.thread: threading.Thread | None = None
+        if beside:
+            self.thread = threading.Thread(target=self.highs.run, name="plan-buy solve",
+                                           daemon=True)
+            self.thread.start()
+
+    def current(self, m: Model) -> bool:
+        """No server type has gone to patterns since the build: the plan read back is then
+        whole (columns added since, such as an objective's flags, are not read)."""
+        return set(m.patterns) == self.patterns and not m.priced
+
+    def cancel(self) -> None:
+        """Stop the search at its next checkpoint and wait for it (nothing is read back)."""
+        self.engine.interrupt.requested = True
+        if self.thread is not None:
+            self.thread.join()
+        self.thread = None
+
+    def outcome(self, m: Model, time_limit: float | None) -> Outcome | None:
+        """The solve's plan read back onto ``m`` (its objective restored to the one solved);
+        None when the program changed in kind since (``current``): the solve is void.
+        ``time_limit``: the seconds left now, for a search that starts only now."""
+        if not self.current(m):
+            self.cancel()
+            return None
+        deferred = self.engine.interrupt
+        if self.thread is not None:
+            self.thread.join()
+        else:
+            self.time_limit = time_limit
+            self.started = time.perf_counter()
+            if time_limit is not None:
+                self.highs.setOptionValue("time_limit", float(time_limit))
+            with _deferring(deferred):
+                self.highs.run()
+        deferred.raise_if_requested()
+        for i, var in enumerate(self.columns):
+            var.index = i
+        m.prob.setObjective(self.objective)
+        m.prob.sense = self.sense
+        m.prob.solverModel = self.highs
+        status, sol = self.engine.findSolutionValues(_Columns(self.highs, self.columns))
+        m.prob.assignStatus(status, sol)
+        return _read(m, "highs", self.engine, self.time_limit, self.gap,
+                     time.perf_counter() - self.started)
+
+
+class _Columns:
+    """What PuLP's HiGHS read-back uses of a problem: the solver model and the columns it
+    was built with (rows are not read back: their order may have changed since)."""
+
+    def __init__(self, highs, columns: list) -> None:
+        self.solverModel = highs
+        self._columns = columns
+        self._constraints: dict = {}
+
+    def variables(self) -> list:
+        return self._columns
+
+
+def start_solve(m: Model, solver: str, time_limit: float | None = None,
+                gap: float = DEFAULT_GAP, work_ticks: int | None = None,
+                warm: bool = False, beat_start: bool = False,
+                beside: bool = False) -> Started | None:
+    """``solve`` begun now and read back later (``Started``), from the variables' values of
+    now; None where that is not possible (CBC; a program with priced pattern columns,
+    which a round adds before each solve)."""
+    if solver != "highs" or m.priced:
+        return None
+    engine = _make(solver, time_limit, gap, work_ticks, warm, None, beat_start and warm)
+    with _quiet_stdout():
+        engine.createAndConfigureSolver(m.prob)
+        engine.buildSolverModel(m.prob)
+        engine.start_from(m.prob)
+    return Started(engine, m, time_limit, gap, beside)
+
+
+def spare_core() -> bool:
+    """This process may use a second processor (a solve can run beside the caller's)."""
+    try:
+        return len(os.sched_getaffinity(0)) > 1
+    except AttributeError:  # not on Linux
+        return (os.cpu_count() or 1) > 1
+
+
+def _read(m: Model, solver: str, engine, time_limit: float | None, gap: float,
+          seconds: float) -> Outcome:
+    """The outcome of the solve just read back onto ``m``'s variables."""
     ticks = getattr(engine, "ticks", 0)
     clock = _clock_stopped(m, solver, time_limit, seconds)
     sol = m.prob.sol_status

@@ -1,0 +1,114 @@
+"""Alternatives begun ahead of their turn, and repairs that cost nothing.
+
+The next direction's first solve is built before the current direction's rounds and runs
+on a spare core meanwhile (``solve.Started``). On a machine without one it runs at its
+turn: the same program, start and work limit, so the same plan. A packing repair that
+leaves what the program minimises unchanged ends the rounds (``rounds._repaired_free``).
+"""
+
+from __future__ import annotations
+
+from dataclasses import replace
+from pathlib import Path
+
+import pytest
+
+from solver.inputs.loading import load_catalog, load_workloads
+from solver.optimize import pipeline, rounds
+from solver.optimize.alternatives import server_key
+from solver.optimize.budget import Budget
+from solver.optimize.build import build
+from solver.optimize.candidates import enumerate_candidates
+from solver.optimize.outcome import Outcome, SolveStatus
+
+ROOT = Path(__file__).resolve().parent.parent
+CATALOG = ROOT / "catalogs" / "default.yaml"
+
+
+def _plan(name: str, monkeypatch, spare: bool):
+    monkeypatch.setattr(pipeline, "spare_core", lambda: spare)
+    wf = load_workloads(ROOT / "workloads" / f"{name}.yaml")
+    return pipeline.plan(wf, load_catalog(CATALOG), top=3, with_baseline=False)
+
+
+@pytest.mark.parametrize("name", ["q3", "deadlines"])
+def test_the_same_options_with_or_without_a_spare_core(name, monkeypatch):
+    one = _plan(name, monkeypatch, spare=False)
+    two = _plan(name, monkeypatch, spare=True)
+    assert len(one.options) == 3
+    assert [(o.label, o.total_cost, server_key(o)) for o in one.options] == \
+        [(o.label, o.total_cost, server_key(o)) for o in two.options]
+    assert one.notes == two.notes
+
+
+def test_q3_second_option_has_no_consumer_gpus(monkeypatch):
+    """The no-consumer direction, begun from the cheapest plan, still reaches zero consumer
+    GPUs (at half its work it stopped at 'fewest consumer GPUs', USD 582,830)."""
+    result = _plan("q3", monkeypatch, spare=True)
+    labels = [o.label for o in result.options]
+    assert labels == ["cheapest", "no consumer GPUs", "fewest servers"]
+    assert result.options[1].total_cost == 568_840
+
+
+def _small_program():
+    wf = load_workloads(ROOT / "workloads" / "small.yaml")
+    catalog = load_catalog(CATALOG)
+    cand = enumerate_candidates(wf, catalog)
+    return wf, catalog, cand, build(wf, catalog, cand, None)
+
+
+def _count_solves(monkeypatch) -> list[Outcome]:
+    seen: list[Outcome] = []
+    real = rounds.solve
+
+    def counting(*args, **kwargs):
+        out = real(*args, **kwargs)
+        seen.append(out)
+        return out
+
+    monkeypatch.setattr(rounds, "solve", counting)
+    return seen
+
+
+def _failing_expand(monkeypatch, extra: float) -> None:
+    """Every expansion reports a type that needed repair, at ``extra`` over the program."""
+    real = rounds.expand
+
+    def failing(out, cand, wf, catalog):
+        exp = real(out, cand, wf, catalog)
+        return replace(exp, failed_types=(min(k for k, v in out.n.items() if v),),
+                       cost=exp.cost + extra)
+
+    monkeypatch.setattr(rounds, "expand", failing)
+
+
+def test_a_repair_that_costs_nothing_ends_the_rounds(monkeypatch):
+    wf, catalog, cand, m = _small_program()
+    solves = _count_solves(monkeypatch)
+    _failing_expand(monkeypatch, extra=0.0)
+    out, exp, _ = rounds.solve_and_expand(
+        m, cand, wf, catalog, "highs", Budget.start(None, m.size, 1, 1), 1e-4,
+        value_of=lambda o, e: e.cost - e.drive_extra)
+    assert len(solves) == 1
+    assert out.status == SolveStatus.OPTIMAL
+    assert exp.failed_types and exp.cost == 16_940
+
+
+def test_a_repair_that_costs_more_goes_on_to_a_round_of_cuts(monkeypatch):
+    wf, catalog, cand, m = _small_program()
+    _failing_expand(monkeypatch, extra=100.0)
+    cuts = []
+    monkeypatch.setattr(rounds, "_cuts_off_plan",
+                        lambda m, key, wf: cuts.append(key) or False)
+    rounds.solve_and_expand(
+        m, cand, wf, catalog, "highs", Budget.start(None, m.size, 1, 1), 1e-4,
+        value_of=lambda o, e: e.cost - e.drive_extra)
+    assert cuts, "a repair that costs more than the program said must tighten the program"
+
+
+def test_repaired_free_compares_with_the_solves_own_objective():
+    out = Outcome(SolveStatus.OPTIMAL, 1000.0, 1000.0, 0.0, 0.1, {}, {}, {}, {}, {})
+    assert rounds._repaired_free(out, None, lambda o, e: 1000.0)
+    assert not rounds._repaired_free(out, None, lambda o, e: 1000.01)
+    assert not rounds._repaired_free(out, None, lambda o, e: None)  # objective tco
+    assert not rounds._repaired_free(out, None, None)
