@@ -66,3 +66,62 @@ def test_no_plan_message_mentions_the_limit_only_when_set(default_catalog):
     assert "None" not in without
     assert "within the time limit of 7 s" in pipeline._no_plan_message("cbc", 7.0,
                                                                        default_catalog)
+
+
+def _stopped(objective: float, clock: bool):
+    from solver.optimize.outcome import Outcome, SolveStatus
+    return Outcome(SolveStatus.FEASIBLE, objective, None, None, 1.0, {}, {}, {}, {}, {},
+                   clock_stopped=clock)
+
+
+def test_a_clock_ended_solve_no_better_than_the_plan_in_hand_is_not_expanded():
+    """A generated 1,000-workload mix under --time-limit 120 took 157 s: a packing round the
+    clock stopped returned a plan 12 x the cost, and expanding it took 41 s."""
+    from solver.optimize.rounds import _clock_ended_worse
+    best = (_stopped(100.0, False), None, 100.0)
+    assert _clock_ended_worse(_stopped(1200.0, True), best)
+    assert _clock_ended_worse(_stopped(100.0, True), best)
+    assert not _clock_ended_worse(_stopped(99.0, True), best)  # better: worth expanding
+    assert not _clock_ended_worse(_stopped(1200.0, False), best)  # the work budget ended it
+    assert not _clock_ended_worse(_stopped(1200.0, True), None)  # no plan in hand yet
+    # Most priority served (the budget's first phase) is maximised: more is better.
+    assert not _clock_ended_worse(_stopped(120.0, True), best, maximise=True)
+    assert _clock_ended_worse(_stopped(80.0, True), best, maximise=True)
+
+
+def test_the_round_after_a_worse_clock_ended_solve_expands_nothing(monkeypatch,
+                                                                   default_catalog):
+    """solve_and_expand stops there and keeps the plan it had."""
+    from dataclasses import replace
+
+    from solver.optimize import rounds
+    from solver.optimize.build import build
+    from solver.optimize.candidates import enumerate_candidates
+
+    wf = generate(6, 1)
+    cand = enumerate_candidates(wf, default_catalog)
+    m = build(wf, default_catalog, cand, None)
+    real_solve, real_expand = rounds.solve, rounds.expand
+    solves: list = []
+    expanded: list = []
+
+    def solve(*args, **kwargs):
+        out = real_solve(*args, **kwargs)
+        if solves:  # every later solve: stopped by the clock on a plan twice the cost
+            out = replace(out, objective=2 * out.objective, clock_stopped=True)
+        solves.append(out)
+        return out
+
+    def expand(out, *args):
+        exp = real_expand(out, *args)
+        expanded.append(out)
+        # The first plan does not pack: a round of cuts follows.
+        return replace(exp, failed_types=(min(k for k, v in out.n.items() if v),))
+
+    monkeypatch.setattr(rounds, "solve", solve)
+    monkeypatch.setattr(rounds, "expand", expand)
+    monkeypatch.setattr(rounds, "_cuts_off_plan", lambda m, key, wf: True)
+    out, exp, _ = rounds.solve_and_expand(m, cand, wf, default_catalog, "highs",
+                                          budget.Budget.start(None, m.size, 1, 1), 1e-4)
+    assert len(solves) == 2 and len(expanded) == 1
+    assert out is solves[0]

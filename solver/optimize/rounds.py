@@ -7,6 +7,8 @@ Every option (the cheapest plan, each ranked mix, each alternative) is found by
 
 from __future__ import annotations
 
+import pulp
+
 from ..inputs.catalog import Catalog
 from ..inputs.workload import WorkloadFile
 from .budget import Budget
@@ -122,6 +124,8 @@ def solve_and_expand(m, cand, wf, catalog, solver, clock, gap, loose=True, share
                 proven = out.bound if proven is None else max(proven, out.bound)
             if m.lp_bound is not None:
                 proven = m.lp_bound if proven is None else max(proven, m.lp_bound)
+            if _clock_ended_worse(out, best, m.prob.sense == pulp.LpMaximize):
+                break
             exp = expand(out, cand, wf, catalog)
         # Every expansion is a whole plan (repaired if need be): keep the best one seen (by
         # what the program minimises: capex, or TCO under objective tco), since a later
@@ -191,6 +195,21 @@ def solve_and_expand(m, cand, wf, catalog, solver, clock, gap, loose=True, share
         return out, None, proven
     out, exp, _ = best
     return out, exp, proven
+
+
+def _clock_ended_worse(out: Outcome, best: tuple | None, maximise: bool = False) -> bool:
+    """The clock ended this solve on a plan no better, by the program's own objective, than
+    the plan behind the best expansion in hand: the time is spent, and expanding it cannot
+    help. (On a generated 1,000-workload mix a packing round stopped by the clock returned
+    a plan 12 times the cost, whose expansion took 41 s past a 120 s limit.)"""
+    if not out.clock_stopped or best is None:
+        return False
+    before, now = best[0].objective, out.objective
+    if before is None or now is None:
+        return False
+    if maximise:  # the budget's first phase: most priority served
+        before, now = -before, -now
+    return now >= before - 1e-9 * abs(before)
 
 
 def _own_work(clock: Budget, share: float, cap: int | None) -> float | None:
