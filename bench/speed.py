@@ -26,7 +26,7 @@ import tempfile
 from pathlib import Path
 
 ROOT = Path(__file__).resolve().parent.parent
-SHIPPED = ("small", "medium", "large", "deadlines", "q3")
+SHIPPED = ("small", "medium", "large", "deadlines", "expand-pool", "q3")
 
 
 def farm_bench(a: list[str], b: list[str], runs: int, cwd_a: Path, cwd_b: Path) -> str:
