@@ -51,7 +51,12 @@ class FiniteFloatRange(click.FloatRange):
 
 
 def _fail(exc: PlanBuyError) -> None:
-    click.echo(f"plan-buy: {exc}", err=True)
+    message = f"plan-buy: {exc}"
+    if sys.stderr.isatty():  # a pipe or a log file keeps each line whole, for grep
+        from solver.report.text import terminal_width, wrap_message
+
+        message = wrap_message(message, terminal_width(sys.stderr))
+    click.echo(message, err=True)
     sys.exit(exc.exit_code)
 
 

@@ -81,3 +81,36 @@ def test_columns_env_wins(monkeypatch):
     assert terminal_width() == 90
     monkeypatch.delenv("COLUMNS")
     assert terminal_width() == 100  # not a terminal
+
+
+def test_error_messages_wrap_at_the_terminal_width_under_their_own_text():
+    from solver.report.text import wrap_message
+
+    message = ("plan-buy: /data/pool/workloads.yaml: invalid workload file\n"
+               "  - /data/pool/workloads.yaml: workloads[0].replicas: Input should be greater "
+               "than or equal to 1 (got -1). To fix: replicas = copies that run at once.")
+    lines = wrap_message(message, 60).splitlines()
+    assert all(len(line) <= 60 for line in lines), lines
+    assert lines[0] == "plan-buy: /data/pool/workloads.yaml: invalid workload file"
+    assert lines[1].startswith("  - /data/pool/workloads.yaml:")
+    assert all(line.startswith("    ") for line in lines[2:])  # under the item's text
+    # Words are never broken: a path too long for the line stays whole.
+    path = "/very/long/" + "x" * 80 + "/workloads.yaml"
+    assert path in wrap_message(f"plan-buy: {path} is invalid", 60).split()
+
+
+def test_an_error_on_a_terminal_is_wrapped_and_one_in_a_pipe_is_not(root, monkeypatch,
+                                                                     capsys):
+    import sys
+
+    import cli
+
+    def fail(tty: bool) -> str:
+        monkeypatch.setattr(sys.stderr, "isatty", lambda: tty, raising=False)
+        monkeypatch.setenv("COLUMNS", "60")
+        with pytest.raises(SystemExit):
+            cli._fail(cli.InputError("x " * 60 + "end"))
+        return capsys.readouterr().err
+
+    assert max(len(line) for line in fail(True).splitlines()) <= 60
+    assert len(fail(False).splitlines()) == 1

@@ -121,7 +121,7 @@ def test_the_round_after_a_worse_clock_ended_solve_expands_nothing(monkeypatch,
     monkeypatch.setattr(rounds, "solve", solve)
     monkeypatch.setattr(rounds, "expand", expand)
     monkeypatch.setattr(rounds, "_cuts_off_plan", lambda m, key, wf: True)
-    out, exp, _ = rounds.solve_and_expand(m, cand, wf, default_catalog, "highs",
-                                          budget.Budget.start(None, m.size, 1, 1), 1e-4)
+    out, _, _ = rounds.solve_and_expand(m, cand, wf, default_catalog, "highs",
+                                        budget.Budget.start(None, m.size, 1, 1), 1e-4)
     assert len(solves) == 2 and len(expanded) == 1
     assert out is solves[0]

@@ -50,6 +50,19 @@ def wrap(text: str, width: int, indent: str = "", hang: str | None = None) -> li
                          subsequent_indent=hang, break_on_hyphens=False) or [indent.rstrip()]
 
 
+def wrap_message(text: str, width: int) -> str:
+    """A message of lines and ``- item`` lines, each line wrapped to ``width`` under its own
+    text; words are never broken, so a path or an SKU stays whole (and copyable)."""
+    out: list[str] = []
+    for line in text.splitlines():
+        body = line.lstrip(" ")
+        lead = line[:len(line) - len(body)]
+        hang = lead + ("  " if body.startswith("- ") else "    " if not lead else "")
+        out += textwrap.wrap(line, width=max(MIN_WIDTH // 2, width), subsequent_indent=hang,
+                             break_long_words=False, break_on_hyphens=False) or [""]
+    return "\n".join(out)
+
+
 def bullets(items: Sequence[str], width: int, indent: str = "  ") -> list[str]:
     """``- item`` lines, each wrapped under its own text."""
     out: list[str] = []
