@@ -12,6 +12,7 @@ from __future__ import annotations
 import solver_fixtures as fx
 
 from solver.check import check_plan
+from solver.inputs.ownership import Site
 from solver.optimize.candidates import enumerate_candidates
 from solver.optimize.expand import expand
 from solver.optimize.outcome import Outcome, SolveStatus
@@ -66,4 +67,59 @@ def test_a_cpu_only_replica_that_fits_nowhere_gets_the_cheapest_server(monkeypat
     assert sorted((s.platform, s.memory, s.dimm_count) for s in exp.servers) == [
         ("box2", "d32", 2), ("cpu", "d64", 4)]
     assert exp.cost == 2000 + 2 * 100 + 1000 + 500 + 4 * 300
+    assert check_plan(_option(exp), wf, cat) == []
+
+
+def _two_gpu_boxes(monkeypatch, site=None):
+    """box2 (2 slots, $2,000) with 2 x 32 GB only (51.2 GB usable, no memory upgrade);
+    GPUs small ($1,000, 24 GB) and big ($1,500, 80 GB). Workload a: two 1-GPU replicas of
+    15 GB VRAM and 30 GB host RAM (either GPU); b: one of 60 GB VRAM, 10 GB RAM (big only).
+    The program bought one small box for both a's and one big box for b."""
+    fx.install(monkeypatch, {"a": (15, 30), "b": (60, 10)})
+    wf = fx.workloads({"name": "a", "replicas": 2}, {"name": "b"})
+    if site is not None:
+        wf = wf.model_copy(update={"site": Site.model_validate(site)})
+    gpus = [
+        {"sku": "small", "vram_gb": 24, "mem_bw_gbps": 1000, "bf16_tflops": 100,
+         "power_w": 300, "form_factor": "pcie", "nvlink_gbps": 0, "price": 1000},
+        {"sku": "big", "vram_gb": 80, "mem_bw_gbps": 2000, "bf16_tflops": 300,
+         "power_w": 400, "form_factor": "pcie", "nvlink_gbps": 0, "price": 1500},
+    ]
+    memory = [{"sku": "d32", "type": "ddr4", "speed_mts": 3200, "size_gb": 32, "price": 100}]
+    platforms = [{"sku": "box2", "gpu_slots": 2, "form_factors": ["pcie"], "dimm_slots": 2,
+                  "memory_type": "ddr4", "memory_channels": 2, "drive_bays": 2,
+                  "price": 2000, "power_w": 500, "rack_units": 2}]
+    cat = fx.catalog(gpus=gpus, memory=memory, platforms=platforms)
+    cand = enumerate_candidates(wf, cat)
+    small = next(t for t in cand.types if t.gpu is not None and t.gpu.sku == "small")
+    big = next(t for t in cand.types if t.gpu is not None and t.gpu.sku == "big")
+    oa = next(i for i, o in enumerate(cand.options["a"]) if o.gpu == "small")
+    ob = next(i for i, o in enumerate(cand.options["b"]) if o.gpu == "big")
+    out = _outcome({small.key: 1, big.key: 1}, {("a", oa, small.key): 2, ("b", ob, big.key): 1})
+    return wf, cat, expand(out, cand, wf, cat)
+
+
+def test_an_added_server_is_emptied_into_a_free_slot_on_another_gpu(monkeypatch):
+    """The two a's do not share the small box (60 > 51.2 GB) and no memory upgrade exists:
+    repair buys a second small box ($3,200). The big box has a free slot and 41.2 GB left,
+    and a runs on big too: one more big GPU ($1,500) instead, $1,700 less."""
+    wf, cat, exp = _two_gpu_boxes(monkeypatch)
+    assert exp.failed_types  # the program's sums lied
+    assert exp.repaired == 0
+    assert sorted((s.gpu, s.gpu_count) for s in exp.servers) == [("big", 2), ("small", 1)]
+    assert exp.cost == (2000 + 200 + 1000) + (2000 + 200 + 2 * 1500)
+    placed = sorted((p.workload, next(s.gpu for s in exp.servers if s.id == p.server))
+                    for p in exp.placements)
+    assert placed == [("a", "big"), ("a", "small"), ("b", "big")]
+    assert check_plan(_option(exp), wf, cat) == []
+
+
+def test_no_gpu_is_added_to_a_server_under_site_limits(monkeypatch):
+    """With a site (P3) a GPU added to a server adds power a rack may not have: the
+    repair's second small box stays."""
+    wf, cat, exp = _two_gpu_boxes(
+        monkeypatch, site={"racks": 1, "rack_kw": 10, "rack_units": 42})
+    assert exp.repaired == 1
+    assert sorted((s.gpu, s.gpu_count) for s in exp.servers) == [
+        ("big", 1), ("small", 1), ("small", 1)]
     assert check_plan(_option(exp), wf, cat) == []

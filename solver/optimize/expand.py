@@ -28,7 +28,15 @@ from typing import Any
 
 from ..inputs.catalog import Catalog, StorageSku
 from ..inputs.workload import Policy, WorkloadFile
-from .candidates import Candidates, ReplicaOption, ServerType, cores_of, fits_disk, usable
+from .candidates import (
+    Candidates,
+    ReplicaOption,
+    ServerType,
+    cores_of,
+    fits_disk,
+    type_accepts,
+    usable,
+)
 from .outcome import BuiltPatterns, Outcome
 from .plan import BomLine, Placement, Server
 
@@ -259,7 +267,8 @@ def _items(opts: list[tuple[ReplicaOption, int]], t: ServerType, shared_gpus: in
 
 def expand(outcome: Outcome, cand: Candidates, wf: WorkloadFile, catalog: Catalog) -> Expansion:
     """Turn an aggregate outcome into servers and placements that a checker can verify."""
-    boxes_by_type, repaired, failed = _fill_types(outcome, cand, wf.policy, catalog)
+    boxes_by_type, repaired, failed = _fill_types(outcome, cand, wf.policy, catalog,
+                                                  site=wf.site is not None)
     servers, placements, needs, keys = _number_servers(boxes_by_type, wf)
     served = {p.workload for p in placements}
     pooled = sum(w.pool_tb for w in wf.workloads if w.name in served)
@@ -302,8 +311,8 @@ def _idle_owned(boxes_by_type: dict[str, list[_Box]], cand: Candidates,
     return tuple(idle)
 
 
-def _fill_types(outcome: Outcome, cand: Candidates, policy: Policy,
-                catalog: Catalog) -> tuple[dict[str, list[_Box]], int, list[str]]:
+def _fill_types(outcome: Outcome, cand: Candidates, policy: Policy, catalog: Catalog,
+                site: bool = False) -> tuple[dict[str, list[_Box]], int, list[str]]:
     """Each bought type's servers, filled with its replicas; servers and shared GPUs added
     beyond the program's counts; the types that needed them.
 
@@ -334,7 +343,85 @@ def _fill_types(outcome: Outcome, cand: Candidates, policy: Policy,
         boxes_by_type[key] = boxes
     if failed:
         repaired -= _repack(boxes_by_type, set(failed), cand, policy, catalog, outcome)
+        repaired -= _dissolve(boxes_by_type, outcome, cand, policy, catalog, site)
     return boxes_by_type, repaired, failed
+
+
+def _dissolve(boxes_by_type: dict[str, list[_Box]], outcome: Outcome, cand: Candidates,
+              policy: Policy, catalog: Catalog, site: bool) -> int:
+    """Servers beyond the program's counts, emptied into room left on the plan's other
+    servers where that costs less than the server: each replica may take any option of its
+    workload (another GPU it runs on) on a server that accepts it alone. A receiving server
+    installs no GPU it would not buy anyway, unless a GPU costs less than the server it
+    replaces and no site limit applies (P3: a GPU adds power). Replicas on shared GPUs, of
+    workloads with throughput targets (T3: another GPU gives another rate) and owned
+    servers (P4) are left as they are. Returns how many servers were removed.
+
+    The least loaded of a type's added servers goes first; the first try that fails ends the
+    pass for that type."""
+    removed = 0
+    every = [b for boxes in boxes_by_type.values() for b in boxes]
+    for key in sorted(boxes_by_type):
+        boxes = boxes_by_type[key]
+        if not boxes or boxes[0].type.owned:
+            continue
+        added = len(boxes) - outcome.n.get(key, 0)
+        for box in sorted(boxes, key=lambda b: (b.gpus_used, b.ram_used))[:max(0, added)]:
+            moves = _rehome(box, [b for b in every if b is not box], cand, policy, catalog,
+                            site)
+            if moves is None:
+                break
+            for target, item in moves:
+                target.add(item)
+            boxes.remove(box)
+            every.remove(box)
+            removed += 1
+    return removed
+
+
+def _rehome(box: _Box, others: list[_Box], cand: Candidates, policy: Policy,
+            catalog: Catalog, site: bool) -> list[tuple[_Box, _Item]] | None:
+    """Where each replica of ``box`` would go (``_dissolve``), on copies; None when one has
+    nowhere to go or the GPUs added cost at least the server."""
+    if any(it.shared or len(it.replicas) != 1 or it.replicas[0].workload in cand.targets
+           for it in box.items):
+        return None
+    trial = {id(b): b.copy() for b in others if not b.type.owned}
+    accepts: dict[tuple[str, int], bool] = {}
+    moves: list[tuple[int, _Item]] = []
+    added_gpus = 0.0
+    saved = _box_price(box, catalog)
+    for it in sorted(box.items, key=lambda i: (-i.gpus, -i.ram_gb)):
+        best = None
+        for o in cand.options[it.replicas[0].workload]:
+            if o.shared:
+                continue
+            moved = _Item(o.degree if o.gpu is not None else 0, o.ram_gb, (o,))
+            for bid, b in trial.items():
+                t = b.type
+                if not accepts.setdefault((t.key, id(o)), type_accepts(t, o, policy)):
+                    continue
+                cap = usable(t.ram_gb, policy)
+                if not _fits(b, moved, cap, policy):
+                    continue
+                # GPUs a flexible-count server must now buy (a fixed count has them all).
+                more = 0 if t.gpu_count is not None or o.gpu is None else moved.gpus
+                if more and site:
+                    continue
+                cost = more * (t.gpu.price if t.gpu is not None else 0.0)
+                rank = (cost, cap - b.ram_used - moved.ram_gb)
+                if best is None or rank < best[0]:
+                    best = (rank, bid, moved)
+        if best is None:
+            return None
+        (cost, _), bid, moved = best
+        added_gpus += cost
+        trial[bid].add(moved)
+        moves.append((bid, moved))
+    if added_gpus >= saved - 1e-6:
+        return None
+    by_id = {id(b): b for b in others}
+    return [(by_id[bid], item) for bid, item in moves]
 
 
 def _family(t: ServerType) -> tuple | None:
