@@ -123,3 +123,29 @@ def test_no_gpu_is_added_to_a_server_under_site_limits(monkeypatch):
     assert sorted((s.gpu, s.gpu_count) for s in exp.servers) == [
         ("big", 1), ("small", 1), ("small", 1)]
     assert check_plan(_option(exp), wf, cat) == []
+
+
+def test_an_added_server_is_replaced_by_a_smaller_one(monkeypatch):
+    """Five 1-GPU replicas (10 GB RAM) on one box4 ($6,000, 4 slots): the fifth needs a
+    server. Repair buys a second box4 with one GPU ($7,200); a box2 with one GPU holds it
+    for $3,200."""
+    fx.install(monkeypatch, {"a": (15, 10)})
+    wf = fx.workloads({"name": "a", "replicas": 5})
+    memory = [{"sku": "d32", "type": "ddr4", "speed_mts": 3200, "size_gb": 32, "price": 100}]
+    platforms = [
+        {"sku": "box2", "gpu_slots": 2, "form_factors": ["pcie"], "dimm_slots": 2,
+         "memory_type": "ddr4", "memory_channels": 2, "drive_bays": 2, "price": 2000},
+        {"sku": "box4", "gpu_slots": 4, "form_factors": ["pcie"], "dimm_slots": 2,
+         "memory_type": "ddr4", "memory_channels": 2, "drive_bays": 2, "price": 6000},
+    ]
+    cat = fx.catalog(memory=memory, platforms=platforms)
+    cand = enumerate_candidates(wf, cat)
+    box4 = next(t for t in cand.types if t.platform.sku == "box4" and t.gpu is not None
+                and t.gpu.sku == "small")
+    oa = next(i for i, o in enumerate(cand.options["a"]) if o.gpu == "small")
+    exp = expand(_outcome({box4.key: 1}, {("a", oa, box4.key): 5}), cand, wf, cat)
+    assert exp.repaired == 1  # one server more than bought, but not another box4
+    assert sorted((s.platform, s.gpu, s.gpu_count) for s in exp.servers) == [
+        ("box2", "small", 1), ("box4", "small", 4)]
+    assert exp.cost == (6000 + 200 + 4 * 1000) + (2000 + 200 + 1000)
+    assert check_plan(_option(exp), wf, cat) == []

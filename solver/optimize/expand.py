@@ -349,16 +349,16 @@ def _fill_types(outcome: Outcome, cand: Candidates, policy: Policy, catalog: Cat
 
 def _dissolve(boxes_by_type: dict[str, list[_Box]], outcome: Outcome, cand: Candidates,
               policy: Policy, catalog: Catalog, site: bool) -> int:
-    """Servers beyond the program's counts, emptied into room left on the plan's other
-    servers where that costs less than the server: each replica may take any option of its
-    workload (another GPU it runs on) on a server that accepts it alone. A receiving server
-    installs no GPU it would not buy anyway, unless a GPU costs less than the server it
-    replaces and no site limit applies (P3: a GPU adds power). Replicas on shared GPUs, of
+    """Servers beyond the program's counts, emptied where that costs less than the server:
+    each replica may take any option of its workload (another GPU it runs on), into room
+    left on the plan's other servers that accept that option alone, and what finds no room
+    into one new server of the cheapest type that holds it all. A receiving server installs
+    no GPU it would not buy anyway, unless that costs less than the server replaced and no
+    site limit applies (P3: a GPU, or a server, adds power); replicas on shared GPUs, of
     workloads with throughput targets (T3: another GPU gives another rate) and owned
-    servers (P4) are left as they are. Returns how many servers were removed.
+    servers (P4) are left as they are. Returns how many servers fewer the plan has.
 
-    The least loaded of a type's added servers goes first; the first try that fails ends the
-    pass for that type."""
+    Each type's added servers are tried, the least loaded first."""
     removed = 0
     every = [b for boxes in boxes_by_type.values() for b in boxes]
     for key in sorted(boxes_by_type):
@@ -367,42 +367,50 @@ def _dissolve(boxes_by_type: dict[str, list[_Box]], outcome: Outcome, cand: Cand
             continue
         added = len(boxes) - outcome.n.get(key, 0)
         for box in sorted(boxes, key=lambda b: (b.gpus_used, b.ram_used))[:max(0, added)]:
-            moves = _rehome(box, [b for b in every if b is not box], cand, policy, catalog,
+            found = _rehome(box, [b for b in every if b is not box], cand, policy, catalog,
                             site)
-            if moves is None:
-                break
+            if found is None:
+                continue
+            moves, fresh = found
             for target, item in moves:
                 target.add(item)
             boxes.remove(box)
             every.remove(box)
             removed += 1
+            if fresh is not None:
+                boxes_by_type.setdefault(fresh.type.key, []).append(fresh)
+                every.append(fresh)
+                removed -= 1
     return removed
 
 
 def _rehome(box: _Box, others: list[_Box], cand: Candidates, policy: Policy,
-            catalog: Catalog, site: bool) -> list[tuple[_Box, _Item]] | None:
-    """Where each replica of ``box`` would go (``_dissolve``), on copies; None when one has
-    nowhere to go or the GPUs added cost at least the server."""
+            catalog: Catalog, site: bool
+            ) -> tuple[list[tuple[_Box, _Item]], _Box | None] | None:
+    """Where each replica of ``box`` would go (``_dissolve``): (server, replica as moved)
+    for those that find room, and the new server holding the rest; None when that costs
+    at least ``box``."""
     if any(it.shared or len(it.replicas) != 1 or it.replicas[0].workload in cand.targets
            for it in box.items):
         return None
     trial = {id(b): b.copy() for b in others if not b.type.owned}
     accepts: dict[tuple[str, int], bool] = {}
+
+    def accepted(t: ServerType, o: ReplicaOption) -> bool:
+        return accepts.setdefault((t.key, id(o)), type_accepts(t, o, policy))
+
     moves: list[tuple[int, _Item]] = []
-    added_gpus = 0.0
+    left: list[_Item] = []
+    spent = 0.0
     saved = _box_price(box, catalog)
     for it in sorted(box.items, key=lambda i: (-i.gpus, -i.ram_gb)):
         best = None
-        for o in cand.options[it.replicas[0].workload]:
-            if o.shared:
-                continue
-            moved = _Item(o.degree if o.gpu is not None else 0, o.ram_gb, (o,))
+        for moved in _as_options(it, cand):
+            o = moved.replicas[0]
             for bid, b in trial.items():
                 t = b.type
-                if not accepts.setdefault((t.key, id(o)), type_accepts(t, o, policy)):
-                    continue
                 cap = usable(t.ram_gb, policy)
-                if not _fits(b, moved, cap, policy):
+                if not accepted(t, o) or not _fits(b, moved, cap, policy):
                     continue
                 # GPUs a flexible-count server must now buy (a fixed count has them all).
                 more = 0 if t.gpu_count is not None or o.gpu is None else moved.gpus
@@ -413,15 +421,51 @@ def _rehome(box: _Box, others: list[_Box], cand: Candidates, policy: Policy,
                 if best is None or rank < best[0]:
                     best = (rank, bid, moved)
         if best is None:
-            return None
+            left.append(it)
+            continue
         (cost, _), bid, moved = best
-        added_gpus += cost
+        spent += cost
         trial[bid].add(moved)
         moves.append((bid, moved))
-    if added_gpus >= saved - 1e-6:
+    fresh = None
+    if left:
+        fresh = None if site else _cheapest_new(left, cand, policy, catalog, accepted)
+        if fresh is None:
+            return None
+        spent += _box_price(fresh, catalog)
+    if spent >= saved - 1e-6:
         return None
     by_id = {id(b): b for b in others}
-    return [(by_id[bid], item) for bid, item in moves]
+    return [(by_id[bid], item) for bid, item in moves], fresh
+
+
+def _as_options(item: _Item, cand: Candidates) -> list[_Item]:
+    """An exclusive replica as each option of its workload (not the shared ones)."""
+    return [_Item(o.degree if o.gpu is not None else 0, o.ram_gb, (o,))
+            for o in cand.options[item.replicas[0].workload] if not o.shared]
+
+
+def _cheapest_new(items: list[_Item], cand: Candidates, policy: Policy, catalog: Catalog,
+                  accepted: Callable[[ServerType, ReplicaOption], bool]) -> _Box | None:
+    """The cheapest new server (of any bought type) that holds ``items``, each as one of its
+    workload's options (the fewest GPUs, then the least RAM, that still fits)."""
+    best: tuple[float, _Box] | None = None
+    for t in cand.types:
+        if t.owned:
+            continue
+        box = _Box(t)
+        cap = usable(t.ram_gb, policy)
+        for it in items:
+            fits = [m for m in _as_options(it, cand)
+                    if accepted(t, m.replicas[0]) and _fits(box, m, cap, policy)]
+            if not fits:
+                break
+            box.add(min(fits, key=lambda m: (m.gpus, m.ram_gb)))
+        else:
+            price = _box_price(box, catalog)
+            if best is None or price < best[0]:
+                best = (price, box)
+    return None if best is None else best[1]
 
 
 def _family(t: ServerType) -> tuple | None:
