@@ -481,7 +481,7 @@ def _alternatives(run: _Run, slack: float) -> None:
             if following and run.top - len(run.options) >= 2 and following[0].key not in begun:
                 set_direction_objective(m, following[0], catalog, best, lower, slack)
                 ahead = start_first(m, run.solver, run.clock, gap,
-                                    1.0 / max(1, run.top - len(run.options) - 1), cap, beside)
+                                    1.0 / max(1, run.top - len(run.options)), cap, beside)
                 if ahead is not None:
                     begun[following[0].key] = ahead
             set_direction_objective(m, d, catalog, best, lower, slack)
