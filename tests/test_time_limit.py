@@ -128,3 +128,15 @@ def test_the_round_after_a_worse_clock_ended_solve_expands_nothing(monkeypatch,
                                         budget.Budget.start(None, m.size, 1, 1), 1e-4)
     assert len(solves) == 2 and len(expanded) == 1
     assert out is solves[0]
+
+
+def test_no_solve_starts_with_less_time_left_than_half_the_longest_solve():
+    """HiGHS reads its clock only after its root: an alternative started with 2.3 s left, on
+    a program whose first solve took 9.7 s, ran 12 s on a 1.9 s limit."""
+    clock = budget.Budget.start(20, rows=1000, replicas=10, top=1)
+    assert clock.can_start("option 2")
+    clock.spend(1, False, seconds=4.0)
+    assert clock.can_start("option 2")  # about 19 s left, half the longest solve is 2 s
+    clock.spend(1, False, seconds=60.0)
+    assert not clock.can_start("option 2")
+    assert clock.skipped == ["option 2"] and clock.clock_skipped == 1

@@ -154,7 +154,7 @@ def _price_reference(ref: Reference, scenario: str, wf: WorkloadFile, catalog: C
     require_reference(m, {t.key for t in allowed}, {t.key: ref.gpus for t in gpu_types})
     seconds, ticks = clock.limits(share)
     out = solve(m, solver, seconds, work_ticks=ticks)
-    clock.spend(out.ticks, out.clock_stopped)
+    clock.spend(out.ticks, out.clock_stopped, out.seconds)
     if out.status not in (SolveStatus.OPTIMAL, SolveStatus.FEASIBLE):
         return None
     servers = sum(out.n[t.key] for t in gpu_types)

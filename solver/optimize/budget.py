@@ -42,6 +42,12 @@ CLOCK_MARGIN = 0.8
 heuristic before it looks at the clock (overshoots of 1-2 s were measured at N = 200)."""
 MIN_SOLVE_S = 0.5
 """A new solve (another rank, round or the baseline) is not started with less than this."""
+START_SHARE = 0.5
+"""... nor with less than this share of the longest solve so far: HiGHS reads its clock only
+once its root is done, and the root of another solve of the same program takes about as
+long (on a generated 200-workload mix under --time-limit 30 and without a workbook, an
+alternative started with 2.3 s left ran 12 s on a 1.9 s limit, after a first solve of 9.7 s;
+the run took 38 s)."""
 
 
 def process_started() -> float:
@@ -88,6 +94,8 @@ class Budget:
     used: int = 0
     """Search checkpoints spent by every solve so far, limited or not (deterministic: the
     alternatives' work caps are measured against rank 1's)."""
+    longest_s: float = 0.0
+    """Wall seconds of the longest solve so far (``can_start`` reads it)."""
 
     @classmethod
     def start(cls, time_limit: float | None, rows: int, replicas: int, top: int,
@@ -125,7 +133,7 @@ class Budget:
             self.skipped.append(what)
             return False
         left = self.seconds_left()
-        if left is not None and left < MIN_SOLVE_S:
+        if left is not None and left < max(MIN_SOLVE_S, START_SHARE * self.longest_s):
             self.clock_skipped += 1  # the clock, not the work count, decided
             self.skipped.append(what)
             return False
@@ -140,8 +148,10 @@ class Budget:
         ticks = None if self.ticks is None else max(1, int(share * self.ticks))
         return max(0.05, CLOCK_MARGIN * left), ticks
 
-    def spend(self, ticks: int, clock: bool) -> None:
-        """Count a finished solve: its checkpoints, and whether the clock stopped it."""
+    def spend(self, ticks: int, clock: bool, seconds: float = 0.0) -> None:
+        """Count a finished solve: its checkpoints, whether the clock stopped it, and its wall
+        seconds."""
+        self.longest_s = max(self.longest_s, seconds)
         self.used += ticks
         if self.ticks is not None:
             self.ticks -= ticks

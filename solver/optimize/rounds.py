@@ -117,7 +117,7 @@ def solve_and_expand(m, cand, wf, catalog, solver, clock, gap, loose=True, share
                 out = solve(m, solver, seconds, round_gap, work_ticks=ticks,
                             warm=warm or round_ > 0, target=_target(proven, gap),
                             beat_start=warm and round_ == 0)
-            clock.spend(out.ticks, out.clock_stopped)
+            clock.spend(out.ticks, out.clock_stopped, out.seconds)
             if out.status in (SolveStatus.INFEASIBLE, SolveStatus.NO_SOLUTION):
                 break
             if out.exact and out.bound is not None:
@@ -333,7 +333,7 @@ def _prove_bound(m: Model, solver: str, clock: Budget, gap: float, proven: float
     seconds, _ = clock.limits(0.5)
     # From the last round's plan: its value is often the optimum, which is left to prove.
     out = solve(m, solver, seconds, gap, work_ticks=ticks, warm=True)
-    clock.spend(out.ticks, out.clock_stopped)
+    clock.spend(out.ticks, out.clock_stopped, out.seconds)
     if out.exact and out.bound is not None:
         proven = out.bound if proven is None else max(proven, out.bound)
     plan = out if out.status in (SolveStatus.OPTIMAL, SolveStatus.FEASIBLE) else None
