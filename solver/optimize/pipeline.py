@@ -9,6 +9,7 @@ from __future__ import annotations
 import math
 from collections.abc import Callable
 from dataclasses import dataclass, field, replace
+from typing import Any
 
 from ..check import check_plan
 from ..errors import CheckError, InfeasibleError, InputError, SolverError
@@ -430,6 +431,34 @@ def _ranked_mixes(run: _Run, platforms: bool) -> None:
             f"{WEAK_OPTION:.0%} above their bound; raise --time-limit to see them")
 
 
+@dataclass(frozen=True)
+class _Within:
+    """What every alternative's solve shares: the cheapest plan's value C*, its proven
+    bound L, the slack, and each direction's work cap and gap."""
+
+    best: float
+    lower: float
+    slack: float
+    cap: int
+    gap: float
+
+    def aim(self, run: _Run, d: Direction) -> None:
+        """Set the program's objective to direction ``d`` (``set_direction_objective``)."""
+        set_direction_objective(run.m, d, run.catalog, self.best, self.lower, self.slack)
+
+    def value_of(self, run: _Run, d: Direction) -> Callable[[Outcome, Any], float | None]:
+        """That objective measured on an expanded plan, its drives priced as the program
+        priced them (``rounds._repaired_free``); None under ``objective: tco``."""
+        def value(out: Outcome, exp) -> float | None:
+            cost = run.repair_value(out, exp)
+            if cost is None:
+                return None
+            option = run.option(out, exp, d.label)
+            return direction_value(d, option, run.catalog, cost, self.best, self.lower,
+                                   self.slack)
+        return value
+
+
 def _alternatives(run: _Run, slack: float) -> None:
     """``--alternatives kinds``: within ``slack`` of the cheapest plan, one plan per direction
     (fewest servers, no consumer GPUs, ...), in order, until ``top`` options are found.
@@ -444,23 +473,22 @@ def _alternatives(run: _Run, slack: float) -> None:
     # The slack is on what the program minimises: capex, or TCO under objective tco.
     best = run.value(cheapest)
     lower = run.rank1_bound if run.rank1_bound is not None else (run.rank1_objective or 0.0)
-    lower = min(lower, best)
-    ceiling = (1 + slack) * best
+    # Each direction's search is capped at a multiple of rank 1's (a count of checkpoints,
+    # so deterministic); it keeps the best plan found, always within the slack.
+    within = _Within(best, min(lower, best), slack,
+                     max(MIN_ALTERNATIVE_TICKS, int(ALTERNATIVE_WORK * run.rank1_ticks)),
+                     max(run.gap, ALTERNATIVE_GAP))
     define_cost_slack(m, best, slack)
     held = hold_pair_rows(m)  # valid rows for rank 1's bound; a cost to alternatives' roots
     lp_bound = m.lp_bound  # pattern pricing under another objective must not move it
     left_out: dict[str, list[str]] = {}
     """Why -> the directions left out for it (one reason named once)."""
     unproven: list[str] = []
-    # Each direction's search is capped at a multiple of rank 1's (a count of checkpoints,
-    # so deterministic); it keeps the best plan found, always within the slack.
-    cap = max(MIN_ALTERNATIVE_TICKS, int(ALTERNATIVE_WORK * run.rank1_ticks))
     seen = {server_key(cheapest): cheapest.label}
     why_fewer = f"every direction within {slack:.0%} of the cheapest was tried"
-    gap = max(run.gap, ALTERNATIVE_GAP)
     todo = [d for d in directions(run.wf.policy) if d.applies(cheapest, catalog) is None]
     begun: dict[str, Started] = {}
-    """Directions whose first solve was begun ahead of their turn (see below)."""
+    """Directions whose first solve was begun ahead of their turn (``_begin_next``)."""
     beside = spare_core()
     try:
         for d in directions(run.wf.policy):
@@ -474,39 +502,43 @@ def _alternatives(run: _Run, slack: float) -> None:
                 why_fewer = "the time limit ran out"
                 break
             run.progress(f"option {len(run.options) + 1}: {d.label}", run.best_cost())
-            # The next direction's first solve is begun now, before this one's rounds, on
-            # every machine alike: where there is a spare core it searches meanwhile, else
-            # at its turn, the same program from the same start either way (solve.Started).
-            following = todo[todo.index(d) + 1:]
-            if following and run.top - len(run.options) >= 2 and following[0].key not in begun:
-                set_direction_objective(m, following[0], catalog, best, lower, slack)
-                ahead = start_first(m, run.solver, run.clock, gap,
-                                    1.0 / max(1, run.top - len(run.options)), cap, beside)
-                if ahead is not None:
-                    begun[following[0].key] = ahead
-            set_direction_objective(m, d, catalog, best, lower, slack)
-            share = 1.0 / max(1, run.top - len(run.options))
-
-            def value_of(out: Outcome, exp, d: Direction = d) -> float | None:
-                cost = run.repair_value(out, exp)
-                if cost is None:
-                    return None
-                option = run.option(out, exp, d.label)
-                return direction_value(d, option, catalog, cost, best, lower, slack)
-
-            out, exp, _ = solve_and_expand(m, run.cand, run.wf, catalog, run.solver,
-                                           run.clock, gap, loose=False, share=share,
-                                           warm=True, cap=cap,  # a plan to stop on: the last
-                                           value_of=value_of, first=begun.pop(d.key, None))
-            _judge(run, d, out, exp, seen, left_out, unproven, cheapest, ceiling, slack)
+            _begin_next(run, within, todo[todo.index(d) + 1:], begun, beside)
+            within.aim(run, d)
+            out, exp, _ = solve_and_expand(
+                m, run.cand, run.wf, catalog, run.solver, run.clock, within.gap, loose=False,
+                share=1.0 / max(1, run.top - len(run.options)), warm=True,  # the last plan
+                cap=within.cap, value_of=within.value_of(run, d), first=begun.pop(d.key, None))
+            _judge(run, d, out, exp, seen, left_out, unproven, cheapest, (1 + slack) * best,
+                   slack)
     finally:
         for ahead in begun.values():
             ahead.cancel()
-
     m.lp_bound = lp_bound
     set_cost_objective(m)
     m.prob.constraints.pop("cost_slack", None)
     restore_rows(m, held)
+    _note_alternatives(run, why_fewer, left_out, unproven, slack)
+
+
+def _begin_next(run: _Run, within: _Within, following: list[Direction],
+                begun: dict[str, Started], beside: bool) -> None:
+    """Begin the next direction's first solve now, before this one's rounds, while two
+    options or more are still wanted: on every machine alike, so that with a spare core it
+    searches meanwhile and otherwise at its turn, the same program from the same start
+    either way (``solve.Started``). It takes the share of the work left that this one
+    takes, so together they stay within the work budget."""
+    if not following or run.top - len(run.options) < 2 or following[0].key in begun:
+        return
+    within.aim(run, following[0])
+    ahead = start_first(run.m, run.solver, run.clock, within.gap,
+                        1.0 / max(1, run.top - len(run.options)), within.cap, beside)
+    if ahead is not None:
+        begun[following[0].key] = ahead
+
+
+def _note_alternatives(run: _Run, why_fewer: str, left_out: dict[str, list[str]],
+                       unproven: list[str], slack: float) -> None:
+    """The result's notes on the alternatives: fewer than asked, left out, not proven."""
     if len(run.options) < run.top:
         run.notes.append(f"{len(run.options)} of {run.top} options: {why_fewer}")
     if left_out:
