@@ -20,6 +20,7 @@ from solver.optimize.budget import Budget
 from solver.optimize.build import build
 from solver.optimize.candidates import enumerate_candidates
 from solver.optimize.outcome import Outcome, SolveStatus
+from solver.optimize.solve import available_solvers
 
 ROOT = Path(__file__).resolve().parent.parent
 CATALOG = ROOT / "catalogs" / "default.yaml"
@@ -112,3 +113,19 @@ def test_repaired_free_compares_with_the_solves_own_objective():
     assert not rounds._repaired_free(out, None, lambda o, e: 1000.01)
     assert not rounds._repaired_free(out, None, lambda o, e: None)  # objective tco
     assert not rounds._repaired_free(out, None, None)
+
+
+@pytest.mark.skipif("cbc" not in available_solvers(), reason="needs CBC")
+@pytest.mark.parametrize(("name", "labels"), [
+    ("medium", ["cheapest", "fewest servers", "fewest SKUs"]),
+    ("q3", ["cheapest", "no consumer GPUs", "fewest servers"]),
+])
+def test_cbc_plans_three_options(name, labels):
+    """CBC reads the program from an MPS file, where a column no row holds any more is an
+    error: the fewest-SKUs flags, made again each time that direction was aimed at (its
+    first solve begun ahead, then its turn), and the binaries of dropped disk-choice cuts
+    (q3's rank 1) had been left behind."""
+    wf = load_workloads(ROOT / "workloads" / f"{name}.yaml")
+    result = pipeline.plan(wf, load_catalog(CATALOG), top=3, solver="cbc", with_baseline=False)
+    assert [o.label for o in result.options] == labels
+    assert result.status == "optimal"

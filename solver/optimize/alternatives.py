@@ -106,7 +106,7 @@ def define_sku_count(m: Model, catalog: Catalog) -> pulp.LpAffineExpression:
     """f = Σ_c b_c, b_c ∈ {0, 1} per platform, GPU, DIMM and drive SKU c:
     n_t ≤ U b_c for each SKU c of type t (``sku_{c}_{t}``) and z_ps ≤ U_s b_s for drives
     (``sku_drive_{p}_{s}``), U the most servers the program may buy."""
-    flags: dict[str, pulp.LpVariable] = {}
+    flags = m.sku_flags  # made once per program: a second call reuses them
 
     def flag(sku: str) -> pulp.LpVariable:
         if sku not in flags:

@@ -134,6 +134,11 @@ class Model:
     """LP value once pattern pricing converged: a valid lower bound when not conservative."""
     nogoods: list[str] = field(default_factory=list)
     """Rows of ``exclude_disk_choice`` cuts now in the program (a restriction while any)."""
+    nogood_flags: list[pulp.LpVariable] = field(default_factory=list)
+    """Their binaries (``drop_disk_choices`` removes them with the rows)."""
+    sku_flags: dict[str, pulp.LpVariable] = field(default_factory=dict)
+    """b_c of the fewest-SKUs objective, by SKU (``alternatives.define_sku_count``), made
+    once: the objective is set again each time that direction is aimed at."""
     pair_rows: list[str] = field(default_factory=list)
     """O4 pair rows (``_define_disk_pairs``): valid, so they tighten rank 1's bound, but
     alternatives, whose bound proves nothing, are solved without them (``hold_pair_rows``)."""
@@ -843,11 +848,13 @@ def exclude_disk_choice(m: Model, keys: tuple[str, ...], out: Outcome) -> None:
     flags = []
     for i, (expr, star) in enumerate(exprs):
         hi = pulp.LpVariable(f"dhi_{m.cuts}_{i}", cat="Binary")
+        m.nogood_flags.append(hi)
         m.prob += expr >= (star + 1) * hi, f"disk_choice_{m.cuts}_hi_{i}"
         m.nogoods.append(f"disk_choice_{m.cuts}_hi_{i}")
         flags.append(hi)
         if star > 0:
             lo = pulp.LpVariable(f"dlo_{m.cuts}_{i}", cat="Binary")
+            m.nogood_flags.append(lo)
             m.prob += expr <= star - 1 + (ub + 1) * (1 - lo), f"disk_choice_{m.cuts}_lo_{i}"
             m.nogoods.append(f"disk_choice_{m.cuts}_lo_{i}")
             flags.append(lo)
@@ -856,10 +863,19 @@ def exclude_disk_choice(m: Model, keys: tuple[str, ...], out: Outcome) -> None:
 
 
 def drop_disk_choices(m: Model) -> None:
-    """Remove every ``exclude_disk_choice`` row: the program is a relaxation again."""
+    """Remove every ``exclude_disk_choice`` row and its binaries: the program is a
+    relaxation again."""
     for name in m.nogoods:
         m.prob.constraints.pop(name, None)
     m.nogoods.clear()
+    # PuLP 3.3 keeps a variable once it has been in a row, and writes its bounds to the MPS
+    # file CBC reads even when no row holds it any more, which CBC refuses ("No match for
+    # column"); it has no public call to forget one.
+    gone = {id(v) for v in m.nogood_flags}
+    m.prob._variables = [v for v in m.prob._variables if id(v) not in gone]
+    for v in m.nogood_flags:
+        m.prob._variable_ids.pop(v.hash, None)
+    m.nogood_flags.clear()
 
 
 def build(wf: WorkloadFile, catalog: Catalog, cand: Candidates, budget: float | None) -> Model:
