@@ -538,14 +538,13 @@ def define_storage(m: Model, wf: WorkloadFile, cand: Candidates, catalog: Catalo
         # Servers hosting w each need a config holding ds_w under the line; a config that
         # holds ds_w holds every smaller τ too, so this one row per w covers every τ ≤ ds_w.
         for ds, h, name in hosting:
-            fit = [v for size, v in configs if line * size + 1e-9 >= ds]
-            m.prob += pulp.lpSum(fit) >= h, f"disk_fit_{h.name}"
+            m.prob += pulp.lpSum(_holding(configs, ds, line)) >= h, f"disk_fit_{h.name}"
         for j, tau in enumerate(sorted({ds for ds, _, _ in hosting})):
             names = {name for ds, _, name in hosting if ds >= tau - 1e-12}
             if len(names) == 1:
                 continue  # M_wt h_wt ≥ Σ_o x_wot and the row above already say it
             most = _most_on_one(m, names, key, cand, wf.policy)
-            fit = [v for size, v in configs if line * size + 1e-9 >= tau]
+            fit = _holding(configs, tau, line)
             m.prob += (most * pulp.lpSum(fit) >= pulp.lpSum(v for name in sorted(names)
                                                             for v in placed[(name, key)]),
                        f"hosts_all_{ti}_{j}")
@@ -553,6 +552,12 @@ def define_storage(m: Model, wf: WorkloadFile, cand: Candidates, catalog: Catalo
             _define_disk_pairs(m, key, hosting, configs, placed, line, cand, wf.policy)
     m.prob += (pulp.lpSum(copies) + pulp.lpSum(tb * u for tb, u in pooled)
                <= line * pulp.lpSum(installed)), "storage"
+
+
+def _holding(configs: list[tuple[float, pulp.LpVariable]], tb: float,
+             line: float) -> list[pulp.LpVariable]:
+    """The z_tk of the drive configurations that hold ``tb`` under the headroom line."""
+    return [z for size, z in configs if line * size + 1e-9 >= tb]
 
 
 MAX_PAIR_HOSTS = 12
@@ -595,8 +600,8 @@ def _define_disk_pairs(m: Model, key: str, hosting: list[tuple[float, pulp.LpVar
                 m.pair_rows.append(name)
             if v < w:
                 continue  # the pair row once per unordered pair
-            both = [z for size, z in configs if line * size + 1e-9 >= ds_w + ds_v]
-            either = [z for size, z in configs if line * size + 1e-9 >= max(ds_w, ds_v)]
+            both = _holding(configs, ds_w + ds_v, line)
+            either = _holding(configs, max(ds_w, ds_v), line)
             if len(both) < len(either):
                 name = f"disk_pair_{h_w.name}_{h_v.name}"
                 m.prob += pulp.lpSum(both) >= h_w + h_v - n, name

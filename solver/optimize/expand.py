@@ -235,12 +235,8 @@ def _fitting(queue: list[_Item], box: _Box, policy: Policy) -> _Item | None:
 def _first_fit(boxes: list[_Box], item: _Item, t: ServerType, policy: Policy) -> _Box | None:
     """The first server with room for ``item``; one that already holds its local datasets
     first (O4: no second copy)."""
-    slots = t.gpu_slots
-    cores_cap = cores_of(t)
     ram_cap = usable(t.ram_gb, policy)
-    fits = [box for box in boxes
-            if box.gpus_used + item.gpus <= slots and box.ram_used + item.ram_gb <= ram_cap + 1e-9
-            and box.cores_used + item.cores <= cores_cap + 1e-9 and box.disk_fits(item, policy)]
+    fits = [box for box in boxes if _fits(box, item, ram_cap, policy)]
     if item.datasets:
         held = [box for box in fits if set(item.datasets) <= set(box.datasets)]
         if held:
@@ -279,8 +275,7 @@ def expand(outcome: Outcome, cand: Candidates, wf: WorkloadFile, catalog: Catalo
     idle = _idle_owned(boxes_by_type, cand, len(servers))
     bought, planned = _drive_costs(servers[:numbered], keys, outcome, catalog)
     over = tuple(sorted(key for key, c in bought.items() if c > planned.get(key, 0.0) + 0.005))
-    extra = sum(s.drive_count * catalog.drive(s.storage).price for s in servers
-                if not s.owned and s.storage and s.drive_count) - sum(planned.values())
+    extra = sum(_drives_price(s, catalog) for s in servers) - sum(planned.values())
     return Expansion(tuple(servers), tuple(placements), lines, cost, repaired, tuple(failed),
                      idle, over, round(extra, 2))
 
@@ -291,12 +286,19 @@ def _drive_costs(servers: list[Server], keys: list[str], outcome: Outcome,
     cost."""
     bought: dict[str, float] = {}
     for s, key in zip(servers, keys):
-        if not s.owned and s.storage and s.drive_count:
-            bought[key] = bought.get(key, 0.0) + s.drive_count * catalog.drive(s.storage).price
+        if _drives_price(s, catalog):
+            bought[key] = bought.get(key, 0.0) + _drives_price(s, catalog)
     planned: dict[str, float] = {}
     for (key, sku, c), count in outcome.z.items():
         planned[key] = planned.get(key, 0.0) + count * c * catalog.drive(sku).price
     return bought, planned
+
+
+def _drives_price(s: Server, catalog: Catalog) -> float:
+    """What a server's drives cost to buy (an owned server's cost nothing, P4)."""
+    if s.owned or not s.storage or not s.drive_count:
+        return 0.0
+    return s.drive_count * catalog.drive(s.storage).price
 
 
 def _idle_owned(boxes_by_type: dict[str, list[_Box]], cand: Candidates,

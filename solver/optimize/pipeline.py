@@ -214,6 +214,12 @@ class _Run:
         """An option's objective value: TCO under ``objective: tco``, else capital cost."""
         return option.objective_value(self.objective)
 
+    @property
+    def share(self) -> float:
+        """The share of the work budget left that the next option may use: an equal part
+        for each option still wanted."""
+        return 1.0 / max(1, self.top - len(self.options))
+
     def best_cost(self) -> float | None:
         return min((self.value(o) for o in self.options), default=None)
 
@@ -399,9 +405,8 @@ def _ranked_mixes(run: _Run, platforms: bool) -> None:
             why_fewer = "the time limit ran out"
             break
         run.progress(f"option {len(run.options) + 1}: {label}", run.best_cost())
-        share = 1.0 / max(1, run.top - len(run.options))
         out, exp, _ = solve_and_expand(m, cand, run.wf, run.catalog, run.solver, run.clock,
-                                       run.gap, share=share, value_of=run.repair_value)
+                                       run.gap, share=run.share, value_of=run.repair_value)
         if out.status in (SolveStatus.INFEASIBLE, SolveStatus.NO_SOLUTION):
             why_fewer = ("the time limit ran out" if out.status == SolveStatus.NO_SOLUTION
                          else "no other distinct purchase list exists")
@@ -486,15 +491,17 @@ def _alternatives(run: _Run, slack: float) -> None:
     unproven: list[str] = []
     seen = {server_key(cheapest): cheapest.label}
     why_fewer = f"every direction within {slack:.0%} of the cheapest was tried"
-    todo = [d for d in directions(run.wf.policy) if d.applies(cheapest, catalog) is None]
+    tried = directions(run.wf.policy)
+    why_not = {d.key: d.applies(cheapest, catalog) for d in tried}
+    todo = [d for d in tried if why_not[d.key] is None]
     begun: dict[str, Started] = {}
     """Directions whose first solve was begun ahead of their turn (``_begin_next``)."""
     beside = spare_core()
     try:
-        for d in directions(run.wf.policy):
+        for d in tried:
             if len(run.options) == run.top:
                 break
-            why = d.applies(cheapest, catalog)
+            why = why_not[d.key]
             if why is not None:
                 left_out.setdefault(why, []).append(d.label)
                 continue
@@ -506,7 +513,7 @@ def _alternatives(run: _Run, slack: float) -> None:
             within.aim(run, d)
             out, exp, _ = solve_and_expand(
                 m, run.cand, run.wf, catalog, run.solver, run.clock, within.gap, loose=False,
-                share=1.0 / max(1, run.top - len(run.options)), warm=True,  # the last plan
+                share=run.share, warm=True,  # from the last plan
                 cap=within.cap, value_of=within.value_of(run, d), first=begun.pop(d.key, None))
             _judge(run, d, out, exp, seen, left_out, unproven, cheapest, (1 + slack) * best,
                    slack)
@@ -531,7 +538,7 @@ def _begin_next(run: _Run, within: _Within, following: list[Direction],
         return
     within.aim(run, following[0])
     ahead = start_first(run.m, run.solver, run.clock, within.gap,
-                        1.0 / max(1, run.top - len(run.options)), within.cap, beside)
+                        run.share, within.cap, beside)
     if ahead is not None:
         begun[following[0].key] = ahead
 

@@ -10,7 +10,7 @@ from __future__ import annotations
 import pulp
 
 from ..inputs.catalog import Catalog
-from ..inputs.workload import WorkloadFile
+from ..inputs.workload import Policy, WorkloadFile
 from .budget import Budget
 from .build import (
     Model,
@@ -21,6 +21,7 @@ from .build import (
     pattern_cut_kinds,
     price_patterns,
 )
+from .candidates import usable
 from .expand import Expansion, expand
 from .outcome import Outcome, SolveStatus
 from .owning import own_cost
@@ -81,6 +82,12 @@ def solve_and_expand(m, cand, wf, catalog, solver, clock, gap, loose=True, share
     """
     own = _own_work(clock, share, cap)
     start_used = clock.used
+
+    def half_left() -> int | None:
+        """Half of this option's work left: a packing failure still leaves work to tighten
+        and re-solve."""
+        return None if own is None else max(1, int(0.5 * (own - (clock.used - start_used))))
+
     proven = None
     failures = m.failures
     best: tuple | None = None
@@ -93,7 +100,7 @@ def solve_and_expand(m, cand, wf, catalog, solver, clock, gap, loose=True, share
     """A plan the bound-proving solve found that packs: the next round, without a solve."""
     if not m.root_cuts and m.size > ROOT_MIN_ROWS:
         m.root_cuts = True
-        _root_cuts(m, wf.policy.headroom)
+        _root_cuts(m, wf.policy)
     for round_ in range(MAX_CUT_ROUNDS):
         if pending is not None:
             (out, exp), pending = pending, None
@@ -105,16 +112,12 @@ def solve_and_expand(m, cand, wf, catalog, solver, clock, gap, loose=True, share
                 out = begun
             else:
                 _generate_patterns(m, clock)
-                # Half of this option's work left: a packing failure still leaves work to
-                # tighten and re-solve. The clock's limit is all the time left (the safety
-                # net).
+                # The clock's limit is all the time left (the safety net).
                 seconds, _ = clock.limits()
-                ticks = (None if own is None
-                         else max(1, int(0.5 * (own - (clock.used - start_used)))))
                 # With a bound proven by an earlier round, a plan within the gap of it is
                 # proven by that bound: the solve stops on finding one instead of proving it
                 # again.
-                out = solve(m, solver, seconds, round_gap, work_ticks=ticks,
+                out = solve(m, solver, seconds, round_gap, work_ticks=half_left(),
                             warm=warm or round_ > 0, target=_target(proven, gap),
                             beat_start=warm and round_ == 0)
             clock.spend(out.ticks, out.clock_stopped, out.seconds)
@@ -157,7 +160,7 @@ def solve_and_expand(m, cand, wf, catalog, solver, clock, gap, loose=True, share
             failures[key] = failures.get(key, 0) + 1
             cut = False
             if key not in m.patterns:
-                cut = _pattern_cut(m, key, out.n.get(key, 0), wf.policy.headroom)
+                cut = _pattern_cut(m, key, out.n.get(key, 0), wf.policy)
             if failures[key] == 1:
                 cut |= _cuts_off_plan(m, key, wf)
             if cut and failures[key] < PATTERNS_AFTER:
@@ -173,9 +176,7 @@ def solve_and_expand(m, cand, wf, catalog, solver, clock, gap, loose=True, share
                     # Patterns may make the program conservative (shared GPUs) or a
                     # restriction (priced): prove the bound of the relaxation first, on
                     # half of this option's work left.
-                    ticks = (None if own is None
-                             else max(1, int(0.5 * (own - (clock.used - start_used)))))
-                    proven, proof = _prove_bound(m, solver, clock, gap, proven, ticks)
+                    proven, proof = _prove_bound(m, solver, clock, gap, proven, half_left())
                     proved = True
                     if proof is not None:
                         trial = expand(proof, cand, wf, catalog)
@@ -233,13 +234,9 @@ def start_first(m, solver: str, clock: Budget, gap: float, share: float = 1.0,
     alternative) rather than from the plan before it, and on a spare core its search is
     time the run spends anyway."""
     own = _own_work(clock, share, cap)
-    ticks = None if own is None else max(1, int(AHEAD_WORK * own))
+    ticks = None if own is None else max(1, int(own))
     return start_solve(m, solver, clock.limits()[0], gap, work_ticks=ticks, warm=True,
                        beat_start=True, beside=beside)
-
-
-AHEAD_WORK = 1.0
-"""Share of an option's work its first solve may use when begun ahead (``start_first``)."""
 
 
 def _repaired_free(out: Outcome, exp: Expansion, value_of) -> bool:
@@ -281,7 +278,7 @@ PATTERN_MAX_ROWS = 1000
 worse plans than one more round of cuts, and its bound-proving solve took the time."""
 
 
-def _pattern_cut(m: Model, key: str, bought: float, headroom: float) -> bool:
+def _pattern_cut(m: Model, key: str, bought: float, policy: Policy) -> bool:
     """Add the pattern-LP cut of a type that failed to pack, weighed at the counts of the
     solve just read (its variables' values, fractional after an LP); True when it cuts that
     solution off."""
@@ -293,7 +290,7 @@ def _pattern_cut(m: Model, key: str, bought: float, headroom: float) -> bool:
         return False
     shape = list(present)
     weights = pattern_cut_weights(shape, [present[k] for k in shape], t.gpu_slots,
-                                  t.ram_gb * (1 - headroom), t.platform.cpu_cores)
+                                  usable(t.ram_gb, policy), t.platform.cpu_cores)
     if weights is None or sum(w * present[k] for k, w in zip(shape, weights,
                                                              strict=True)) <= bought + 1e-6:
         return False
@@ -309,7 +306,7 @@ moved the capped fewest-servers search onto a path whose first plan comes after 
 checkpoints instead of 30: 0.49 s against 0.26 s, and q3 end to end 1.21 -> 1.44 s."""
 
 
-def _root_cuts(m: Model, headroom: float) -> None:
+def _root_cuts(m: Model, policy: Policy) -> None:
     """Pattern-LP cuts at the LP relaxation's point, for every type it uses, before the first
     integer solve (a cutting-plane root: each LP takes a fraction of an integer solve, and the
     cuts hold for every plan). Skipped without HiGHS."""
@@ -319,10 +316,9 @@ def _root_cuts(m: Model, headroom: float) -> None:
         added = 0
         for key, n in m.n.items():
             if (n.varValue or 0.0) > 1e-6 and key not in m.patterns:
-                added += _pattern_cut(m, key, n.varValue or 0.0, headroom)
+                added += _pattern_cut(m, key, n.varValue or 0.0, policy)
         if not added:
             return
-
 
 
 def _prove_bound(m: Model, solver: str, clock: Budget, gap: float, proven: float | None,

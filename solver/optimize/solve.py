@@ -429,8 +429,6 @@ def _bound(m: Model, solver: str, objective: float, sol: int) -> float | None:
     return objective if sol == pulp.LpSolutionOptimal else None
 
 
-
-
 PATTERN_LP_ROUNDS = 40
 """Patterns priced, at most, for one type's pattern-LP cut (``pattern_cut_weights``)."""
 PATTERN_SEARCH_NODES = 200_000
