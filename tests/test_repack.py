@@ -149,3 +149,46 @@ def test_an_added_server_is_replaced_by_a_smaller_one(monkeypatch):
         ("box2", "small", 1), ("box4", "small", 4)]
     assert exp.cost == (6000 + 200 + 4 * 1000) + (2000 + 200 + 1000)
     assert check_plan(_option(exp), wf, cat) == []
+
+
+def test_a_big_cpu_only_replica_gets_the_ram_light_gpu_replicas_beside_it(monkeypatch):
+    """Two box4 ($2,000, 4 slots) with 4 x 64 GB (204.8 GB usable each, $7,200 with four
+    small GPUs), and a preprocess replica of 130 GB (more than half a server: it shares a
+    server only with replicas of at most 74.8 GB). GPU replicas: a, 2 GPUs and 120 GB;
+    b, 2 GPUs and 16 GB; four d's, 1 GPU and 24 GB. The sums fit (8 GPUs, 378 GB); so does
+    one packing: preprocess + b + d + d (194 GB) and a + d + d (168 GB), $14,400.
+
+    Every order of first fit or best fit misses it: most GPUs first, a and b fill one
+    server's slots and the preprocess job fits beside neither server's RAM (a CPU node of
+    $1,700, the d's server then taking 4 x 32 GB: $900 more); most RAM first, three d's join the preprocess job and b finds no two
+    slots together (a third box4). Seeded, the preprocess job takes a server
+    first and its slots take the replicas of least RAM per GPU (b, then d's)."""
+    fx.install(monkeypatch, {"a": (30, 60), "b": (30, 8), "d": (15, 24), "p": (0, 130)})
+    wf = fx.workloads({"name": "a"}, {"name": "b"}, {"name": "d", "replicas": 4},
+                      {"name": "p", "kind": "preprocess"})
+    platforms = [
+        {"sku": "box4", "gpu_slots": 4, "form_factors": ["pcie"], "dimm_slots": 4,
+         "memory_type": "ddr4", "memory_channels": 2, "drive_bays": 2, "price": 2000},
+        {"sku": "cpu", "gpu_slots": 0, "dimm_slots": 4, "memory_type": "ddr4",
+         "memory_channels": 4, "drive_bays": 4, "price": 500},
+    ]
+    cat = fx.catalog(platforms=platforms)
+    cand = enumerate_candidates(wf, cat)
+    box = next(t for t in cand.types if t.platform.sku == "box4" and t.gpu is not None
+               and t.gpu.sku == "small" and t.ram_gb == 256)
+    x = {(w, next(i for i, o in enumerate(cand.options[w]) if o.gpu == "small"), box.key): k
+         for w, k in (("a", 1), ("b", 1), ("d", 4))}
+    assert [o.degree for w in "abd" for o in cand.options[w] if o.gpu == "small"] == [2, 2, 1]
+    x[("p", 0, box.key)] = 1
+    exp = expand(_outcome({box.key: 2}, x), cand, wf, cat)
+    assert exp.failed_types == (box.key,)  # no first fit packs it
+    assert exp.repaired == 0
+    assert [(s.platform, s.memory, s.dimm_count, s.gpu_count) for s in exp.servers] == [
+        ("box4", "d64", 4, 4)] * 2
+    assert exp.cost == 2 * (2000 + 4 * 300 + 4 * 1000)
+    by_server = {}
+    for p in exp.placements:
+        by_server.setdefault(p.server, []).append(p.workload)
+    assert sorted(sorted(v) for v in by_server.values()) == [
+        ["a", "d", "d"], ["b", "d", "d", "p"]]
+    assert check_plan(_option(exp), wf, cat) == []

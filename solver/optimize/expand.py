@@ -512,8 +512,9 @@ def _repack(boxes_by_type: dict[str, list[_Box]], failed: set[str], cand: Candid
     before = [b for v in boxes_by_type.values() for b in v]
     best: list[_Box] | None = None
     best_cost = sum(_box_price(b, catalog) for b in before)
-    for order in _POOL_ORDERS:
-        boxes = _pool_all(boxes_by_type, pooled, families, order, policy, catalog, outcome)
+    for order, seeded in [(o, False) for o in _POOL_ORDERS] + [(_POOL_ORDERS[0], True)]:
+        boxes = _pool_all(boxes_by_type, pooled, families, order, policy, catalog, outcome,
+                          seeded)
         if boxes is None:
             continue
         cost = sum(_box_price(b, catalog) for b in boxes)
@@ -537,9 +538,13 @@ _POOL_ORDERS: tuple[Callable[[_Item], tuple[float, ...]], ...] = (
 
 def _pool_all(boxes_by_type: dict[str, list[_Box]], pooled: set, families: dict,
               order: Callable[[_Item], tuple[float, ...]], policy: Policy, catalog: Catalog,
-              outcome: Outcome) -> list[_Box] | None:
+              outcome: Outcome, seeded: bool = False) -> list[_Box] | None:
     """Every server of the plan, the ``pooled`` families packed again in ``order`` (a copy:
-    the type-by-type boxes are left as they were)."""
+    the type-by-type boxes are left as they were).
+
+    ``seeded``: the CPU-only replicas of more than half a server's RAM first, one to a
+    server, each server then filled with the GPU replicas of least RAM per GPU that fit
+    beside it, and only then the rest in ``order``."""
     out: list[_Box] = []
     overflow: list[_Item] = []
     for key, boxes in boxes_by_type.items():
@@ -553,6 +558,8 @@ def _pool_all(boxes_by_type: dict[str, list[_Box]], pooled: set, families: dict,
         start = sorted((t for t in members for _ in range(outcome.n.get(t.key, 0))),
                        key=lambda t: -usable(t.ram_gb, policy))
         boxes = [_Box(t) for t in start]
+        if seeded:
+            items = _seed(boxes, items, members, policy, catalog, overflow)
         for item in sorted(items, key=order):
             if not _place_pooled(boxes, item, members, policy, catalog, opens=item.gpus > 0):
                 if item.gpus > 0:
@@ -564,6 +571,39 @@ def _pool_all(boxes_by_type: dict[str, list[_Box]], pooled: set, families: dict,
         if not _place_anywhere(out, item, families, spare, policy, catalog):
             return None
     return out
+
+
+def _seed(boxes: list[_Box], items: list[_Item], members: list[ServerType], policy: Policy,
+          catalog: Catalog, overflow: list[_Item]) -> list[_Item]:
+    """``_pool_all(seeded=True)``: place the big CPU-only replicas (more than half the
+    family's largest usable RAM: two never share a server), one to a server, and fill each
+    such server's GPU slots with the GPU replicas of least RAM per GPU that fit beside it
+    (the program's sums count on them there). Returns the replicas left to place."""
+    half = max(usable(t.ram_gb, policy) for t in members) / 2
+    big = sorted((it for it in items if it.gpus == 0 and it.ram_gb > half),
+                 key=lambda it: -it.ram_gb)
+    if not big:
+        return items
+    rest = [it for it in items if not (it.gpus == 0 and it.ram_gb > half)]
+    for item in big:
+        if not _place_pooled(boxes, item, members, policy, catalog, opens=False):
+            overflow.append(item)
+    light = sorted((it for it in rest if it.gpus), key=lambda it: (it.ram_gb / it.gpus,
+                                                                   -it.gpus))
+    used: set[int] = set()
+    for box in boxes:
+        if box.gpus_used or not any(it.gpus == 0 and it.ram_gb > half for it in box.items):
+            continue
+        cap = usable(box.type.ram_gb, policy)
+        for i, it in enumerate(light):
+            if i in used or not _fits(box, it, cap, policy):
+                continue
+            box.add(it)
+            used.add(i)
+            if box.gpus_used >= box.type.gpu_slots:
+                break
+    taken = {id(light[i]) for i in used}
+    return [it for it in rest if id(it) not in taken]
 
 
 def _fits(box: _Box, item: _Item, ram_cap: float, policy: Policy) -> bool:
