@@ -301,7 +301,7 @@ ROOT_CUT_ROUNDS = 6
 """LP solves, before the first integer solve, whose point gets pattern-LP cuts. A fixed
 count, so a time-limited run stays reproducible. Against 2, on ten generated mixes of 50 to
 1,000 workloads under their time limits, the median gap to the bound went from 1.18% to
-0.72% (better on six, worse on three: bench/results.md); the LP bound rises little after
+0.72% (better on seven, worse on three: bench/results.md); the LP bound rises little after
 six (N = 200: +0.005% in the next nine)."""
 ROOT_MIN_ROWS = 600
 """Root cuts only on programs above this many rows (generated mixes of 50 workloads and
