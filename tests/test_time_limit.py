@@ -90,6 +90,10 @@ def test_a_clock_ended_solve_no_better_than_the_plan_in_hand_is_not_expanded():
     # Most priority served (the budget's first phase) is maximised: more is better.
     assert not _clock_ended_worse(_stopped(120.0, True), best, maximise=True)
     assert _clock_ended_worse(_stopped(80.0, True), best, maximise=True)
+    # The plan in hand, repaired, is worth 110 by the program's objective: a clock-ended
+    # solve at 105 may still expand to something cheaper than it.
+    assert not _clock_ended_worse(_stopped(105.0, True), best, held=110.0)
+    assert _clock_ended_worse(_stopped(110.0, True), best, held=110.0)
 
 
 def test_the_round_after_a_worse_clock_ended_solve_expands_nothing(monkeypatch,

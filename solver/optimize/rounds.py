@@ -127,7 +127,8 @@ def solve_and_expand(m, cand, wf, catalog, solver, clock, gap, loose=True, share
                 proven = out.bound if proven is None else max(proven, out.bound)
             if m.lp_bound is not None:
                 proven = m.lp_bound if proven is None else max(proven, m.lp_bound)
-            if _clock_ended_worse(out, best, m.prob.sense == pulp.LpMaximize):
+            if _clock_ended_worse(out, best, m.prob.sense == pulp.LpMaximize,
+                                  _held_value(best, value_of)):
                 break
             exp = expand(out, cand, wf, catalog)
         # Every expansion is a whole plan (repaired if need be): keep the best one seen (by
@@ -198,14 +199,28 @@ def solve_and_expand(m, cand, wf, catalog, solver, clock, gap, loose=True, share
     return out, exp, proven
 
 
-def _clock_ended_worse(out: Outcome, best: tuple | None, maximise: bool = False) -> bool:
+def _held_value(best: tuple | None, value_of) -> float | None:
+    """What the program minimises, measured on the best plan in hand (its repairs
+    included; None when ``value_of`` cannot say, or there is no plan yet)."""
+    if best is None or value_of is None:
+        return None
+    return value_of(best[0], best[1])
+
+
+def _clock_ended_worse(out: Outcome, best: tuple | None, maximise: bool = False,
+                       held: float | None = None) -> bool:
     """The clock ended this solve on a plan no better, by the program's own objective, than
-    the plan behind the best expansion in hand: the time is spent, and expanding it cannot
-    help. (On a generated 1,000-workload mix a packing round stopped by the clock returned
-    a plan 12 times the cost, whose expansion took 41 s past a 120 s limit.)"""
+    the best plan in hand: the time is spent, and expanding it cannot help. (On a generated
+    1,000-workload mix a packing round stopped by the clock returned a plan 12 times the
+    cost, whose expansion took 41 s past a 120 s limit.) ``held``, the program's objective
+    measured on the best plan in hand (``value_of``), is what to beat where known: a plan
+    the repair made dearer than its solve said leaves room for one between the two.
+    Without it, the solve behind that plan."""
     if not out.clock_stopped or best is None:
         return False
     before, now = best[0].objective, out.objective
+    if held is not None and before is not None and not maximise:
+        before = max(before, held)
     if before is None or now is None:
         return False
     if maximise:  # the budget's first phase: most priority served
