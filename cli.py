@@ -95,28 +95,60 @@ def _print(text: str) -> None:
 
 
 class _Progress:
-    """Stage and best cost so far on stderr, once a plan has run for PROGRESS_AFTER_S."""
+    """Stage, best cost so far and seconds on stderr, once a plan has run PROGRESS_AFTER_S:
+    refreshed every PROGRESS_EVERY_S by a thread of its own, so a long search shows too
+    (the pipeline reports stages, and each better plan rank 1's search finds)."""
 
     def __init__(self, started: float) -> None:
         self.started = started
+        self.stage = "starting"
+        self.best: float | None = None
         self.shown = False
+        self.lock = threading.Lock()
+        self.stop = threading.Event()
+        self.thread = threading.Thread(target=self._refresh, daemon=True)
+        self.thread.start()
 
     def __call__(self, stage: str, best: float | None) -> None:
+        with self.lock:
+            self.stage, self.best = stage, best
+        self._show()
+
+    def _refresh(self) -> None:
+        while not self.stop.wait(PROGRESS_EVERY_S):
+            self._show()
+
+    def _show(self) -> None:
         import time
 
-        if time.perf_counter() - self.started < PROGRESS_AFTER_S:
+        from solver.report.text import terminal_width
+
+        seconds = time.perf_counter() - self.started
+        if seconds < PROGRESS_AFTER_S:
             return
-        cost = f" (cheapest so far {best:,.0f})" if best is not None else ""
-        click.echo(f"\r\033[Kplan-buy: {stage}{cost}...", err=True, nl=False)
-        self.shown = True
+        with self.lock:
+            if self.stop.is_set():
+                return
+            cost = f" (cheapest so far {self.best:,.0f})" if self.best is not None else ""
+            line = f"plan-buy: {self.stage}{cost}... {seconds:.0f} s"
+            # One line, never wrapped: \r returns only to the start of the last line.
+            width = terminal_width(sys.stderr) - 1
+            if len(line) > width:
+                line = line[:max(0, width - 3)] + "..."
+            click.echo(f"\r\033[K{line}", err=True, nl=False)
+            self.shown = True
 
     def done(self) -> None:
-        if self.shown:
-            click.echo("\r\033[K", err=True, nl=False)
+        with self.lock:
+            self.stop.set()
+            if self.shown:
+                click.echo("\r\033[K", err=True, nl=False)
 
 
 PROGRESS_AFTER_S = 2.0
 """A plan that has run longer than this shows its stage on a terminal."""
+PROGRESS_EVERY_S = 1.0
+"""How often the progress line is drawn again (its seconds move on)."""
 
 
 catalog_option = click.option(

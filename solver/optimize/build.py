@@ -149,6 +149,9 @@ class Model:
     the size thresholds of the solve rounds leave them out."""
     n_ub: int = 0
     drive_servers_ub: int = 0
+    on_found: Callable[[float], None] | None = None
+    """Told the objective of each better plan a HiGHS search finds (the progress line),
+    while the pipeline sets it: only where the objective is what the plan costs."""
     options: dict[tuple[str, int], ReplicaOption] = field(default_factory=dict)
 
     @property

@@ -355,8 +355,28 @@ def _cheapest(run: _Run) -> None:
 
     A plan whose packing repair broke the budget is cut off and the next one tried.
     """
+    m = run.m
+    stage = "the cheapest plan"
+    run.progress(stage, None)
+    # The search's better plans, on the progress line: here the objective is what they cost.
+    # Each solve (a packing round, a re-solve) starts its search afresh: show the least.
+    shown = [math.inf]
+
+    def found(value: float) -> None:
+        if value < shown[0]:
+            shown[0] = value
+            run.progress(stage, value)
+
+    m.on_found = found
+    try:
+        _cheapest_tries(run)
+    finally:
+        m.on_found = None
+
+
+def _cheapest_tries(run: _Run) -> None:
+    """``_cheapest``'s search: up to MAX_DUPLICATE_TRIES plans, until one keeps the budget."""
     m, cand = run.m, run.cand
-    run.progress("the cheapest plan", None)
     start = run.clock.used
     for _ in range(MAX_DUPLICATE_TRIES):
         out, exp, proven = solve_and_expand(m, cand, run.wf, run.catalog, run.solver,

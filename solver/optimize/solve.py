@@ -12,6 +12,7 @@ import os
 import sys
 import threading
 import time
+from collections.abc import Callable
 
 import pulp
 
@@ -66,8 +67,10 @@ class _Highs(pulp.HiGHS):
     """
 
     def __init__(self, work_ticks: int | None = None, warm: bool = False,
-                 target: float | None = None, beat_start: bool = False, **kwargs):
+                 target: float | None = None, beat_start: bool = False,
+                 on_found: Callable[[float], None] | None = None, **kwargs):
         super().__init__(**kwargs)
+        self.on_found = on_found
         self.work_ticks = work_ticks
         self.warm = warm
         self.target = target
@@ -97,10 +100,14 @@ class _Highs(pulp.HiGHS):
         limit = self.work_ticks
         stop = self.interrupt
         target = self.target
+        told = [math.inf]
 
         def tick(event) -> None:
             self.ticks += 1
             found = event.data_out.mip_primal_bound
+            if self.on_found is not None and found < told[0] - 1e-9 * abs(found):
+                told[0] = found
+                self.on_found(found)
             if stop.requested or (target is not None and found <= target):
                 event.interrupt()
             elif limit is not None and self.ticks >= limit and found < 1e300:
@@ -144,10 +151,11 @@ def _has_plan(highs) -> bool:
 
 
 def _make(name: str, time_limit: float | None, gap: float, work_ticks: int | None = None,
-          warm: bool = False, target: float | None = None, beat_start: bool = False):
+          warm: bool = False, target: float | None = None, beat_start: bool = False,
+          on_found: Callable[[float], None] | None = None):
     if name == "highs":
         solver = _Highs(work_ticks=work_ticks, warm=warm, target=target, beat_start=beat_start,
-                        msg=False, timeLimit=time_limit, gapRel=gap,
+                        on_found=on_found, msg=False, timeLimit=time_limit, gapRel=gap,
                         threads=1, random_seed=SEED)
     elif name == "cbc":
         # CBC has no work count reachable through PuLP: with one thread and a fixed seed it
@@ -216,7 +224,8 @@ def solve(m: Model, solver: str, time_limit: float | None = None,
         SolverError: the solver is missing or crashed.
     """
     engine = _make(solver, time_limit, gap, work_ticks, warm,
-                   target if m.prob.sense == pulp.LpMinimize else None, beat_start and warm)
+                   target if m.prob.sense == pulp.LpMinimize else None, beat_start and warm,
+                   m.on_found)
     start = time.perf_counter()
     deferred = getattr(engine, "interrupt", None)
     try:

@@ -100,9 +100,9 @@ def status_sentence(result: PlanResult, budgeted: bool, tco: bool = False) -> st
     if result.status == "optimal":
         return f"Option 1 {what} (proven optimal by the {solver} solver)."
     if result.gap is None:
-        return (f"Option 1 is the best plan found in the time given; the {solver} solver "
+        return (f"Option 1 is the best plan found; the {solver} solver "
                 "proved no bound, so a cheaper plan may exist.")
-    return (f"Option 1 is the best plan found in the time given: at most {result.gap:.2%} "
+    return (f"Option 1 is the best plan found: at most {result.gap:.2%} "
             f"dearer than the cheapest possible ({solver} solver); not proven optimal.")
 
 
