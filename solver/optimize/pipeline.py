@@ -720,7 +720,7 @@ ALTERNATIVE_WORK = 0.25
 multiple of rank 1's; a solve gets half of what is left (the rest is kept for a packing
 round), a first solve begun ahead all of it. A checkpoint of an alternative's search costs
 more than one of rank 1's (its objective mixes a count with the cost): on the generated
-10-workload mix, 0.3 let --top 3 take 2.28 times --top 1's wall time, 0.25 1.8 times, with
+10-workload mix, 0.3 let --top 3 take 2.28 times --top 1's wall time, 0.25 1.95 times, with
 the same options on every shipped file and six generated mixes (its no-consumer-GPUs
 search finds its plan at checkpoint 69 of the 70 it now gets; 0.2 ends before, on a plan
 2.6% dearer)."""
