@@ -99,8 +99,10 @@ class _Progress:
     refreshed every PROGRESS_EVERY_S by a thread of its own, so a long search shows too
     (the pipeline reports stages, and each better plan rank 1's search finds)."""
 
-    def __init__(self, started: float) -> None:
+    def __init__(self, started: float, hint: str | None = None) -> None:
         self.started = started
+        self.hint = hint
+        """Said once, on a line of its own, when the plan has run HINT_AFTER_S."""
         self.stage = "starting"
         self.best: float | None = None
         self.shown = False
@@ -121,7 +123,7 @@ class _Progress:
     def _show(self) -> None:
         import time
 
-        from solver.report.text import terminal_width
+        from solver.report.text import terminal_width, wrap_message
 
         seconds = time.perf_counter() - self.started
         if seconds < PROGRESS_AFTER_S:
@@ -129,10 +131,14 @@ class _Progress:
         with self.lock:
             if self.stop.is_set():
                 return
+            width = terminal_width(sys.stderr) - 1
+            if self.hint is not None and seconds >= HINT_AFTER_S:
+                click.echo("\r\033[K" + wrap_message(f"plan-buy: {self.hint}", width),
+                           err=True)
+                self.hint = None
             cost = f" (cheapest so far {self.best:,.0f})" if self.best is not None else ""
             line = f"plan-buy: {self.stage}{cost}... {seconds:.0f} s"
             # One line, never wrapped: \r returns only to the start of the last line.
-            width = terminal_width(sys.stderr) - 1
             if len(line) > width:
                 line = line[:max(0, width - 3)] + "..."
             click.echo(f"\r\033[K{line}", err=True, nl=False)
@@ -149,6 +155,11 @@ PROGRESS_AFTER_S = 2.0
 """A plan that has run longer than this shows its stage on a terminal."""
 PROGRESS_EVERY_S = 1.0
 """How often the progress line is drawn again (its seconds move on)."""
+HINT_AFTER_S = 30.0
+"""A plan without --time-limit that has run this long says once how to stop sooner."""
+NO_LIMIT_HINT = ("no --time-limit: the cheapest plan is being proven to within --gap, which "
+                 "can take minutes on a large mix; --time-limit SECONDS returns the best "
+                 "plan found by then, with how far it may be from the cheapest")
 
 
 catalog_option = click.option(
@@ -264,7 +275,8 @@ def plan(workloads: Path, catalog: Path, top: int, budget: float | None, out_dir
             sum(wf.planned_replicas(w) for w in wf.workloads), top)
         if distinct is not None:
             alternatives = "gpu-mix" if distinct == "gpus" else "hardware"
-        progress = None if as_json or not sys.stderr.isatty() else _Progress(started)
+        progress = None if as_json or not sys.stderr.isatty() else _Progress(
+            started, NO_LIMIT_HINT if time_limit is None else None)
         try:
             result = run_plan(wf, cat, top=top, solver=solver, time_limit=time_limit, gap=gap,
                               alternatives=alternatives, slack=slack, started=started,

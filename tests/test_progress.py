@@ -60,3 +60,18 @@ def test_rank_one_reports_each_better_plan_its_search_finds():
     later = calls[[s for s, _ in calls].index("the cheapest plan") + len(found) + 1:]
     assert later and all(stage.startswith("option 2") for stage, _ in later)
     assert all(best == result.options[0].total_cost for _, best in later)
+
+
+def test_a_run_without_a_time_limit_says_once_how_to_stop_sooner(capsys, monkeypatch):
+    monkeypatch.setattr(cli, "PROGRESS_EVERY_S", 0.05)
+    progress = cli._Progress(time.perf_counter() - cli.HINT_AFTER_S - 1, cli.NO_LIMIT_HINT)
+    progress("the cheapest plan", 5_658_710.0)
+    time.sleep(0.3)
+    progress.done()
+    err = capsys.readouterr().err
+    assert err.count("--time-limit SECONDS returns the best plan found") == 1
+    assert err.count("plan-buy: the cheapest plan (cheapest so far 5,658,710)") >= 2
+    limited = cli._Progress(time.perf_counter() - cli.HINT_AFTER_S - 1, None)
+    limited("the cheapest plan", None)
+    limited.done()
+    assert "--time-limit" not in capsys.readouterr().err
