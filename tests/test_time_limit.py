@@ -144,3 +144,24 @@ def test_no_solve_starts_with_less_time_left_than_half_the_longest_solve():
     clock.spend(1, False, seconds=60.0)
     assert not clock.can_start("option 2")
     assert clock.skipped == ["option 2"] and clock.clock_skipped == 1
+
+
+def test_root_rounds_fit_a_fifth_of_the_work_budget():
+    """Six root rounds took 20 s at N = 1,000: under --time-limit 30 they left the first
+    solve 1.5 s and the run took 73 s. The count comes from the work budget (the same on
+    every run): a fifth of it, each round estimated from the rows, at least one."""
+    from types import SimpleNamespace
+
+    from solver.optimize.budget import Budget
+    from solver.optimize.rounds import ROOT_CUT_ROUNDS, root_rounds
+
+    def program(rows: int, size: int):
+        return SimpleNamespace(size=size, prob=SimpleNamespace(constraints=range(rows)))
+
+    n1000, n200 = program(35_137, 7_358), program(8_601, 2_085)
+    assert root_rounds(n1000, Budget.start(None, n1000.size, 2600, 3)) == ROOT_CUT_ROUNDS
+    assert root_rounds(n1000, Budget.start(120, n1000.size, 2600, 3)) == ROOT_CUT_ROUNDS
+    assert root_rounds(n1000, Budget.start(60, n1000.size, 2600, 3)) == 3
+    assert root_rounds(n1000, Budget.start(30, n1000.size, 2600, 3)) == 1
+    assert root_rounds(n200, Budget.start(30, n200.size, 500, 3)) == ROOT_CUT_ROUNDS
+    assert root_rounds(n200, Budget.start(10, n200.size, 500, 3)) == 3

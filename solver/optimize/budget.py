@@ -120,6 +120,11 @@ class Budget:
         nominal = max(0.0, time_limit - reserve_s - post - 1.0)
         return cls(deadline=deadline, ticks=max(1.0, nominal * ticks_per_second(rows)))
 
+    def nominal_left(self, rows: int) -> float | None:
+        """The work left, in the calibrated seconds of a program of ``rows`` rows (a
+        function of the inputs only, like the work budget; None: unlimited)."""
+        return None if self.ticks is None else self.ticks / ticks_per_second(rows)
+
     def seconds_left(self) -> float | None:
         if self.deadline is None:
             return None

@@ -7,6 +7,8 @@ Every option (the cheapest plan, each ranked mix, each alternative) is found by
 
 from __future__ import annotations
 
+import time
+
 import pulp
 
 from ..inputs.catalog import Catalog
@@ -100,7 +102,7 @@ def solve_and_expand(m, cand, wf, catalog, solver, clock, gap, loose=True, share
     """A plan the bound-proving solve found that packs: the next round, without a solve."""
     if not m.root_cuts and m.size > ROOT_MIN_ROWS:
         m.root_cuts = True
-        _root_cuts(m, wf.policy)
+        _root_cuts(m, wf.policy, clock)
     for round_ in range(MAX_CUT_ROUNDS):
         if pending is not None:
             (out, exp), pending = pending, None
@@ -318,6 +320,11 @@ count, so a time-limited run stays reproducible. Against 2, on ten generated mix
 1,000 workloads under their time limits, the median gap to the bound went from 1.18% to
 0.72% (better on seven, worse on three: bench/results.md); the LP bound rises little after
 six (N = 200: +0.005% in the next nine)."""
+ROOT_SHARE = 0.2
+"""Root rounds may take this share of the time left (``root_rounds``)."""
+ROOT_ROUND_S = 0.5
+"""Seconds of one root round (LP and cuts) of a 10,000-row program on the 2-core development
+VM: 0.4 s at 8,649 rows (N = 200), 3.3 s at 35,193 (N = 1,000), close to rows^1.5."""
 ROOT_MIN_ROWS = 600
 """Root cuts only on programs above this many rows (generated mixes of 50 workloads and
 more; every shipped file is below 460). On q3 (431 rows) they cost nothing themselves but
@@ -325,11 +332,29 @@ moved the capped fewest-servers search onto a path whose first plan comes after 
 checkpoints instead of 30: 0.49 s against 0.26 s, and q3 end to end 1.21 -> 1.44 s."""
 
 
-def _root_cuts(m: Model, policy: Policy) -> None:
+def root_rounds(m: Model, clock: Budget) -> int:
+    """How many root rounds a time limit leaves room for: ROOT_CUT_ROUNDS, fewer where
+    their estimated seconds (``ROOT_ROUND_S`` at 10,000 rows, growing with rows^1.5, the
+    whole LP counted) would pass ROOT_SHARE of the work left in calibrated seconds (the work
+    budget's own measure, so the count is the same on every run), at least one."""
+    left = clock.nominal_left(m.size)
+    if left is None:
+        return ROOT_CUT_ROUNDS
+    each = ROOT_ROUND_S * (len(m.prob.constraints) / 10_000) ** 1.5
+    return max(1, min(ROOT_CUT_ROUNDS, int(ROOT_SHARE * left / each)))
+
+
+def _root_cuts(m: Model, policy: Policy, clock: Budget) -> None:
     """Pattern-LP cuts at the LP relaxation's point, for every type it uses, before the first
     integer solve (a cutting-plane root: each LP takes a fraction of an integer solve, and the
-    cuts hold for every plan). Skipped without HiGHS."""
-    for _ in range(ROOT_CUT_ROUNDS):
+    cuts hold for every plan), ``root_rounds`` times. Skipped without HiGHS. On a machine
+    slower than calibrated the clock stops them too once they used ROOT_SHARE of the seconds
+    left (a rerun may then differ: noted)."""
+    start, left = time.perf_counter(), clock.seconds_left()
+    for _ in range(root_rounds(m, clock)):
+        if left is not None and time.perf_counter() - start > ROOT_SHARE * left:
+            clock.clock_skipped += 1
+            return
         if lp_duals(m) is None:
             return
         added = 0
