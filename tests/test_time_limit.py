@@ -149,7 +149,7 @@ def test_no_solve_starts_with_less_time_left_than_half_the_longest_solve():
 def test_root_rounds_fit_a_fifth_of_the_work_budget():
     """Six root rounds took 20 s at N = 1,000: under --time-limit 30 they left the first
     solve 1.5 s and the run took 73 s. The count comes from the work budget (the same on
-    every run): a fifth of it, each round estimated from the rows, at least one."""
+    every run): a fifth of it, each round estimated from the rows, at least two."""
     from types import SimpleNamespace
 
     from solver.optimize.budget import Budget
@@ -162,6 +162,6 @@ def test_root_rounds_fit_a_fifth_of_the_work_budget():
     assert root_rounds(n1000, Budget.start(None, n1000.size, 2600, 3)) == ROOT_CUT_ROUNDS
     assert root_rounds(n1000, Budget.start(120, n1000.size, 2600, 3)) == ROOT_CUT_ROUNDS
     assert root_rounds(n1000, Budget.start(60, n1000.size, 2600, 3)) == 3
-    assert root_rounds(n1000, Budget.start(30, n1000.size, 2600, 3)) == 1
+    assert root_rounds(n1000, Budget.start(30, n1000.size, 2600, 3)) == 2
     assert root_rounds(n200, Budget.start(30, n200.size, 500, 3)) == ROOT_CUT_ROUNDS
     assert root_rounds(n200, Budget.start(10, n200.size, 500, 3)) == 3
