@@ -580,11 +580,14 @@ def _seed(boxes: list[_Box], items: list[_Item], members: list[ServerType], poli
     such server's GPU slots with the GPU replicas of least RAM per GPU that fit beside it
     (the program's sums count on them there). Returns the replicas left to place."""
     half = max(usable(t.ram_gb, policy) for t in members) / 2
-    big = sorted((it for it in items if it.gpus == 0 and it.ram_gb > half),
-                 key=lambda it: -it.ram_gb)
+
+    def is_big(it: _Item) -> bool:
+        return it.gpus == 0 and it.ram_gb > half
+
+    big = sorted(filter(is_big, items), key=lambda it: -it.ram_gb)
     if not big:
         return items
-    rest = [it for it in items if not (it.gpus == 0 and it.ram_gb > half)]
+    rest = [it for it in items if not is_big(it)]
     for item in big:
         if not _place_pooled(boxes, item, members, policy, catalog, opens=False):
             overflow.append(item)
@@ -592,7 +595,7 @@ def _seed(boxes: list[_Box], items: list[_Item], members: list[ServerType], poli
                                                                    -it.gpus))
     used: set[int] = set()
     for box in boxes:
-        if box.gpus_used or not any(it.gpus == 0 and it.ram_gb > half for it in box.items):
+        if box.gpus_used or not any(map(is_big, box.items)):
             continue
         cap = usable(box.type.ram_gb, policy)
         for i, it in enumerate(light):

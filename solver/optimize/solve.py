@@ -100,13 +100,11 @@ class _Highs(pulp.HiGHS):
         limit = self.work_ticks
         stop = self.interrupt
         target = self.target
-        told = [math.inf]
 
         def tick(event) -> None:
             self.ticks += 1
             found = event.data_out.mip_primal_bound
-            if self.on_found is not None and found < told[0] - 1e-9 * abs(found):
-                told[0] = found
+            if self.on_found is not None and found < 1e300:  # the caller keeps the least
                 self.on_found(found)
             if stop.requested or (target is not None and found <= target):
                 event.interrupt()
