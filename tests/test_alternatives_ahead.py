@@ -129,3 +129,69 @@ def test_cbc_plans_three_options(name, labels):
     result = pipeline.plan(wf, load_catalog(CATALOG), top=3, solver="cbc", with_baseline=False)
     assert [o.label for o in result.options] == labels
     assert result.status == "optimal"
+
+
+def _market_split(seed: int = 3, n: int = 18):
+    """Three random equality rows over binaries, feasible by construction: HiGHS searches a
+    few hundred checkpoints before it finds any plan."""
+    import random
+
+    import pulp
+
+    rng = random.Random(seed)
+    chosen = [rng.random() < 0.5 for _ in range(n)]
+    prob = pulp.LpProblem("market_split", pulp.LpMinimize)
+    x = [pulp.LpVariable(f"x{i}", cat="Binary") for i in range(n)]
+    for j in range(3):
+        a = [rng.randint(0, 99) for _ in range(n)]
+        prob += pulp.lpSum(ai * xi for ai, xi in zip(a, x, strict=True)) == sum(
+            ai for ai, c in zip(a, chosen, strict=True) if c), f"row_{j}"
+    prob += pulp.lpSum(x)
+    return prob
+
+
+@pytest.mark.skipif("highs" not in available_solvers(), reason="needs HiGHS")
+def test_a_held_plan_lets_the_work_limit_end_a_search_that_has_none():
+    """The work limit waits for the search's first plan; ``bare_ticks`` (the caller holds a
+    plan) ends a search that has none by then."""
+    from solver.optimize.solve import _make
+
+    searching = _make("highs", 60, 1e-4, work_ticks=1)
+    prob = _market_split()
+    prob.solve(searching)
+    assert searching.ticks > 20 and prob.sol_status > 0  # searched on to a plan
+
+    holding = _make("highs", 60, 1e-4, work_ticks=1, bare_ticks=5)
+    prob = _market_split()
+    prob.solve(holding)
+    assert holding.ticks == 5 and prob.sol_status <= 0  # stopped with no plan of its own
+
+
+@pytest.mark.parametrize("shown", [True, False])
+def test_a_round_after_a_plan_that_could_be_shown_ends_with_the_options_work(shown,
+                                                                              monkeypatch):
+    """An alternative's later rounds searched on for any plan when cuts had cut off the
+    last one: on a generated 10-workload mix 99 and 83 checkpoints past a share of 1, the
+    option's cap long spent, with a repaired plan within the slack in hand. They now end
+    when the option's work is spent if the plan in hand could be shown (``shown``), and
+    search on as before when not."""
+    wf, catalog, cand, m = _small_program()
+    bare: list[int | None] = []
+    spent: list[int] = []
+    real = rounds.solve
+
+    def recording(*args, **kwargs):
+        bare.append(kwargs.get("bare_ticks"))
+        out = real(*args, **kwargs)
+        spent.append(out.ticks)
+        return out
+
+    monkeypatch.setattr(rounds, "solve", recording)
+    _failing_expand(monkeypatch, extra=100.0)
+    monkeypatch.setattr(rounds, "_cuts_off_plan", lambda m, key, wf: True)
+    rounds.solve_and_expand(
+        m, cand, wf, catalog, "highs", Budget.start(None, m.size, 1, 1), 1e-4, loose=False,
+        cap=1000, value_of=lambda o, e: e.cost - e.drive_extra, shown=lambda o, e: shown)
+    assert len(bare) >= 2 and bare[0] is None  # no plan in hand before the first round
+    for i in range(1, len(bare)):
+        assert bare[i] == (1000 - sum(spent[:i]) if shown else None)

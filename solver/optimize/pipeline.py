@@ -483,6 +483,15 @@ class _Within:
                                    self.slack)
         return value
 
+    def shown(self, run: _Run) -> Callable[[Outcome, Any], bool]:
+        """Whether an expanded plan could be shown as it is (``_judge``): within the slack
+        of the cheapest and within the budget."""
+        def within(out: Outcome, exp) -> bool:
+            value = run.value(run.option(out, exp, "cheapest"))
+            return (value <= (1 + self.slack) * self.best + 0.01
+                    and (run.budget is None or exp.cost <= run.budget + 0.01))
+        return within
+
 
 def _alternatives(run: _Run, slack: float) -> None:
     """``--alternatives kinds``: within ``slack`` of the cheapest plan, one plan per direction
@@ -534,7 +543,8 @@ def _alternatives(run: _Run, slack: float) -> None:
             out, exp, _ = solve_and_expand(
                 m, run.cand, run.wf, catalog, run.solver, run.clock, within.gap, loose=False,
                 share=run.share, warm=True,  # from the last plan
-                cap=within.cap, value_of=within.value_of(run, d), first=begun.pop(d.key, None))
+                cap=within.cap, value_of=within.value_of(run, d), first=begun.pop(d.key, None),
+                shown=within.shown(run))
             _judge(run, d, out, exp, seen, left_out, unproven, cheapest, (1 + slack) * best,
                    slack)
     finally:

@@ -68,9 +68,11 @@ class _Highs(pulp.HiGHS):
 
     def __init__(self, work_ticks: int | None = None, warm: bool = False,
                  target: float | None = None, beat_start: bool = False,
-                 on_found: Callable[[float], None] | None = None, **kwargs):
+                 on_found: Callable[[float], None] | None = None,
+                 bare_ticks: int | None = None, **kwargs):
         super().__init__(**kwargs)
         self.on_found = on_found
+        self.bare_ticks = bare_ticks
         self.work_ticks = work_ticks
         self.warm = warm
         self.target = target
@@ -100,6 +102,7 @@ class _Highs(pulp.HiGHS):
         limit = self.work_ticks
         stop = self.interrupt
         target = self.target
+        bare = self.bare_ticks
 
         def tick(event) -> None:
             self.ticks += 1
@@ -108,6 +111,8 @@ class _Highs(pulp.HiGHS):
                 self.on_found(found)
             if stop.requested or (target is not None and found <= target):
                 event.interrupt()
+            elif bare is not None and self.ticks >= bare and found >= 1e300:
+                event.interrupt()  # no plan of its own yet, and the caller holds one
             elif limit is not None and self.ticks >= limit and found < 1e300:
                 # With ``beat_start``, the start alone does not end the search before
                 # BEAT_START_TICKS x the limit: only a better plan of its own does.
@@ -150,10 +155,11 @@ def _has_plan(highs) -> bool:
 
 def _make(name: str, time_limit: float | None, gap: float, work_ticks: int | None = None,
           warm: bool = False, target: float | None = None, beat_start: bool = False,
-          on_found: Callable[[float], None] | None = None):
+          on_found: Callable[[float], None] | None = None, bare_ticks: int | None = None):
     if name == "highs":
         solver = _Highs(work_ticks=work_ticks, warm=warm, target=target, beat_start=beat_start,
-                        on_found=on_found, msg=False, timeLimit=time_limit, gapRel=gap,
+                        on_found=on_found, bare_ticks=bare_ticks, msg=False, timeLimit=time_limit,
+                        gapRel=gap,
                         threads=1, random_seed=SEED)
     elif name == "cbc":
         # CBC has no work count reachable through PuLP: with one thread and a fixed seed it
@@ -203,7 +209,7 @@ def _int(v) -> int:
 def solve(m: Model, solver: str, time_limit: float | None = None,
           gap: float = DEFAULT_GAP, work_ticks: int | None = None,
           warm: bool = False, target: float | None = None,
-          beat_start: bool = False) -> Outcome:
+          beat_start: bool = False, bare_ticks: int | None = None) -> Outcome:
     """Solve ``m`` and read back every decision as integers.
 
     Args:
@@ -217,13 +223,16 @@ def solve(m: Model, solver: str, time_limit: float | None = None,
         beat_start: with ``warm``, ``work_ticks`` ends the search only once it holds a plan
             better than the start (or after ``BEAT_START_TICKS`` times as many): the start
             is a plan to fall back on, not the answer (an alternative's first solve).
+        bare_ticks: end the search after this many checkpoints if it has found no plan of
+            its own by then (the caller holds one to fall back on); without it a search
+            with no plan goes on until it finds one, whatever ``work_ticks`` says.
 
     Raises:
         SolverError: the solver is missing or crashed.
     """
     engine = _make(solver, time_limit, gap, work_ticks, warm,
                    target if m.prob.sense == pulp.LpMinimize else None, beat_start and warm,
-                   m.on_found)
+                   m.on_found, bare_ticks)
     start = time.perf_counter()
     deferred = getattr(engine, "interrupt", None)
     try:
