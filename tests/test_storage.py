@@ -151,3 +151,34 @@ def test_pair_rows_stay_off_types_hosting_many_local_datasets():
     assert crowded, "the mix must have a type hosting many local datasets"
     assert m.pair_rows, "types with few local datasets still get pair rows"
     assert not [r for r in m.pair_rows if any(f"_{h}_" in f"{r}_" for h in crowded)]
+
+
+def test_a_gap_made_only_of_drives_says_so(monkeypatch):
+    """The pair-row instance above without its pair rows: the program's bound is 9600 and
+    the plan 10000, all of it one drive more than the per-type sums counted. The result says
+    that is the whole reason it is not proven, with the most a cheaper plan could save."""
+    from solver.optimize import build
+
+    fx.install(monkeypatch, {"a": (15, 30), "b": (15, 10)})
+    monkeypatch.setattr(build, "_define_disk_pairs", lambda *args, **kwargs: None)
+    cat = fx.catalog(platforms=[
+        {"sku": "box2", "gpu_slots": 2, "form_factors": ["pcie"], "dimm_slots": 2,
+         "memory_type": "ddr4", "memory_channels": 2, "drive_bays": 2, "price": 2000}],
+        memory=[
+        {"sku": "d32", "type": "ddr4", "speed_mts": 3200, "size_gb": 32, "price": 100},
+        {"sku": "d64", "type": "ddr4", "speed_mts": 3200, "size_gb": 64, "price": 500}])
+    r = run(fx.workloads({"name": "a", "replicas": 2, "data": {"dataset_tb": 3}},
+                         {"name": "b", "replicas": 2, "data": {"dataset_tb": 1}}), cat)
+    assert r.status == "feasible" and r.options[0].total_cost == 10000
+    said = [n for n in r.notes if "data drives" in n]
+    assert said == [("option 1 is not proven optimal only because of its data drives: the "
+                     "program counts each server type's drives together, and whole drives on "
+                     "each server cost USD 400 more than it counted, so a cheaper plan, if "
+                     "one exists, saves at most USD 400")]
+
+
+def test_a_proven_plan_says_nothing_of_drives(monkeypatch):
+    fx.install(monkeypatch, {"a": (30, 10)})
+    r = run(fx.workloads({"name": "a", "replicas": 2, "data": {"dataset_tb": 1}}))
+    assert r.status == "optimal"
+    assert not [n for n in r.notes if "data drives" in n]

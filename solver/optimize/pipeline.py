@@ -198,6 +198,9 @@ class _Run:
     rank1_objective: float | None = None
     rank1_ticks: int = 0
     """Search checkpoints the cheapest plan's solves used (sizes the alternatives' caps)."""
+    rank1_drives: float = 0.0
+    """What the cheapest plan's drives, whole on each server, cost beyond the program's
+    drive configurations (``Expansion.drive_extra``)."""
     last: Outcome | None = None
     """The solve behind the cheapest plan (its counts seed the ranked mixes' first cut)."""
 
@@ -400,6 +403,7 @@ def _cheapest_tries(run: _Run) -> None:
         run.options.append(run.checked(out, exp, label))
         run.last = out
         run.rank1_ticks = run.clock.used - start
+        run.rank1_drives = exp.drive_extra
         return
     raise SolverError(
         f"no plan within the budget of {run.budget:,.0f} packed into real servers in the "
@@ -644,6 +648,8 @@ def _result(run: _Run, with_baseline: bool) -> PlanResult:
         best = replace(best, lower_bound=min(known, value))
         options[0] = best
     notes = tuple(run.notes)
+    if not exact and rel_gap is not None:
+        notes += _drives_gap(run, run.value(best))
     unchecked = cores_unchecked(run.catalog, run.wf.policy.exclude)
     if unchecked:  # said once per run, whatever the number of options
         notes += ((f"the catalog gives no cpu_cores for {', '.join(unchecked)}: CPU cores are "
@@ -665,6 +671,21 @@ def _result(run: _Run, with_baseline: bool) -> PlanResult:
         notes=notes,
         warnings=warnings,
     )
+
+
+def _drives_gap(run: _Run, value: float) -> tuple[str, ...]:
+    """Why option 1 is not proven, when its data drives are the whole reason: without what
+    rounding them per server added, it is within the gap of the bound (O4's rows count a
+    type's drives together, so the bound cannot see that rounding)."""
+    extra = run.rank1_drives
+    if (run.objective != "capex" or run.rank1_bound is None or extra <= 0.005
+            or value - extra > run.rank1_bound * (1 + run.gap) + 0.01):
+        return ()
+    money = f"{run.catalog.currency} {value - run.rank1_bound:,.0f}"
+    return ((f"option 1 is not proven optimal only because of its data drives: the program "
+             f"counts each server type's drives together, and whole drives on each server "
+             f"cost {run.catalog.currency} {extra:,.0f} more than it counted, so a cheaper "
+             f"plan, if one exists, saves at most {money}"),)
 
 
 def _reference(run: _Run, with_baseline: bool, best: PlanOption,
