@@ -153,10 +153,11 @@ def test_pair_rows_stay_off_types_hosting_many_local_datasets():
     assert not [r for r in m.pair_rows if any(f"_{h}_" in f"{r}_" for h in crowded)]
 
 
-def test_a_gap_made_only_of_drives_says_so(monkeypatch):
+def test_a_gap_made_of_drives_says_so(monkeypatch):
     """The pair-row instance above without its pair rows: the program's bound is 9600 and
-    the plan 10000, all of it one drive more than the per-type sums counted. The result says
-    that is the whole reason it is not proven, with the most a cheaper plan could save."""
+    its cheapest plan needs one drive more (400) once drives are whole on each server; no
+    plan found costs less than 10000. The result says drives are why it is not proven, and
+    the most a cheaper plan could save."""
     from solver.optimize import build
 
     fx.install(monkeypatch, {"a": (15, 30), "b": (15, 10)})
@@ -171,10 +172,10 @@ def test_a_gap_made_only_of_drives_says_so(monkeypatch):
                          {"name": "b", "replicas": 2, "data": {"dataset_tb": 1}}), cat)
     assert r.status == "feasible" and r.options[0].total_cost == 10000
     said = [n for n in r.notes if "data drives" in n]
-    assert said == [("option 1 is not proven optimal only because of its data drives: the "
-                     "program counts each server type's drives together, and whole drives on "
-                     "each server cost USD 400 more than it counted, so a cheaper plan, if "
-                     "one exists, saves at most USD 400")]
+    assert said == [("option 1 is not proven optimal because of data drives: the program "
+                     "counts each server type's drives together, and its cheapest plan needs "
+                     "USD 400 more of them once whole on each server; a plan cheaper than "
+                     "option 1, if one exists, saves at most USD 400")]
 
 
 def test_a_proven_plan_says_nothing_of_drives(monkeypatch):

@@ -199,8 +199,8 @@ class _Run:
     rank1_ticks: int = 0
     """Search checkpoints the cheapest plan's solves used (sizes the alternatives' caps)."""
     rank1_drives: float = 0.0
-    """What the cheapest plan's drives, whole on each server, cost beyond the program's
-    drive configurations (``Expansion.drive_extra``)."""
+    """What the drives of the program's cheapest plan, whole on each server, cost beyond its
+    drive configurations, when that alone kept the plan from the bound (0: it did not)."""
     last: Outcome | None = None
     """The solve behind the cheapest plan (its counts seed the ranked mixes' first cut)."""
 
@@ -382,9 +382,11 @@ def _cheapest_tries(run: _Run) -> None:
     m, cand = run.m, run.cand
     start = run.clock.used
     for _ in range(MAX_DUPLICATE_TRIES):
+        drives: list[float] = []
         out, exp, proven = solve_and_expand(m, cand, run.wf, run.catalog, run.solver,
                                             run.clock, run.gap, share=RANK1_SHARE,
-                                            disk_retries=DISK_RETRIES, value_of=run.repair_value)
+                                            disk_retries=DISK_RETRIES, value_of=run.repair_value,
+                                            drives=drives)
         drop_disk_choices(m)
         if out.status == SolveStatus.NO_SOLUTION:
             raise SolverError(_no_plan_message(run.solver, run.time_limit, run.catalog))
@@ -403,7 +405,7 @@ def _cheapest_tries(run: _Run) -> None:
         run.options.append(run.checked(out, exp, label))
         run.last = out
         run.rank1_ticks = run.clock.used - start
-        run.rank1_drives = exp.drive_extra
+        run.rank1_drives = drives[0] if drives else 0.0
         return
     raise SolverError(
         f"no plan within the budget of {run.budget:,.0f} packed into real servers in the "
@@ -674,18 +676,19 @@ def _result(run: _Run, with_baseline: bool) -> PlanResult:
 
 
 def _drives_gap(run: _Run, value: float) -> tuple[str, ...]:
-    """Why option 1 is not proven, when its data drives are the whole reason: without what
-    rounding them per server added, it is within the gap of the bound (O4's rows count a
-    type's drives together, so the bound cannot see that rounding)."""
+    """Why option 1 is not proven, when data drives are the reason: the program's cheapest
+    plan was within the gap of the bound but for its drives, whole on each server (O4's
+    rows count a type's drives together, so the bound cannot see that rounding), and no
+    plan found costs less than option 1. More search time would not prove it."""
     extra = run.rank1_drives
-    if (run.objective != "capex" or run.rank1_bound is None or extra <= 0.005
-            or value - extra > run.rank1_bound * (1 + run.gap) + 0.01):
+    if run.objective != "capex" or run.rank1_bound is None or extra <= 0.005:
         return ()
-    money = f"{run.catalog.currency} {value - run.rank1_bound:,.0f}"
-    return ((f"option 1 is not proven optimal only because of its data drives: the program "
-             f"counts each server type's drives together, and whole drives on each server "
-             f"cost {run.catalog.currency} {extra:,.0f} more than it counted, so a cheaper "
-             f"plan, if one exists, saves at most {money}"),)
+    currency = run.catalog.currency
+    return ((f"option 1 is not proven optimal because of data drives: the program counts "
+             f"each server type's drives together, and its cheapest plan needs "
+             f"{currency} {extra:,.0f} more of them once whole on each server; a plan "
+             f"cheaper than option 1, if one exists, saves at most "
+             f"{currency} {value - run.rank1_bound:,.0f}"),)
 
 
 def _reference(run: _Run, with_baseline: bool, best: PlanOption,

@@ -60,7 +60,7 @@ def expansion_value(exp: Expansion, wf: WorkloadFile, catalog: Catalog) -> float
 
 def solve_and_expand(m, cand, wf, catalog, solver, clock, gap, loose=True, share=1.0,
                      warm=False, cap=None, disk_retries=0, value_of=None, first=None,
-                     shown=None):
+                     shown=None, drives=None):
     """Solve; when replicas do not pack into the bought servers, tighten the type and re-solve.
 
     ``share`` of the work budget left is what this option may use, in all its rounds;
@@ -88,6 +88,10 @@ def solve_and_expand(m, cand, wf, catalog, solver, clock, gap, loose=True, share
     there: a round whose last plan new cuts cut off otherwise searches on until it finds
     any plan (on a generated 10-workload mix, 99 and 83 checkpoints past a work share of 1,
     the option's cap long spent, with a plan within the slack in hand).
+    ``drives``, when given, collects ``Expansion.drive_extra`` of each plan solved to the
+    gap that packs and is within the gap of the bound proven but for its drives, whole on
+    each server (O4's rows count a type's drives together): then the drives alone keep
+    that plan from the bound.
     Returns the outcome, its expansion, and the best lower bound proven by a solve whose
     program was still a relaxation (None if there was none).
     """
@@ -162,6 +166,9 @@ def solve_and_expand(m, cand, wf, catalog, solver, clock, gap, loose=True, share
             if (round_gap <= gap or (out.gap is not None and out.gap <= gap)
                     or (target is not None and out.objective is not None
                         and out.objective <= target)):
+                if (drives is not None and exp.drive_extra > 0.005 and proven is not None
+                        and value - exp.drive_extra <= proven * (1 + gap) + 0.01):
+                    drives.append(exp.drive_extra)
                 if (disk_retries > 0 and exp.disk_types and proven is not None
                         and best[2] > proven * (1 + gap) + 0.01):
                     disk_retries -= 1
