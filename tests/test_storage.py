@@ -101,6 +101,19 @@ def test_local_datasets_on_one_server_add_up(monkeypatch):
     assert sorted((s.disk_used_tb, s.drive_count) for s in o.servers) == [(0.5, 1), (4.0, 2)]
 
 
+def _side_by_side(monkeypatch):
+    """The instance of ``test_datasets_side_by_side_need_the_pair_rows``, planned."""
+    fx.install(monkeypatch, {"a": (15, 30), "b": (15, 10)})
+    cat = fx.catalog(platforms=[
+        {"sku": "box2", "gpu_slots": 2, "form_factors": ["pcie"], "dimm_slots": 2,
+         "memory_type": "ddr4", "memory_channels": 2, "drive_bays": 2, "price": 2000}],
+        memory=[
+        {"sku": "d32", "type": "ddr4", "speed_mts": 3200, "size_gb": 32, "price": 100},
+        {"sku": "d64", "type": "ddr4", "speed_mts": 3200, "size_gb": 64, "price": 500}])
+    return run(fx.workloads({"name": "a", "replicas": 2, "data": {"dataset_tb": 3}},
+                            {"name": "b", "replicas": 2, "data": {"dataset_tb": 1}}), cat)
+
+
 def test_datasets_side_by_side_need_the_pair_rows(monkeypatch):
     """Rows ``beside`` and ``disk_pair``: a (30 GB of RAM, a 3 TB dataset) runs alone on a
     box of 2 x 32 GB (51.2 GB under the line), so its two replicas take two such boxes, and
@@ -109,15 +122,7 @@ def test_datasets_side_by_side_need_the_pair_rows(monkeypatch):
     alone say one b copy (two b replicas fit one box) or 8 TB in all (three drives): 9600.
     Putting both a's on a box of 2 x 64 GB ($500 each) and both b's on the other costs as
     much: (2000 + 1000 + 2000) + 4200 + 2 x 400 = 10000 (the box has two DIMM slots)."""
-    fx.install(monkeypatch, {"a": (15, 30), "b": (15, 10)})
-    cat = fx.catalog(platforms=[
-        {"sku": "box2", "gpu_slots": 2, "form_factors": ["pcie"], "dimm_slots": 2,
-         "memory_type": "ddr4", "memory_channels": 2, "drive_bays": 2, "price": 2000}],
-        memory=[
-        {"sku": "d32", "type": "ddr4", "speed_mts": 3200, "size_gb": 32, "price": 100},
-        {"sku": "d64", "type": "ddr4", "speed_mts": 3200, "size_gb": 64, "price": 500}])
-    r = run(fx.workloads({"name": "a", "replicas": 2, "data": {"dataset_tb": 3}},
-                         {"name": "b", "replicas": 2, "data": {"dataset_tb": 1}}), cat)
+    r = _side_by_side(monkeypatch)
     o = r.options[0]
     assert r.status == "optimal"
     assert o.total_cost == 10000
@@ -160,16 +165,8 @@ def test_a_gap_made_of_drives_says_so(monkeypatch):
     the most a cheaper plan could save."""
     from solver.optimize import build
 
-    fx.install(monkeypatch, {"a": (15, 30), "b": (15, 10)})
     monkeypatch.setattr(build, "_define_disk_pairs", lambda *args, **kwargs: None)
-    cat = fx.catalog(platforms=[
-        {"sku": "box2", "gpu_slots": 2, "form_factors": ["pcie"], "dimm_slots": 2,
-         "memory_type": "ddr4", "memory_channels": 2, "drive_bays": 2, "price": 2000}],
-        memory=[
-        {"sku": "d32", "type": "ddr4", "speed_mts": 3200, "size_gb": 32, "price": 100},
-        {"sku": "d64", "type": "ddr4", "speed_mts": 3200, "size_gb": 64, "price": 500}])
-    r = run(fx.workloads({"name": "a", "replicas": 2, "data": {"dataset_tb": 3}},
-                         {"name": "b", "replicas": 2, "data": {"dataset_tb": 1}}), cat)
+    r = _side_by_side(monkeypatch)
     assert r.status == "feasible" and r.options[0].total_cost == 10000
     said = [n for n in r.notes if "data drives" in n]
     assert said == [("option 1 is not proven optimal because of data drives: the program "
