@@ -1013,7 +1013,8 @@ def require_reference(m: Model, type_keys: set[str], gpus_per_server: dict[str, 
         m.prob += m.gpus(key) <= k * m.n[key], f"reference_gpus_{m.index[key]}"
 
 
-def disaggregate(m: Model, key: str, policy: Policy, limit: int = MAX_PATTERNS) -> bool:
+def disaggregate(m: Model, key: str, policy: Policy, limit: int = MAX_PATTERNS,
+                 optimistic: bool = False) -> bool:
     """Model one server type by server *patterns*: exact where summed RAM failed to pack.
 
     Replicas of the type are grouped into kinds of equal (GPUs, host RAM); a pattern π is a
@@ -1023,7 +1024,11 @@ def disaggregate(m: Model, key: str, policy: Policy, limit: int = MAX_PATTERNS) 
     Patterns are downward closed, so any x covered this way packs server by server; every
     real plan is covered, so the program stays a relaxation (the bound stays valid).
     Shared GPUs count as a kind of one GPU carrying the most RAM a full shared GPU can need
-    (conservative: ``m.conservative`` turns True, as the bound then proves nothing).
+    (conservative: ``m.conservative`` turns True, as the bound then proves nothing). With
+    ``optimistic``, a shared GPU is a kind of one GPU and no RAM or cores instead: every
+    real server is still covered (its shared replicas' RAM and cores stay in the type's sum
+    rows), so the program stays a relaxation, though its plan may not pack: a bound for
+    plans the conservative kind found (``rounds.pattern_bound``).
 
     When the maximal patterns exceed ``limit``, the type starts from one greedy pattern per
     kind and more are *priced* from the LP duals (``price_patterns``, column generation).
@@ -1034,7 +1039,7 @@ def disaggregate(m: Model, key: str, policy: Policy, limit: int = MAX_PATTERNS) 
     if key in m.patterns:
         return True
     t = m.types[key]
-    kinds, shared_kind = _pattern_kinds(m, key, policy)
+    kinds, shared_kind = _pattern_kinds(m, key, policy, optimistic)
     if not kinds:
         return False
     shape = tuple(kinds)
@@ -1059,14 +1064,15 @@ def disaggregate(m: Model, key: str, policy: Policy, limit: int = MAX_PATTERNS) 
     return True
 
 
-def _pattern_kinds(m: Model, key: str,
-                   policy: Policy) -> tuple[dict[Kind, list[pulp.LpVariable]], Kind | None]:
+def _pattern_kinds(m: Model, key: str, policy: Policy, optimistic: bool = False,
+                   ) -> tuple[dict[Kind, list[pulp.LpVariable]], Kind | None]:
     """A type's replicas grouped by kind (GPUs, host RAM[, CPU cores where the platform's are
     checked, O3]), each with the variables it covers, and the one-GPU kind standing for a
     shared GPU (None without one).
 
     A shared GPU carries the most RAM a full one can need: conservative, so this marks the
-    program as no longer a relaxation (``m.conservative``).
+    program as no longer a relaxation (``m.conservative``); with ``optimistic``, none (a
+    relaxation: ``disaggregate``).
     """
     entries = [((w, oi), v) for (w, oi, k), v in m.x.items() if k == key]
     exclusive = [(wk, v) for wk, v in entries if not m.options[wk].shared]
@@ -1079,7 +1085,10 @@ def _pattern_kinds(m: Model, key: str,
             continue  # takes nothing from a server
         kinds.setdefault(pattern_kind(o, cores_cap), []).append(v)
     shared_kind = None
-    if shared and key in m.shared:
+    if shared and key in m.shared and optimistic:
+        shared_kind = kind_of(1, 0.0, None if cores_cap is None else 0.0)
+        kinds.setdefault(shared_kind, []).append(m.shared[key])
+    elif shared and key in m.shared:
         vram_cap = usable(_gpu_of(m, key).vram_gb, policy)
         opts = [m.options[wk] for wk, _ in shared]
         # The most RAM (and cores) one full shared GPU can need, over every mix of the
