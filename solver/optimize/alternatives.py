@@ -60,12 +60,13 @@ class Direction:
     """Why the direction has nothing to offer against the cheapest plan (None: try it)."""
 
 
-def define_cost_slack(m: Model, cheapest: float, slack: float) -> None:
-    """cost ≤ (1 + slack) · C* (``cost_slack``), cost what the program minimises (capex, or
-    TCO under ``objective: tco``) and C* the best plan's value of it; replaced when called
-    again."""
+def define_cost_slack(m: Model, cheapest: float, slack: float, less: float = 0.0) -> None:
+    """cost ≤ (1 + slack) · C* − less (``cost_slack``), cost what the program minimises
+    (capex, or TCO under ``objective: tco``) and C* the best plan's value of it; replaced
+    when called again. ``less``: room kept below the slack for what packing adds (a
+    direction's retry, ``pipeline._alternatives``)."""
     m.prob.constraints.pop("cost_slack", None)
-    m.prob += minimised_cost(m) <= (1 + slack) * cheapest, "cost_slack"
+    m.prob += minimised_cost(m) <= (1 + slack) * cheapest - less, "cost_slack"
 
 
 def set_direction_objective(m: Model, direction: Direction, catalog: Catalog,

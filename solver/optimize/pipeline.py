@@ -521,6 +521,21 @@ class _Within:
                                    self.slack)
         return value
 
+    def search(self, run: _Run, d: Direction, first: Started | None) -> tuple[Outcome, Any]:
+        """Direction ``d``'s plan: its rounds from the last plan, within its work cap."""
+        out, exp, _ = solve_and_expand(
+            run.m, run.cand, run.wf, run.catalog, run.solver, run.clock, self.gap,
+            loose=False, share=run.share, warm=True, cap=self.cap,
+            value_of=self.value_of(run, d), first=first, shown=self.shown(run))
+        return out, exp
+
+    def over(self, run: _Run, out: Outcome, exp) -> float:
+        """How far an expanded plan's value is above the slack (0: within it, or no plan)."""
+        if exp is None:
+            return 0.0
+        excess = run.value(run.option(out, exp, "cheapest")) - (1 + self.slack) * self.best
+        return excess if excess > 0.01 else 0.0
+
     def shown(self, run: _Run) -> Callable[[Outcome, Any], bool]:
         """Whether an expanded plan could be shown as it is (``_judge``): within the slack
         of the cheapest and within the budget."""
@@ -578,11 +593,17 @@ def _alternatives(run: _Run, slack: float) -> None:
             run.progress(f"option {len(run.options) + 1}: {d.label}", run.best_cost())
             _begin_next(run, within, todo[todo.index(d) + 1:], begun, beside)
             within.aim(run, d)
-            out, exp, _ = solve_and_expand(
-                m, run.cand, run.wf, catalog, run.solver, run.clock, within.gap, loose=False,
-                share=run.share, warm=True,  # from the last plan
-                cap=within.cap, value_of=within.value_of(run, d), first=begun.pop(d.key, None),
-                shown=within.shown(run))
+            out, exp = within.search(run, d, begun.pop(d.key, None))
+            over = within.over(run, out, exp)
+            if over > 0 and run.clock.can_start(f"option {len(run.options) + 1}"):
+                # Pushed to the edge of the slack, the plan went over it once packed: search
+                # again with room kept for what packing added (its drives, whole per server,
+                # or the excess), which cuts that plan off.
+                define_cost_slack(m, best, slack, less=max(over, exp.drive_extra))
+                again, packed = within.search(run, d, None)
+                define_cost_slack(m, best, slack)
+                if packed is not None and within.over(run, again, packed) <= 0:
+                    out, exp = again, packed
             _judge(run, d, out, exp, seen, left_out, unproven, cheapest, (1 + slack) * best,
                    slack)
     finally:
