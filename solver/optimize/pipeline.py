@@ -540,8 +540,7 @@ class _Within:
         """Whether an expanded plan could be shown as it is (``_judge``): within the slack
         of the cheapest and within the budget."""
         def within(out: Outcome, exp) -> bool:
-            value = run.value(run.option(out, exp, "cheapest"))
-            return (value <= (1 + self.slack) * self.best + 0.01
+            return (self.over(run, out, exp) <= 0
                     and (run.budget is None or exp.cost <= run.budget + 0.01))
         return within
 
