@@ -54,6 +54,7 @@ from .candidates import (
 from .outcome import SolveStatus
 from .plan import Baseline, PlanOption, PlanResult
 from .rounds import (
+    drives_alone,
     expansion_own,
     expansion_value,
     pattern_bound,
@@ -440,9 +441,8 @@ def _prove_patterns(run: _Run, exp) -> None:
     if proven is None or proven <= bound:
         return
     run.rank1_bound = proven
-    extra = exp.drive_extra
-    if not run.rank1_drives and extra > 0.005 and value - extra <= proven * (1 + run.gap):
-        run.rank1_drives = extra  # what is left of the gap is option 1's own drives
+    if not run.rank1_drives and drives_alone(value, exp.drive_extra, proven, run.gap):
+        run.rank1_drives = exp.drive_extra  # what is left of the gap is option 1's drives
 
 
 def _ranked_mixes(run: _Run, platforms: bool) -> None:
@@ -533,7 +533,7 @@ class _Within:
         """How far an expanded plan's value is above the slack (0: within it, or no plan)."""
         if exp is None:
             return 0.0
-        excess = run.value(run.option(out, exp, "cheapest")) - (1 + self.slack) * self.best
+        excess = expansion_value(exp, run.wf, run.catalog) - (1 + self.slack) * self.best
         return excess if excess > 0.01 else 0.0
 
     def shown(self, run: _Run) -> Callable[[Outcome, Any], bool]:

@@ -99,17 +99,20 @@ def solve_and_expand(m, cand, wf, catalog, solver, clock, gap, loose=True, share
     own = _own_work(clock, share, cap)
     start_used = clock.used
 
+    def spent() -> int:
+        return clock.used - start_used
+
     def half_left() -> int | None:
         """Half of this option's work left: a packing failure still leaves work to tighten
         and re-solve."""
-        return None if own is None else max(1, int(0.5 * (own - (clock.used - start_used))))
+        return None if own is None else max(1, int(0.5 * (own - spent())))
 
     def bare_ticks() -> int | None:
         """All of this option's work left, once the plan in hand could be shown: a search
         that has found no plan of its own by then ends there (``solve``'s ``bare_ticks``)."""
         if own is None or shown is None or best is None or not shown(best[0], best[1]):
             return None
-        return max(1, int(own - (clock.used - start_used)))
+        return max(1, int(own - spent()))
 
     proven = None
     failures = m.failures
@@ -167,8 +170,7 @@ def solve_and_expand(m, cand, wf, catalog, solver, clock, gap, loose=True, share
             if (round_gap <= gap or (out.gap is not None and out.gap <= gap)
                     or (target is not None and out.objective is not None
                         and out.objective <= target)):
-                if (drives is not None and exp.drive_extra > 0.005 and proven is not None
-                        and value - exp.drive_extra <= proven * (1 + gap) + 0.01):
+                if drives is not None and drives_alone(value, exp.drive_extra, proven, gap):
                     drives.append(exp.drive_extra)
                 if (disk_retries > 0 and exp.disk_types and proven is not None
                         and best[2] > proven * (1 + gap) + 0.01):
@@ -225,6 +227,12 @@ def solve_and_expand(m, cand, wf, catalog, solver, clock, gap, loose=True, share
         return out, None, proven
     out, exp, _ = best
     return out, exp, proven
+
+
+def drives_alone(value: float, extra: float, bound: float | None, gap: float) -> bool:
+    """A plan worth ``value`` would be within ``gap`` of ``bound`` but for ``extra``, what
+    its drives, whole on each server, cost beyond the program's drive configurations."""
+    return bound is not None and extra > 0.005 and value - extra <= bound * (1 + gap) + 0.01
 
 
 def _rounded_plan(m: Model, cand, wf: WorkloadFile, catalog: Catalog, solver: str,
