@@ -192,3 +192,46 @@ def test_a_big_cpu_only_replica_gets_the_ram_light_gpu_replicas_beside_it(monkey
     assert sorted(sorted(v) for v in by_server.values()) == [
         ["a", "d", "d"], ["b", "d", "d", "p"]]
     assert check_plan(_option(exp), wf, cat) == []
+
+
+def test_servers_are_emptied_into_the_idle_gpus_of_a_board_bought_whole(monkeypatch):
+    """A "board" is sold with both its GPUs (O1): $3,000 + 2 x $1,000 + 2 x 64 GB $600 =
+    $5,600, 102.4 GB usable; box2 ($2,000 + one 64 GB DIMM, 51.2 GB usable) buys GPUs one by
+    one. The program put a preprocess replica p (90 GB) and b (1 GPU, 20 GB) on one board
+    (110 > 102.4: no) and a (1 GPU, 10 GB) on a box2. Repair buys a second board for p,
+    which no other server holds, its two GPUs idle: $14,500. Emptied into free GPU slots,
+    the least loaded first: a goes beside p on an idle GPU (100 <= 102.4 GB, no GPU to buy),
+    and b to the box2's free slot (one more GPU, $1,000, instead of a $5,600 board):
+    $8,900, a board for p and a, a box2 for b."""
+    fx.install(monkeypatch, {"a": (15, 10), "b": (15, 20), "p": (0, 90)})
+    wf = fx.workloads({"name": "a"}, {"name": "b"}, {"name": "p", "kind": "preprocess"})
+    memory = [{"sku": "d64", "type": "ddr4", "speed_mts": 3200, "size_gb": 64, "price": 300}]
+    platforms = [
+        {"sku": "box2", "gpu_slots": 2, "form_factors": ["pcie"], "dimm_slots": 1,
+         "memory_type": "ddr4", "memory_channels": 1, "drive_bays": 2, "price": 2000},
+        {"sku": "board", "gpu_slots": 2, "gpu_counts": [2], "form_factors": ["pcie"],
+         "dimm_slots": 2, "memory_type": "ddr4", "memory_channels": 2, "drive_bays": 2,
+         "price": 3000},
+    ]
+    cat = fx.catalog(memory=memory, platforms=platforms)
+    cand = enumerate_candidates(wf, cat)
+
+    def small(sku):
+        return next(t for t in cand.types if t.platform.sku == sku and t.gpu is not None
+                    and t.gpu.sku == "small")
+
+    def on_small(name):
+        return next(i for i, o in enumerate(cand.options[name]) if o.gpu == "small")
+
+    box2, board = small("box2"), small("board")
+    out = _outcome({box2.key: 1, board.key: 1}, {("a", on_small("a"), box2.key): 1,
+                                                 ("b", on_small("b"), board.key): 1,
+                                                 ("p", 0, board.key): 1})
+    exp = expand(out, cand, wf, cat)
+    by_server = {}
+    for p in exp.placements:
+        by_server.setdefault(p.server, []).append(p.workload)
+    assert sorted((s.platform, s.gpu_count, sorted(by_server[s.id])) for s in exp.servers) == [
+        ("board", 2, ["a", "p"]), ("box2", 1, ["b"])]
+    assert exp.cost == 5600 + (2000 + 300 + 1000)
+    assert check_plan(_option(exp), wf, cat) == []

@@ -346,6 +346,7 @@ def _fill_types(outcome: Outcome, cand: Candidates, policy: Policy, catalog: Cat
     if failed:
         repaired -= _repack(boxes_by_type, set(failed), cand, policy, catalog, outcome)
         repaired -= _dissolve(boxes_by_type, outcome, cand, policy, catalog, site)
+        repaired -= _empty_into_idle(boxes_by_type, cand, policy, catalog, site)
     return boxes_by_type, repaired, failed
 
 
@@ -383,6 +384,38 @@ def _dissolve(boxes_by_type: dict[str, list[_Box]], outcome: Outcome, cand: Cand
                 boxes_by_type.setdefault(fresh.type.key, []).append(fresh)
                 every.append(fresh)
                 removed -= 1
+    return removed
+
+
+def _empty_into_idle(boxes_by_type: dict[str, list[_Box]], cand: Candidates, policy: Policy,
+                     catalog: Catalog, site: bool) -> int:
+    """Servers emptied into the GPUs the plan bought but leaves idle (a board of fixed GPU
+    count bought whole, O1: often one a repair added for a CPU-only replica no other
+    server holds), where that costs less than the server, as ``_dissolve`` moves them.
+    Each server of the plan is tried, the least loaded first. Returns how many servers
+    fewer the plan has."""
+    removed = 0
+    every = [b for boxes in boxes_by_type.values() for b in boxes]
+    for box in sorted(every, key=lambda b: (b.gpus_used, b.ram_used)):
+        room = [b for b in every if b is not box and not b.type.owned
+                and b.gpus_used < b.type.gpu_slots]
+        if not room:
+            break
+        if box.type.owned or not box.items:
+            continue
+        found = _rehome(box, room, cand, policy, catalog, site)
+        if found is None:
+            continue
+        moves, fresh = found
+        for target, item in moves:
+            target.add(item)
+        boxes_by_type[box.type.key].remove(box)
+        every.remove(box)
+        removed += 1
+        if fresh is not None:
+            boxes_by_type.setdefault(fresh.type.key, []).append(fresh)
+            every.append(fresh)
+            removed -= 1
     return removed
 
 
