@@ -235,3 +235,43 @@ def test_servers_are_emptied_into_the_idle_gpus_of_a_board_bought_whole(monkeypa
         ("board", 2, ["a", "p"]), ("box2", 1, ["b"])]
     assert exp.cost == 5600 + (2000 + 300 + 1000)
     assert check_plan(_option(exp), wf, cat) == []
+
+
+def test_a_swap_takes_a_server_back_to_less_memory(monkeypatch):
+    """Two box2 servers with 4 x 32 GB ($2,400 without GPUs, 102.4 GB usable): A runs
+    x (40 GB) and y (20 GB), 60 GB, just over the 51.2 GB of 2 x 32 GB ($2,200); B runs
+    z (80 GB) and v (10 GB), its two slots full. Nothing moves alone, but y and v swap:
+    A holds 50 GB and takes 2 x 32 GB ($200 less), B holds 100 <= 102.4 GB as it is.
+    When x and y read a local 4 TB dataset, every swap out of A gives B a copy ($400 of
+    drives at $100 a TB), more than it saves: none is made."""
+    from solver.optimize.expand import _Box, _Item, _shed
+
+    fx.install(monkeypatch, {"a": (15, 10)})
+    wf = fx.workloads({"name": "a"})
+    cat = fx.catalog()
+    cand = enumerate_candidates(wf, cat)
+    family = [t for t in cand.types if t.platform.sku == "box2" and t.gpu is not None
+              and t.gpu.sku == "small"]
+    two, four = (next(t for t in family if t.ram_gb == ram) for ram in (64, 128))
+    option = cand.options["a"][0]
+
+    def item(ram, dataset=None):
+        return _Item(1, ram, (option.__class__(**{**option.__dict__, "ram_gb": ram,
+                                                   "local_tb": 4.0 if dataset else 0.0,
+                                                   "workload": dataset or "a"}),))
+
+    def servers(y_dataset=None):
+        a, b = _Box(four), _Box(four)
+        for box, rams in ((a, (40, 20)), (b, (80, 10))):
+            for ram in rams:
+                box.add(item(ram, y_dataset if box is a else None))
+        return a, b
+
+    a, b = servers()
+    _shed([a, b], family, wf.policy, cat)
+    assert (a.type, sorted(it.ram_gb for it in a.items)) == (two, [10, 40])
+    assert (b.type, sorted(it.ram_gb for it in b.items)) == (four, [20, 80])
+
+    a, b = servers(y_dataset="xy")
+    _shed([a, b], family, wf.policy, cat)
+    assert (a.type, b.type) == (four, four)

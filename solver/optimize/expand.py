@@ -598,7 +598,9 @@ def _pool_all(boxes_by_type: dict[str, list[_Box]], pooled: set, families: dict,
                 if item.gpus > 0:
                     return None  # no configuration of the family holds it alone
                 overflow.append(item)
-        out += [_cheapest_memory(b, members, policy, catalog) for b in boxes]
+        boxes = [_cheapest_memory(b, members, policy, catalog) for b in boxes]
+        _shed(boxes, members, policy, catalog)
+        out += boxes
     spare = [t for ts in families.values() for t in ts]
     for item in sorted(overflow, key=lambda it: (-it.ram_gb, -it.cores)):
         if not _place_anywhere(out, item, families, spare, policy, catalog):
@@ -640,6 +642,88 @@ def _seed(boxes: list[_Box], items: list[_Item], members: list[ServerType], poli
                 break
     taken = {id(light[i]) for i in used}
     return [it for it in rest if id(it) not in taken]
+
+
+def _shed(boxes: list[_Box], members: list[ServerType], policy: Policy,
+          catalog: Catalog) -> None:
+    """Memory bought back down: a server of a family's pool takes a cheaper configuration
+    of the family once one of its replicas moves to another server of the pool, or swaps
+    with a replica of less RAM there, the other server keeping its own configuration (GPU
+    slots, RAM, cores and O4 disk checked on both). A move that gives a server another
+    dataset copy is charged the cheapest drives' price per TB against the memory saved.
+    Servers are tried the dearest first, each taking the move that saves most, until a
+    sweep saves nothing."""
+    per_tb = min((d.price / d.size_tb for d in catalog.storage), default=0.0)
+    price = {t.key: t.server_price(catalog) for t in members}
+    by_price = sorted(members, key=lambda t: -price[t.key])
+    moved = True
+    while moved:
+        moved = False
+        for box in sorted(boxes, key=lambda b: -price[b.type.key]):
+            for t in by_price:
+                saved = price[box.type.key] - price[t.key]
+                if saved <= 1e-6:
+                    continue
+                if _shed_move(box, boxes, t, policy, per_tb, saved):
+                    moved = True
+                    break
+
+
+def _shed_move(box: _Box, boxes: list[_Box], cheaper: ServerType, policy: Policy,
+               per_tb: float, saved: float) -> bool:
+    """``_shed``: make the move (one replica out of ``box``, or a swap for one of less RAM)
+    that brings ``box`` within the ``cheaper`` configuration and saves most once new
+    dataset copies are priced; False when none saves anything."""
+    need = box.ram_used - usable(cheaper.ram_gb, policy)
+    best: tuple[float, _Box, _Box, _Box] | None = None
+    for other in boxes:
+        room = usable(other.type.ram_gb, policy) - other.ram_used
+        if other is box or room < need - 1e-9:
+            continue
+        for item in box.items:
+            for back in [None, *other.items]:
+                given = item.ram_gb - (back.ram_gb if back is not None else 0.0)
+                if given < need - 1e-9 or given > room + 1e-9:
+                    continue
+                copies = sum(tb for n, tb in item.datasets.items() if n not in other.datasets)
+                if back is not None:
+                    copies += sum(tb for n, tb in back.datasets.items() if n not in box.datasets)
+                gain = saved - per_tb * copies
+                if gain <= 1e-6 or (best is not None and gain <= best[0]):
+                    continue
+                kept = _swapped(box, item, back, cheaper, policy)
+                taken = _swapped(other, back, item, other.type, policy)
+                if kept is not None and taken is not None:
+                    best = (gain, other, kept, taken)
+    if best is None:
+        return False
+    _, other, kept, taken = best
+    _assign(box, kept)
+    _assign(other, taken)
+    return True
+
+
+def _swapped(box: _Box, out: _Item | None, into: _Item | None, t: ServerType,
+             policy: Policy) -> _Box | None:
+    """``box`` as a server of type ``t``, without ``out`` and with ``into``; None when
+    that does not fit (GPU slots, RAM, cores, disk)."""
+    new = _Box(t)
+    for it in box.items:
+        if it is not out:
+            new.add(it)
+    cap = usable(t.ram_gb, policy)
+    if into is None:
+        return new if new.ram_used <= cap + 1e-9 else None
+    if not _fits(new, into, cap, policy):
+        return None
+    new.add(into)
+    return new
+
+
+def _assign(box: _Box, new: _Box) -> None:
+    """Make ``box`` (held in the pool's lists) what ``new`` is."""
+    box.type, box.gpus_used, box.ram_used = new.type, new.gpus_used, new.ram_used
+    box.items, box.cores_used, box.datasets = new.items, new.cores_used, new.datasets
 
 
 def _fits(box: _Box, item: _Item, ram_cap: float, policy: Policy) -> bool:
