@@ -13,7 +13,7 @@ import pytest
 import solver_fixtures as fx
 
 from solver.check import check_plan
-from solver.optimize.build import build
+from solver.optimize.build import add_shared_big_rows, build
 from solver.optimize.candidates import enumerate_candidates
 from solver.optimize.patterns import best_pattern, most_value
 from solver.optimize.pipeline import plan
@@ -100,3 +100,26 @@ def test_blocker_cut_keeps_a_big_cpu_job_off_the_gpu_servers(monkeypatch):
     for name in m.prob.constraints:
         if name.startswith("block_"):
             assert _values(m, name) <= 1e-6  # every blocker cut holds at the optimum
+
+
+def test_no_two_shared_replicas_of_over_half_a_gpu_share_one(monkeypatch):
+    """Three shareable replicas of 12, 11 and 10 GB on small GPUs (19.2 GB usable): any two
+    exceed 19.2, so each needs a GPU of its own. The VRAM sum (33 <= 2 x 19.2) and each
+    workload's own fit row (one replica per GPU) let the program buy two shared GPUs on one
+    box2 ($4,200); the row  s_t >= y_a + y_b + y_c  (each over 9.6 GB) asks for three:
+    two box2, $4,400 + 3 x $1,000 = $7,400, by hand the optimum (one big GPU holding all
+    three costs $12,200)."""
+    fx.install(monkeypatch, {"a": (12, 1), "b": (11, 1), "c": (10, 1)})
+    wf = fx.workloads(*({"name": n, "shareable": True} for n in "abc"))
+    cat = fx.catalog()
+    result = plan(wf, cat, top=1, with_baseline=False)
+    assert result.status == "optimal" and result.options[0].total_cost == 7400
+    assert check_plan(result.options[0], wf, cat) == []
+    m = build(wf, cat, enumerate_candidates(wf, cat), None)
+    m.prob.solve(pulp.HiGHS(msg=False))
+    assert pulp.value(m.prob.objective) == pytest.approx(4200, abs=0.1)  # the sums lie
+    rows = add_shared_big_rows(m, wf.policy)
+    assert len(rows) == 3  # the small-GPU types; on a big GPU (64 GB) none is over half
+    m.prob.solve(pulp.HiGHS(msg=False))
+    assert pulp.value(m.prob.objective) == pytest.approx(7400, abs=0.1)
+    assert [v.varValue for v in m.shared.values() if v.varValue] == [3]

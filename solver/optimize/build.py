@@ -942,6 +942,22 @@ def _bin_packing_cuts(count: pulp.LpVariable, items: list[tuple[float, pulp.LpVa
     return cuts
 
 
+def add_shared_big_rows(m: Model, policy: Policy) -> list[str]:
+    """s_t ≥ Σ_{v_o > U_g/2} y_ot on every type with shared GPUs: no two shared replicas of
+    over half a GPU's usable VRAM share one (the first of the bin-packing cuts on shared
+    VRAM, valid for every plan). Returns the rows' names (``shared_big_{t}``), so a caller
+    can take them out again."""
+    names = []
+    for key, s_t in m.shared.items():
+        cap = usable(_gpu_of(m, key).vram_gb, policy)
+        big = [v for o, v in m.on_type[key] if o.shared and o.vram_gb > cap / 2 + 1e-9]
+        name = f"shared_big_{m.index[key]}"
+        if big and name not in m.prob.constraints:
+            m.prob += s_t >= pulp.lpSum(big), name
+            names.append(name)
+    return names
+
+
 def add_packing_cuts(m: Model, key: str, policy: Policy) -> int:
     """Tighten one server type after its replicas failed to pack (host RAM, CPU cores where
     the platform's are checked (O3), and shared VRAM).

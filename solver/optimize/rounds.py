@@ -20,6 +20,7 @@ from .build import (
     Model,
     add_packing_cuts,
     add_pattern_cut,
+    add_shared_big_rows,
     build,
     disaggregate,
     exclude_disk_choice,
@@ -260,13 +261,18 @@ def _rounded_plan(m: Model, cand, wf: WorkloadFile, catalog: Catalog, solver: st
     fixed = rounded_placements(m, free)
     if not fixed:
         return None
-    best = _restricted_plan(m, cand, wf, catalog, solver, clock,
-                            {v: (count, count) for v, count in fixed.items()},
-                            None if own is None else ROUNDED_WORK * own)
-    if best is None or not clock.can_start("a rounded plan"):
-        return best
-    wider = _restricted_plan(m, cand, wf, catalog, solver, clock, box,
-                             None if own is None else ROUNDED_BOX_WORK * own, warm=True)
+    rows = add_shared_big_rows(m, wf.policy)
+    try:
+        best = _restricted_plan(m, cand, wf, catalog, solver, clock,
+                                {v: (count, count) for v, count in fixed.items()},
+                                None if own is None else ROUNDED_WORK * own)
+        if best is None or not clock.can_start("a rounded plan"):
+            return best
+        wider = _restricted_plan(m, cand, wf, catalog, solver, clock, box,
+                                 None if own is None else ROUNDED_BOX_WORK * own, warm=True)
+    finally:
+        for name in rows:
+            m.prob.constraints.pop(name)
     return wider if wider is not None and wider[2] < best[2] else best
 
 
