@@ -372,18 +372,8 @@ def _dissolve(boxes_by_type: dict[str, list[_Box]], outcome: Outcome, cand: Cand
         for box in sorted(boxes, key=lambda b: (b.gpus_used, b.ram_used))[:max(0, added)]:
             found = _rehome(box, [b for b in every if b is not box], cand, policy, catalog,
                             site)
-            if found is None:
-                continue
-            moves, fresh = found
-            for target, item in moves:
-                target.add(item)
-            boxes.remove(box)
-            every.remove(box)
-            removed += 1
-            if fresh is not None:
-                boxes_by_type.setdefault(fresh.type.key, []).append(fresh)
-                every.append(fresh)
-                removed -= 1
+            if found is not None:
+                removed += _empty(box, found, boxes_by_type, every)
     return removed
 
 
@@ -404,19 +394,25 @@ def _empty_into_idle(boxes_by_type: dict[str, list[_Box]], cand: Candidates, pol
         if box.type.owned or not box.items:
             continue
         found = _rehome(box, room, cand, policy, catalog, site)
-        if found is None:
-            continue
-        moves, fresh = found
-        for target, item in moves:
-            target.add(item)
-        boxes_by_type[box.type.key].remove(box)
-        every.remove(box)
-        removed += 1
-        if fresh is not None:
-            boxes_by_type.setdefault(fresh.type.key, []).append(fresh)
-            every.append(fresh)
-            removed -= 1
+        if found is not None:
+            removed += _empty(box, found, boxes_by_type, every)
     return removed
+
+
+def _empty(box: _Box, found: tuple[list[tuple[_Box, _Item]], _Box | None],
+           boxes_by_type: dict[str, list[_Box]], every: list[_Box]) -> int:
+    """Make a ``_rehome``: its replicas moved, ``box`` gone and its new server (if any)
+    added. Returns how many servers fewer the plan has (1, or 0 with a new server)."""
+    moves, fresh = found
+    for target, item in moves:
+        target.add(item)
+    boxes_by_type[box.type.key].remove(box)
+    every.remove(box)
+    if fresh is None:
+        return 1
+    boxes_by_type.setdefault(fresh.type.key, []).append(fresh)
+    every.append(fresh)
+    return 0
 
 
 def _rehome(box: _Box, others: list[_Box], cand: Candidates, policy: Policy,
