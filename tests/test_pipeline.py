@@ -363,3 +363,23 @@ def test_priority_phase_reads_the_maximisation_bound_right(monkeypatch):
     out = solve(m, "highs")
     assert out.status == "optimal"
     assert out.bound == pytest.approx(10)
+
+
+def test_a_plain_highs_solve_earlier_in_the_process_does_not_stop_plan(monkeypatch):
+    """HiGHS keeps one thread scheduler per process: after a plain HiGHS solve on two
+    threads (another library, a notebook cell), every one-thread solve of plan-buy's was
+    refused and the run ended "the program may be numerically unstable". The scheduler is
+    now set up again and the solve run once more."""
+    import highspy
+    import pulp
+
+    highspy.Highs.resetGlobalScheduler(True)  # as in a fresh process: the other caller is first
+    other = pulp.LpProblem("other", pulp.LpMinimize)
+    x = pulp.LpVariable("x", 0, cat="Integer")
+    other += x
+    other += x >= 1
+    other.solve(pulp.HiGHS(msg=False, threads=2))
+    assert other.sol_status == pulp.LpSolutionOptimal
+    fx.install(monkeypatch, {"a": (5, 1)})
+    r = run(fx.workloads({"name": "a", "replicas": 3, "shareable": True}))
+    assert r.status == "optimal" and r.options[0].gpus_by_sku() == {"small": 1}

@@ -83,7 +83,7 @@ class _Highs(pulp.HiGHS):
 
     def callSolver(self, lp):
         self.start_from(lp)
-        super().callSolver(lp)
+        _run_on_own_scheduler(lp, super().callSolver)
 
     def start_from(self, lp) -> None:
         """With ``warm``, hand HiGHS the variables' current values as its start."""
@@ -146,6 +146,28 @@ class _Highs(pulp.HiGHS):
         if found[1] == pulp.LpSolutionIntegerFeasible and not _has_plan(lp.solverModel):
             return pulp.LpStatusNotSolved, pulp.LpSolutionNoSolutionFound
         return found
+
+
+class _LpHighs(pulp.HiGHS):
+    """PuLP's HiGHS for the LPs (one thread), run on its own thread scheduler."""
+
+    def __init__(self, time_limit: float | None = None) -> None:
+        super().__init__(mip=False, msg=False, timeLimit=time_limit, threads=1)
+
+    def callSolver(self, lp):
+        _run_on_own_scheduler(lp, super().callSolver)
+
+
+def _run_on_own_scheduler(lp, run: Callable) -> None:
+    """``run(lp)``, HiGHS's solve; when HiGHS refused to start because its thread scheduler,
+    one per process, was set up by another caller for another number of threads (a plain
+    ``pulp.HiGHS()`` solve earlier in the process: every solve here then returned no plan,
+    which read as a numerical failure), the scheduler is set up again and the solve run
+    once more."""
+    run(lp)
+    if lp.solverModel.getModelStatus() == highspy_status("kNotset"):
+        pulp.apis.highs_api.highspy.Highs.resetGlobalScheduler(True)
+        run(lp)
 
 
 def _has_plan(highs) -> bool:
@@ -421,7 +443,7 @@ def lp_duals(m: Model, time_limit: float | None = None) -> dict[str, float] | No
     """
     if not pulp.HiGHS().available():
         return None
-    engine = pulp.HiGHS(mip=False, msg=False, timeLimit=time_limit, threads=1)
+    engine = _LpHighs(time_limit)
     try:
         with _quiet_stdout():
             m.prob.solve(engine)
@@ -473,7 +495,7 @@ def pattern_cut_weights(kinds: list[Kind], counts: list[float], slots: int, ram_
                 lp += pulp.lpSum(pat[i] * v for pat, v in zip(patterns, p, strict=True)
                                  if pat[i]) >= need, f"c{i}"
             with _quiet_stdout():
-                lp.solve(pulp.HiGHS(mip=False, msg=False, threads=1))
+                lp.solve(_LpHighs())
             if lp.sol_status != pulp.LpSolutionOptimal:
                 return None
             weights = [max(0.0, lp.constraints[f"c{i}"].pi or 0.0) for i in range(len(kinds))]
