@@ -926,13 +926,13 @@ def _bin_packing_cuts(count: pulp.LpVariable, items: list[tuple[float, pulp.LpVa
     at most what J2 bins leave:  bins ≥ |J1| + |J2| + (Σ_J3 size − Σ_J2 (C − size)) / C.
     Every term is linear in the item counts, so the cut is valid for any assignment.
     """
-    cuts = [count >= pulp.lpSum(v for size, v in items if size > cap / 2 + 1e-9)]
+    cuts = [count >= pulp.lpSum(_over_half(items, cap))]
     alphas = sorted({size for size, _ in items if 0 < size <= cap / 2 + 1e-9})
     if len(alphas) > MAX_CUT_LEVELS:
         step = len(alphas) / MAX_CUT_LEVELS
         alphas = [alphas[int(i * step)] for i in range(MAX_CUT_LEVELS)]
     for a in alphas:
-        j12 = [v for size, v in items if size > cap / 2 + 1e-9]
+        j12 = _over_half(items, cap)
         j2 = [(size, v) for size, v in items if cap / 2 + 1e-9 < size <= cap - a + 1e-9]
         j3 = [(size, v) for size, v in items if a - 1e-9 <= size <= cap / 2 + 1e-9]
         if not j3:
@@ -942,6 +942,18 @@ def _bin_packing_cuts(count: pulp.LpVariable, items: list[tuple[float, pulp.LpVa
     return cuts
 
 
+def _over_half(items: list[tuple[float, pulp.LpVariable]], cap: float) -> list[pulp.LpVariable]:
+    """The items of size over half of ``cap``: no two share a bin."""
+    return [v for size, v in items if size > cap / 2 + 1e-9]
+
+
+def _shared_vram(m: Model, key: str,
+                 policy: Policy) -> tuple[list[tuple[float, pulp.LpVariable]], float]:
+    """A type's shared replicas as (VRAM, y_ot), and a GPU's usable VRAM."""
+    return ([(o.vram_gb, v) for o, v in m.on_type[key] if o.shared],
+            usable(_gpu_of(m, key).vram_gb, policy))
+
+
 def add_shared_big_rows(m: Model, policy: Policy) -> list[str]:
     """s_t ≥ Σ_{v_o > U_g/2} y_ot on every type with shared GPUs: no two shared replicas of
     over half a GPU's usable VRAM share one (the first of the bin-packing cuts on shared
@@ -949,8 +961,7 @@ def add_shared_big_rows(m: Model, policy: Policy) -> list[str]:
     can take them out again."""
     names = []
     for key, s_t in m.shared.items():
-        cap = usable(_gpu_of(m, key).vram_gb, policy)
-        big = [v for o, v in m.on_type[key] if o.shared and o.vram_gb > cap / 2 + 1e-9]
+        big = _over_half(*_shared_vram(m, key, policy))
         name = f"shared_big_{m.index[key]}"
         if big and name not in m.prob.constraints:
             m.prob += s_t >= pulp.lpSum(big), name
@@ -976,10 +987,8 @@ def add_packing_cuts(m: Model, key: str, policy: Policy) -> int:
         cuts += [(f"pack_cores_{i}_{j}", cut) for j, cut in
                  enumerate(_bin_packing_cuts(m.n[key], core_items, float(t.platform.cpu_cores)))]
     if key in m.shared:
-        vram_items = [(o.vram_gb, v) for o, v in m.on_type[key] if o.shared]
-        vram_cap = usable(_gpu_of(m, key).vram_gb, policy)
         cuts += [(f"pack_vram_{i}_{j}", cut) for j, cut in
-                 enumerate(_bin_packing_cuts(m.shared[key], vram_items, vram_cap))]
+                 enumerate(_bin_packing_cuts(m.shared[key], *_shared_vram(m, key, policy)))]
     for name, cut in cuts:
         m.prob += cut, name
     return len(cuts)

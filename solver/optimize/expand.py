@@ -386,16 +386,21 @@ def _empty_into_idle(boxes_by_type: dict[str, list[_Box]], cand: Candidates, pol
     fewer the plan has."""
     removed = 0
     every = [b for boxes in boxes_by_type.values() for b in boxes]
+
+    def idle() -> list[_Box]:
+        return [b for b in every if not b.type.owned and b.gpus_used < b.type.gpu_slots]
+
+    room = idle()
     for box in sorted(every, key=lambda b: (b.gpus_used, b.ram_used)):
-        room = [b for b in every if b is not box and not b.type.owned
-                and b.gpus_used < b.type.gpu_slots]
-        if not room:
+        others = [b for b in room if b is not box]
+        if not others:
             break
         if box.type.owned or not box.items:
             continue
-        found = _rehome(box, room, cand, policy, catalog, site)
+        found = _rehome(box, others, cand, policy, catalog, site)
         if found is not None:
             removed += _empty(box, found, boxes_by_type, every)
+            room = idle()  # the moves filled slots, and a new server may have some
     return removed
 
 

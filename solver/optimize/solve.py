@@ -180,9 +180,8 @@ def _make(name: str, time_limit: float | None, gap: float, work_ticks: int | Non
           on_found: Callable[[float], None] | None = None, bare_ticks: int | None = None):
     if name == "highs":
         solver = _Highs(work_ticks=work_ticks, warm=warm, target=target, beat_start=beat_start,
-                        on_found=on_found, bare_ticks=bare_ticks, msg=False, timeLimit=time_limit,
-                        gapRel=gap,
-                        threads=1, random_seed=SEED)
+                        on_found=on_found, bare_ticks=bare_ticks, msg=False,
+                        timeLimit=time_limit, gapRel=gap, threads=1, random_seed=SEED)
     elif name == "cbc":
         # CBC has no work count reachable through PuLP: with one thread and a fixed seed it
         # is reproducible only when the time limit does not bind.
