@@ -275,3 +275,43 @@ def test_a_swap_takes_a_server_back_to_less_memory(monkeypatch):
     a, b = servers(y_dataset="xy")
     _shed([a, b], family, wf.policy, cat)
     assert (a.type, b.type) == (four, four)
+
+
+def test_dataset_copies_are_gathered_onto_fewer_drives(monkeypatch):
+    """Two box2 servers (2 bays; ssd4 4 TB $400, 3.2 TB under the 20% headroom line), each
+    running one replica of x, which reads a local 3 TB dataset, beside a replica without
+    data: each server needs one drive, $800. A swap puts both x replicas on one server
+    ($400) and the other needs none. When two x replicas are too big for one server's
+    RAM, nothing moves."""
+    from solver.optimize.expand import _Box, _gather, _Item
+
+    fx.install(monkeypatch, {"a": (15, 10)})
+    wf = fx.workloads({"name": "a"})
+    cat = fx.catalog()
+    cand = enumerate_candidates(wf, cat)
+    two = next(t for t in cand.types if t.platform.sku == "box2" and t.gpu is not None
+               and t.gpu.sku == "small" and t.ram_gb == 64)  # 51.2 GB usable
+    option = cand.options["a"][0]
+
+    def item(ram, dataset=None):
+        return _Item(1, ram, (option.__class__(**{**option.__dict__, "ram_gb": ram,
+                                                   "local_tb": 3.0 if dataset else 0.0,
+                                                   "workload": dataset or "a"}),))
+
+    def servers(x_ram, b_ram):
+        a, b = _Box(two), _Box(two)
+        for box, ram in ((a, 10), (b, b_ram)):
+            box.add(item(x_ram, "x"))
+            box.add(item(ram))
+        return a, b
+
+    a, b = servers(x_ram=20, b_ram=10)
+    assert (a.local_tb, b.local_tb) == (3.0, 3.0)
+    _gather({two.key: [a, b]}, wf.policy, cat)
+    held, empty = (a, b) if a.local_tb else (b, a)
+    assert [sorted(it.datasets) for it in held.items] == [["x"], ["x"]]
+    assert (held.local_tb, empty.local_tb, held.ram_used, empty.ram_used) == (3.0, 0.0, 40, 20)
+
+    a, b = servers(x_ram=30, b_ram=20)  # two x replicas, 60 GB, fit no server's 51.2
+    _gather({two.key: [a, b]}, wf.policy, cat)
+    assert (a.local_tb, b.local_tb) == (3.0, 3.0)

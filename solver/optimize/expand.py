@@ -6,9 +6,11 @@ go on that type. Here every replica gets its server and GPU indices:
 1. shareable replicas are packed onto shared GPUs (first-fit decreasing by VRAM);
 2. GPU items (exclusive replicas of d GPUs, shared GPUs of 1) and CPU-only replicas are packed
    into the type's servers, largest degree first, then largest host RAM (first fit);
-3. drives (O4): every bought server gets one drive SKU, enough under the headroom line
-   for the distinct local datasets of the replicas it runs, and the pool enough for those
-   copies, the shared datasets and the checkpoints (``_place_drives``).
+3. drives (O4): replicas reading one local dataset are first gathered onto fewer servers'
+   drives, by moves and swaps between servers of a family (``_gather``); then every bought
+   server gets one drive SKU, enough under the headroom line for the distinct local
+   datasets of the replicas it runs, and the pool enough for those copies, the shared
+   datasets and the checkpoints (``_place_drives``).
 
 GPU slots always pack (power-of-two degrees, docs/solver.md Lemma 1). Host RAM, CPU cores
 (O3, a third dimension of every server whose platform lists them) and shared VRAM are
@@ -24,6 +26,7 @@ from __future__ import annotations
 
 from collections.abc import Callable
 from dataclasses import dataclass, field, replace
+from functools import cached_property
 from typing import Any
 
 from ..inputs.catalog import Catalog, StorageSku
@@ -51,14 +54,15 @@ class _Item:
     """The exclusive replica's option, or the options of the replicas on the shared GPU."""
     shared: bool = False
 
-    @property
+    @cached_property
     def cores(self) -> float:
         """CPU cores its replicas need (O3)."""
         return sum(o.cores for o in self.replicas)
 
-    @property
+    @cached_property
     def datasets(self) -> dict[str, float]:
-        """O4: the local dataset (TB) of each workload among its replicas that reads one."""
+        """O4: the local dataset (TB) of each workload among its replicas that reads one
+        (read, never changed)."""
         return {o.workload: o.local_tb for o in self.replicas if o.local_tb > 0}
 
 
@@ -347,8 +351,120 @@ def _fill_types(outcome: Outcome, cand: Candidates, policy: Policy, catalog: Cat
         repaired -= _repack(boxes_by_type, set(failed), cand, policy, catalog, outcome)
         repaired -= _dissolve(boxes_by_type, outcome, cand, policy, catalog, site)
         repaired -= _empty_into_idle(boxes_by_type, cand, policy, catalog, site)
+    _gather(boxes_by_type, policy, catalog)
     return boxes_by_type, repaired, failed
 
+
+def _gather(boxes_by_type: dict[str, list[_Box]], policy: Policy, catalog: Catalog) -> None:
+    """O4: dataset copies gathered onto fewer drives. Within a family's servers (or a
+    type's, outside families; owned servers left alone), a replica reading a local dataset
+    moves to another server, or swaps with one of its replicas, where that server already
+    holds the dataset or has room for it on the drives it needs anyway: when the two
+    servers' cheapest drive configurations then cost less (GPU slots, RAM, cores and disk
+    checked on both, each keeping its type). Each server is tried in turn, taking the move
+    that saves most, until a sweep saves nothing. Servers, GPUs and memory are unchanged;
+    the drives are bought afterwards (``_place_drives``), which also fills the shared pool."""
+    drives = [d for d in catalog.storage if d.sku not in set(policy.exclude)]
+    if not drives:
+        return
+    line = 1 - policy.headroom
+    options: dict[int, list[Config]] = {}
+    known: dict[tuple[int, float], tuple[float, float]] = {}
+
+    def config(box: _Box | tuple[_Box, float]) -> tuple[float, float]:
+        """(price, TB under the line) of the cheapest drive configuration of a box, or of a
+        box holding some TB of datasets."""
+        box, tb = box if isinstance(box, tuple) else (box, box.local_tb)
+        if tb <= 0:
+            return 0.0, 0.0
+        bays = box.type.platform.drive_bays
+        if (bays, tb) not in known:
+            if bays not in options:
+                options[bays] = _configs(bays, drives)
+            c = _cheapest_config(options[bays], tb, line)
+            known[(bays, tb)] = (c[3], line * c[2]) if c is not None else (float("inf"), 0.0)
+        return known[(bays, tb)]
+
+    groups: dict[Any, list[_Box]] = {}
+    for key, boxes in boxes_by_type.items():
+        for b in boxes:
+            if not b.type.owned:
+                groups.setdefault(_family(b.type) or key, []).append(b)
+    for boxes in groups.values():
+        if sum(1 for b in boxes if b.datasets) < 2:
+            continue
+        moved = True
+        while moved:
+            moved = False
+            for box in boxes:
+                if box.datasets and _gather_move(box, boxes, config, policy):
+                    moved = True
+
+
+def _gather_move(box: _Box, boxes: list[_Box],
+                 config: Callable[[Any], tuple[float, float]], policy: Policy) -> bool:
+    """``_gather``: make the move (one replica of ``box`` reading a local dataset out, or a
+    swap) that saves most on the two servers' drives; False when none saves anything."""
+    here = config(box)[0]
+    best: tuple[float, _Box, _Box, _Box] | None = None
+    # The servers a replica may go to: those holding one of its datasets, and those whose
+    # drives have room left (any other would need more drives: not a gathering).
+    holding: dict[str, list[tuple[_Box, float, float, float]]] = {}
+    roomy = []
+    for b in boxes:
+        if b is box:
+            continue
+        there, room = config(b)
+        entry = (b, there, room, b.local_tb)
+        for name in b.datasets:
+            holding.setdefault(name, []).append(entry)
+        if room > entry[3] + 1e-9:
+            roomy.append(entry)
+    for item in box.items:
+        if not item.datasets:
+            continue
+        without = _tb_after(box, item, None)[1]
+        seen: set[int] = set()
+        near = [e for n in item.datasets for e in holding.get(n, ())] + roomy
+        for other, there, room, held in near:
+            if id(other) in seen:
+                continue
+            seen.add(id(other))
+            new = sum(tb for n, tb in item.datasets.items() if n not in other.datasets)
+            if new > 0 and held + new > room + 1e-9:
+                continue  # it would need more drives there: not a gathering
+            for back in [None, *other.items]:
+                if not (_room_for(box, item, back) and _room_for(other, back, item)):
+                    continue
+                kept_tb = without if back is None else _tb_after(box, item, back)[1]
+                saved = (here + there - config((box, kept_tb))[0]
+                         - config(_tb_after(other, back, item))[0])
+                if saved <= 1e-6 or (best is not None and saved <= best[0] + 1e-9):
+                    continue
+                kept = _swapped(box, item, back, box.type, policy)
+                taken = _swapped(other, back, item, other.type, policy) if kept else None
+                if kept is not None and taken is not None:
+                    best = (saved, other, kept, taken)
+    if best is None:
+        return False
+    _, other, kept, taken = best
+    _assign(box, kept)
+    _assign(other, taken)
+    return True
+
+
+def _tb_after(box: _Box, out: _Item | None, into: _Item | None) -> tuple[_Box, float]:
+    """(``box``, the TB of distinct local datasets it holds without ``out`` and with
+    ``into``), for ``_gather``'s drive prices."""
+    tb = box.local_tb
+    gone: set[str] = set()
+    if out is not None and out.datasets:
+        kept = {n for it in box.items if it is not out for n in it.datasets}
+        gone = {n for n in out.datasets if n not in kept}
+        tb -= sum(out.datasets[n] for n in gone)
+    if into is not None:
+        tb += sum(v for n, v in into.datasets.items() if n not in box.datasets or n in gone)
+    return box, tb
 
 def _dissolve(boxes_by_type: dict[str, list[_Box]], outcome: Outcome, cand: Candidates,
               policy: Policy, catalog: Catalog, site: bool) -> int:
@@ -719,6 +835,18 @@ def _swapped(box: _Box, out: _Item | None, into: _Item | None, t: ServerType,
         return None
     new.add(into)
     return new
+
+
+def _room_for(box: _Box, out: _Item | None, into: _Item | None) -> bool:
+    """A quick test before ``_swapped``: ``box`` without ``out`` has the GPU slots, CPU
+    cores and (unrounded) RAM for ``into``; the rest ``_swapped`` checks."""
+    if into is None:
+        return True
+    t = box.type
+    gone = (out.gpus, out.ram_gb, out.cores) if out is not None else (0, 0.0, 0.0)
+    return (box.gpus_used - gone[0] + into.gpus <= t.gpu_slots
+            and box.ram_used - gone[1] + into.ram_gb <= t.ram_gb + 1e-9
+            and box.cores_used - gone[2] + into.cores <= cores_of(t) + 1e-9)
 
 
 def _assign(box: _Box, new: _Box) -> None:
