@@ -315,3 +315,37 @@ def test_dataset_copies_are_gathered_onto_fewer_drives(monkeypatch):
     a, b = servers(x_ram=30, b_ram=20)  # two x replicas, 60 GB, fit no server's 51.2
     _gather({two.key: [a, b]}, wf.policy, cat)
     assert (a.local_tb, b.local_tb) == (3.0, 3.0)
+
+
+def test_idle_gpus_go_to_the_server_that_saves_most(monkeypatch):
+    """A board bought whole for a preprocess replica of 90 GB, which only it holds (two GPUs,
+    both idle, and 12.4 GB of RAM left), and two servers that could be emptied into them: a box2 with one replica ($3,300, the least loaded)
+    and a big2 with two ($8,000 + $300 + 2 x $1,000 = $10,300, dearer per GPU). The site
+    has limits, so no new server may take what finds no room. Least loaded first, the box2
+    takes one idle GPU and the big2 no longer fits: $15,900. The dearest per GPU first, the
+    big2's two replicas take both: $8,900. The cheaper is kept."""
+    from solver.optimize.expand import _Box, _empty_into_idle, _Item
+
+    fx.install(monkeypatch, {"a": (15, 5), "p": (0, 90)})
+    wf = fx.workloads({"name": "a", "replicas": 3}, {"name": "p", "kind": "preprocess"})
+    memory = [{"sku": "d64", "type": "ddr4", "speed_mts": 3200, "size_gb": 64, "price": 300}]
+    platforms = [
+        {"sku": sku, "gpu_slots": 2, "form_factors": ["pcie"], "dimm_slots": 1,
+         "memory_type": "ddr4", "memory_channels": 1, "drive_bays": 2, "price": price}
+        for sku, price in (("box2", 2000), ("big2", 8000))
+    ] + [{"sku": "board", "gpu_slots": 2, "gpu_counts": [2], "form_factors": ["pcie"],
+          "dimm_slots": 2, "memory_type": "ddr4", "memory_channels": 2, "drive_bays": 2,
+          "price": 3000}]
+    cat = fx.catalog(memory=memory, platforms=platforms)
+    cand = enumerate_candidates(wf, cat)
+    small = {t.platform.sku: t for t in cand.types if t.gpu is not None and t.gpu.sku == "small"}
+    replica = _Item(1, 5, (next(o for o in cand.options["a"] if o.gpu == "small"),))
+    board, box2, big2 = _Box(small["board"]), _Box(small["box2"]), _Box(small["big2"])
+    board.add(_Item(0, 90, (cand.options["p"][0],)))
+    box2.add(replica)
+    big2.add(replica)
+    big2.add(replica)
+    plan = {t.key: [b] for t, b in ((board.type, board), (box2.type, box2), (big2.type, big2))}
+    assert _empty_into_idle(plan, cand, wf.policy, cat, site=True) == 1
+    kept = {k: [(b.gpus_used, len(b.items)) for b in v] for k, v in plan.items() if v}
+    assert kept == {board.type.key: [(2, 3)], box2.type.key: [(1, 1)]}

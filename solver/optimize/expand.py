@@ -498,8 +498,36 @@ def _empty_into_idle(boxes_by_type: dict[str, list[_Box]], cand: Candidates, pol
     """Servers emptied into the GPUs the plan bought but leaves idle (a board of fixed GPU
     count bought whole, O1: often one a repair added for a CPU-only replica no other
     server holds), where that costs less than the server, as ``_dissolve`` moves them.
-    Each server of the plan is tried, the least loaded first. Returns how many servers
-    fewer the plan has."""
+    Every server of the plan is tried in each order of ``_IDLE_ORDERS`` (on a copy), and the
+    cheaper plan is kept. Returns how many servers fewer the plan has."""
+    best: tuple[float, int, dict[str, list[_Box]]] | None = None
+    for order in _IDLE_ORDERS:
+        trial = {k: [b.copy() for b in v] for k, v in boxes_by_type.items()}
+        removed = _empty_in_order(trial, order, cand, policy, catalog, site)
+        cost = sum(_box_price(b, catalog) for v in trial.values() for b in v)
+        if best is None or cost < best[0] - 1e-6:
+            best = (cost, removed, trial)
+    assert best is not None
+    boxes_by_type.clear()
+    boxes_by_type.update(best[2])
+    return best[1]
+
+
+_IDLE_ORDERS: tuple[Callable[[_Box, Catalog], tuple[float, ...]], ...] = (
+    # the least loaded first: the easiest to empty
+    lambda b, catalog: (b.gpus_used, b.ram_used),
+    # the dearest per GPU it needs first: idle slots are few, spend them where they save most
+    lambda b, catalog: (-_box_price(b, catalog) / max(1, b.gpus_used),),
+)
+"""Orders ``_empty_into_idle`` tries the servers in. Neither is better on every plan: at
+N = 1,000 the second saved 58,050 more (it empties three H200 boards into idle H100 ones),
+on one of N = 200's plans 23,830 more, and on N = 200's kept plan 4,720 less."""
+
+
+def _empty_in_order(boxes_by_type: dict[str, list[_Box]],
+                    order: Callable[[_Box, Catalog], tuple[float, ...]], cand: Candidates,
+                    policy: Policy, catalog: Catalog, site: bool) -> int:
+    """``_empty_into_idle`` with the servers tried in ``order``."""
     removed = 0
     every = [b for boxes in boxes_by_type.values() for b in boxes]
 
@@ -507,7 +535,7 @@ def _empty_into_idle(boxes_by_type: dict[str, list[_Box]], cand: Candidates, pol
         return [b for b in every if not b.type.owned and b.gpus_used < b.type.gpu_slots]
 
     room = idle()
-    for box in sorted(every, key=lambda b: (b.gpus_used, b.ram_used)):
+    for box in sorted(every, key=lambda b: order(b, catalog)):
         others = [b for b in room if b is not box]
         if not others:
             break
