@@ -406,7 +406,7 @@ def _gather_move(box: _Box, boxes: list[_Box],
     """``_gather``: make the move (one replica of ``box`` reading a local dataset out, or a
     swap) that saves most on the two servers' drives; False when none saves anything."""
     here = config(box)[0]
-    best: tuple[float, _Box, _Box, _Box] | None = None
+    best: _Swap | None = None
     # The servers a replica may go to: those holding one of its datasets, and those whose
     # drives have room left (any other would need more drives: not a gathering).
     holding: dict[str, list[tuple[_Box, float, float, float]]] = {}
@@ -441,16 +441,8 @@ def _gather_move(box: _Box, boxes: list[_Box],
                          - config(_tb_after(other, back, item))[0])
                 if saved <= 1e-6 or (best is not None and saved <= best[0] + 1e-9):
                     continue
-                kept = _swapped(box, item, back, box.type, policy)
-                taken = _swapped(other, back, item, other.type, policy) if kept else None
-                if kept is not None and taken is not None:
-                    best = (saved, other, kept, taken)
-    if best is None:
-        return False
-    _, other, kept, taken = best
-    _assign(box, kept)
-    _assign(other, taken)
-    return True
+                best = _better_swap(best, saved, box, item, other, back, box.type, policy)
+    return _make_swap(box, best)
 
 
 def _tb_after(box: _Box, out: _Item | None, into: _Item | None) -> tuple[_Box, float]:
@@ -820,7 +812,7 @@ def _shed_move(box: _Box, boxes: list[_Box], cheaper: ServerType, policy: Policy
     that brings ``box`` within the ``cheaper`` configuration and saves most once new
     dataset copies are priced; False when none saves anything."""
     need = box.ram_used - usable(cheaper.ram_gb, policy)
-    best: tuple[float, _Box, _Box, _Box] | None = None
+    best: _Swap | None = None
     for other in boxes:
         room = usable(other.type.ram_gb, policy) - other.ram_used
         if other is box or room < need - 1e-9:
@@ -836,10 +828,27 @@ def _shed_move(box: _Box, boxes: list[_Box], cheaper: ServerType, policy: Policy
                 gain = saved - per_tb * copies
                 if gain <= 1e-6 or (best is not None and gain <= best[0]):
                     continue
-                kept = _swapped(box, item, back, cheaper, policy)
-                taken = _swapped(other, back, item, other.type, policy)
-                if kept is not None and taken is not None:
-                    best = (gain, other, kept, taken)
+                best = _better_swap(best, gain, box, item, other, back, cheaper, policy)
+    return _make_swap(box, best)
+
+
+_Swap = tuple[float, "_Box", "_Box", "_Box"]
+"""A move or swap found by ``_shed`` or ``_gather``: (what it saves, the other server, the
+server as it would be, the other as it would be)."""
+
+
+def _better_swap(best: _Swap | None, gain: float, box: _Box, item: _Item, other: _Box,
+                 back: _Item | None, t: ServerType, policy: Policy) -> _Swap | None:
+    """``best``, or the move of ``item`` from ``box`` (as type ``t``) to ``other`` with
+    ``back`` the other way, saving ``gain``, when it fits both servers (the caller checked
+    that it saves more than ``best``)."""
+    kept = _swapped(box, item, back, t, policy)
+    taken = _swapped(other, back, item, other.type, policy) if kept is not None else None
+    return best if kept is None or taken is None else (gain, other, kept, taken)
+
+
+def _make_swap(box: _Box, best: _Swap | None) -> bool:
+    """Make the move ``best`` (``_shed``, ``_gather``); False when there is none."""
     if best is None:
         return False
     _, other, kept, taken = best
