@@ -12,6 +12,7 @@ from __future__ import annotations
 
 from pathlib import Path
 
+import pytest
 import solver_fixtures as fx
 
 from solver.check import check_plan
@@ -180,3 +181,37 @@ def test_a_proven_plan_says_nothing_of_drives(monkeypatch):
     r = run(fx.workloads({"name": "a", "replicas": 2, "data": {"dataset_tb": 1}}))
     assert r.status == "optimal"
     assert not [n for n in r.notes if "data drives" in n]
+
+
+def test_drives_too_few_for_the_slots_add_the_room_rows(monkeypatch):
+    """Rows ``hosts_room``: a's two replicas and b's one (1 GPU, 10 GB each) and a
+    preprocess job c (5 GB), all reading 1 TB datasets, on box2 ($2,200, 2 slots). The three
+    GPU replicas need two boxes, each holding data: two drives. The sums say one: the most
+    replicas of a, b and c on one box, resource by resource at the option that takes least
+    of it, is counted by c (no GPU, 5 GB), so ``hosts_all`` allows one box with a drive for
+    all of them: $7,800, and the plan that packs costs $8,200. Its drives showing the sums
+    too loose, the type gets a row per resource: a + b + c's GPUs, 3 ≤ 2 · (boxes with a
+    drive), so two. By hand the optimum is $8,200 (two boxes, three GPUs, two drives; c on
+    a CPU node would add $500 and a drive)."""
+    import pulp
+
+    from solver.optimize.build import add_host_room_rows, build
+    from solver.optimize.candidates import enumerate_candidates
+
+    fx.install(monkeypatch, {"a": (15, 10), "b": (15, 10), "c": (0, 5)})
+    data = {"dataset_tb": 1}
+    wf = fx.workloads({"name": "a", "replicas": 2, "data": data}, {"name": "b", "data": data},
+                      {"name": "c", "kind": "preprocess", "data": data})
+    r = run(wf)
+    assert r.status == "optimal" and r.options[0].total_cost == 8200
+    assert sorted(_drives(r.options[0]).values()) == [1, 1]
+    cat = fx.catalog()
+    cand = enumerate_candidates(wf, cat)
+    m = build(wf, cat, cand, None)
+    m.prob.solve(pulp.HiGHS(msg=False))
+    assert pulp.value(m.prob.objective) == pytest.approx(7800, abs=0.1)  # the sums lie
+    box = next(k for k, v in m.n.items() if v.varValue)
+    assert add_host_room_rows(m, (box,), wf, cat) > 0
+    assert add_host_room_rows(m, (box,), wf, cat) == 0  # once per type
+    m.prob.solve(pulp.HiGHS(msg=False))
+    assert pulp.value(m.prob.objective) == pytest.approx(8200, abs=0.1)

@@ -139,6 +139,8 @@ class Model:
     sku_flags: dict[str, pulp.LpVariable] = field(default_factory=dict)
     """b_c of the fewest-SKUs objective, by SKU (``alternatives.define_sku_count``), made
     once: the objective is set again each time that direction is aimed at."""
+    room_types: set[str] = field(default_factory=set)
+    """Types given O4 host rows per resource (``add_host_room_rows``), once each."""
     pair_rows: list[str] = field(default_factory=list)
     """O4 pair rows (``_define_disk_pairs``): valid, so they tighten rank 1's bound, but
     alternatives, whose bound proves nothing, are solved without them (``hold_pair_rows``)."""
@@ -611,6 +613,46 @@ def _define_disk_pairs(m: Model, key: str, hosting: list[tuple[float, pulp.LpVar
                 m.pair_rows.append(name)
 
 
+def add_host_room_rows(m: Model, keys: tuple[str, ...], wf: WorkloadFile,
+                       catalog: Catalog) -> int:
+    """O4 cuts on types whose drives, whole per server, cost more than the program's disk
+    rows said (``Expansion.disk_types``), once per type: for each τ among the local datasets
+    on t, the replicas reading ≥ τ sit on the servers whose configuration holds τ, whose
+    resources (GPU slots, a shared replica taking v_o / U_g; usable RAM; cores, O3) hold
+    them one resource at a time:
+
+        Σ_{w: ds_w ≥ τ} Σ_o take_r(o) x_wot ≤ room_r Σ_{k: λ TB_k ≥ τ} z_tk
+                                                                (``hosts_room_{t}_{j}_{r}``)
+
+    ``hosts_all`` says M_tτ Σ z ≥ Σ x with M_tτ counting each resource by the option that
+    takes least of it, which a CPU-light option (a preprocess job) makes large. Valid for
+    every plan (the program stays a relaxation), but 81 rows on q3 made it 1.12 times
+    slower, so they are added only where a plan's drives showed the sums too loose.
+    Returns how many rows were added."""
+    line = 1 - wf.policy.headroom
+    local = {w.name: w.local_tb for w in wf.workloads if w.local_tb > 0}
+    added = 0
+    for key in keys:
+        if key in m.room_types:
+            continue
+        m.room_types.add(key)
+        configs = [(c * catalog.drive(sku).size_tb, v)
+                   for (k, sku, c), v in m.z.items() if k == key]
+        names = {w for w, k in m.hosts if k == key and w in local}
+        if not configs or not names:
+            continue
+        ti = m.index[key]
+        for j, tau in enumerate(sorted({local[w] for w in names})):
+            reading = {w for w in names if local[w] >= tau - 1e-12}
+            mine = [(o, v) for o, v in m.on_type[key] if o.workload in reading]
+            fit = pulp.lpSum(_holding(configs, tau, line))
+            for r, (take, room) in enumerate(_resources(m.types[key], wf.policy)):
+                m.prob += (pulp.lpSum(take(o) * v for o, v in mine) <= room * fit,
+                           f"hosts_room_{ti}_{j}_{r}")
+                added += 1
+    return added
+
+
 def hold_pair_rows(m: Model) -> dict[str, pulp.LpConstraint]:
     """Take the O4 pair rows out of the program (``restore_rows`` puts them back): the
     alternatives are solved without them. They only tighten the bound, which an alternative
@@ -641,6 +683,19 @@ def _room_bound(t: ServerType, mine: list[ReplicaOption], most: float, policy: P
     """``most`` capped, for each resource of one server of ``t`` (GPU slots, where a shared
     replica takes v_o / U_g of a GPU; usable RAM; CPU cores where checked), by its room, less
     the least any option of ``beside`` takes, over the least any of ``mine`` takes."""
+    for take, room in _resources(t, policy):
+        per = min(map(take, mine))
+        if per > 0:
+            taken = min(map(take, beside)) if beside else 0.0
+            most = min(most, (room - taken) / per)
+    return most
+
+
+def _resources(t: ServerType,
+               policy: Policy) -> list[tuple[Callable[[ReplicaOption], float], float]]:
+    """What one server of ``t`` offers, as (what a replica's option takes, room): GPU slots
+    (a shared replica takes v_o / U_g of a GPU), usable RAM, and CPU cores where the
+    catalog lists them (O3)."""
     resources: list[tuple[Callable[[ReplicaOption], float], float]] = []
     if t.gpu is not None:
         cap = usable(t.gpu.vram_gb, policy)
@@ -649,12 +704,7 @@ def _room_bound(t: ServerType, mine: list[ReplicaOption], most: float, policy: P
     resources.append((lambda o: o.ram_gb, usable(t.ram_gb, policy)))
     if t.platform.cpu_cores is not None:
         resources.append((lambda o: float(o.cores), float(t.platform.cpu_cores)))
-    for take, room in resources:
-        per = min(map(take, mine))
-        if per > 0:
-            taken = min(map(take, beside)) if beside else 0.0
-            most = min(most, (room - taken) / per)
-    return most
+    return resources
 
 
 def drive_configs(bays: int, drives: list[StorageSku],

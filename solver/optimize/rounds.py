@@ -18,6 +18,7 @@ from ..inputs.workload import Policy, WorkloadFile
 from .budget import Budget
 from .build import (
     Model,
+    add_host_room_rows,
     add_packing_cuts,
     add_pattern_cut,
     add_shared_big_rows,
@@ -175,8 +176,11 @@ def solve_and_expand(m, cand, wf, catalog, solver, clock, gap, loose=True, share
                     drives.append(exp.drive_extra)
                 if (disk_retries > 0 and exp.disk_types and proven is not None
                         and best[2] > proven * (1 + gap) + 0.01):
+                    # Valid cuts first (the bound of the next solve still counts), then
+                    # another choice of the program's, which is a restriction.
                     disk_retries -= 1
-                    exclude_disk_choice(m, exp.disk_types, out)
+                    if not m.exact or not add_host_room_rows(m, exp.disk_types, wf, catalog):
+                        exclude_disk_choice(m, exp.disk_types, out)
                     round_gap = gap
                     continue
                 break  # packed, and already within the target gap
