@@ -142,8 +142,9 @@ class Model:
     room_types: set[str] = field(default_factory=set)
     """Types given O4 host rows per resource (``add_host_room_rows``), once each."""
     pair_rows: list[str] = field(default_factory=list)
-    """O4 pair rows (``_define_disk_pairs``): valid, so they tighten rank 1's bound, but
-    alternatives, whose bound proves nothing, are solved without them (``hold_pair_rows``)."""
+    """O4 pair rows (``_define_disk_pairs``) and host rows per resource
+    (``add_host_room_rows``): valid, so they tighten rank 1's bound, but alternatives, whose
+    bound proves nothing, are solved without them (``hold_pair_rows``)."""
     root_cuts: bool = False
     """Pattern-LP cuts at the LP relaxation's point were added (once per program)."""
     disk_rows: int = 0
@@ -627,8 +628,9 @@ def add_host_room_rows(m: Model, keys: tuple[str, ...], wf: WorkloadFile,
     ``hosts_all`` says M_tτ Σ z ≥ Σ x with M_tτ counting each resource by the option that
     takes least of it, which a CPU-light option (a preprocess job) makes large. Valid for
     every plan (the program stays a relaxation), but 81 rows on q3 made it 1.12 times
-    slower, so they are added only where a plan's drives showed the sums too loose.
-    Returns how many rows were added."""
+    slower, so they are added only where a plan's drives showed the sums too loose; like
+    the pair rows, the alternatives are solved without them (``hold_pair_rows``). Returns
+    how many rows were added."""
     line = 1 - wf.policy.headroom
     local = {w.name: w.local_tb for w in wf.workloads if w.local_tb > 0}
     added = 0
@@ -647,8 +649,9 @@ def add_host_room_rows(m: Model, keys: tuple[str, ...], wf: WorkloadFile,
             mine = [(o, v) for o, v in m.on_type[key] if o.workload in reading]
             fit = pulp.lpSum(_holding(configs, tau, line))
             for r, (take, room) in enumerate(_resources(m.types[key], wf.policy)):
-                m.prob += (pulp.lpSum(take(o) * v for o, v in mine) <= room * fit,
-                           f"hosts_room_{ti}_{j}_{r}")
+                name = f"hosts_room_{ti}_{j}_{r}"
+                m.prob += pulp.lpSum(take(o) * v for o, v in mine) <= room * fit, name
+                m.pair_rows.append(name)
                 added += 1
     return added
 
