@@ -396,44 +396,63 @@ def _gather(boxes_by_type: dict[str, list[_Box]], policy: Policy, catalog: Catal
         moved = True
         while moved:
             moved = False
+            near = _Near(boxes, config)
             for box in boxes:
-                if box.datasets and _gather_move(box, boxes, config, policy):
+                if box.datasets and _gather_move(box, near, config, policy):
                     moved = True
+                    near = _Near(boxes, config)  # two servers changed
 
 
-def _gather_move(box: _Box, boxes: list[_Box],
+class _Near:
+    """``_gather``: the servers a replica may go to: those holding one of its datasets, and
+    those whose drives have room left (any other would need more drives: not a gathering);
+    each as (server, its drives' price, TB under the line, TB it holds)."""
+
+    def __init__(self, boxes: list[_Box], config: Callable[[Any], tuple[float, float]]):
+        self.holding: dict[str, list[tuple[_Box, float, float, float]]] = {}
+        self.roomy: list[tuple[_Box, float, float, float]] = []
+        for b in boxes:
+            there, room = config(b)
+            entry = (b, there, room, b.local_tb)
+            for name in b.datasets:
+                self.holding.setdefault(name, []).append(entry)
+            if room > entry[3] + 1e-9:
+                self.roomy.append(entry)
+
+    def of(self, item: _Item) -> list[tuple[_Box, float, float, float]]:
+        """Where ``item`` may go, each server once."""
+        seen: set[int] = set()
+        out = []
+        for e in [e for n in item.datasets for e in self.holding.get(n, ())] + self.roomy:
+            if id(e[0]) not in seen:
+                seen.add(id(e[0]))
+                out.append(e)
+        return out
+
+
+def _gather_move(box: _Box, near: _Near,
                  config: Callable[[Any], tuple[float, float]], policy: Policy) -> bool:
     """``_gather``: make the move (one replica of ``box`` reading a local dataset out, or a
     swap) that saves most on the two servers' drives; False when none saves anything."""
     here = config(box)[0]
     best: _Swap | None = None
-    # The servers a replica may go to: those holding one of its datasets, and those whose
-    # drives have room left (any other would need more drives: not a gathering).
-    holding: dict[str, list[tuple[_Box, float, float, float]]] = {}
-    roomy = []
-    for b in boxes:
-        if b is box:
-            continue
-        there, room = config(b)
-        entry = (b, there, room, b.local_tb)
-        for name in b.datasets:
-            holding.setdefault(name, []).append(entry)
-        if room > entry[3] + 1e-9:
-            roomy.append(entry)
     for item in box.items:
         if not item.datasets:
             continue
         without = _tb_after(box, item, None)[1]
-        seen: set[int] = set()
-        near = [e for n in item.datasets for e in holding.get(n, ())] + roomy
-        for other, there, room, held in near:
-            if id(other) in seen:
+        # What taking the item out saves here; a replica coming back without data changes
+        # nothing more here and adds data there, so unless this saves, only a replica
+        # taking data away from the other server can make the move pay.
+        alone = here - config((box, without))[0]
+        for other, there, room, held in near.of(item):
+            if other is box:
                 continue
-            seen.add(id(other))
             new = sum(tb for n, tb in item.datasets.items() if n not in other.datasets)
             if new > 0 and held + new > room + 1e-9:
                 continue  # it would need more drives there: not a gathering
-            for back in [None, *other.items]:
+            backs = [None, *other.items] if alone > 1e-6 else [
+                it for it in other.items if it.datasets]
+            for back in backs:
                 if not (_room_for(box, item, back) and _room_for(other, back, item)):
                     continue
                 kept_tb = without if back is None else _tb_after(box, item, back)[1]
@@ -457,6 +476,7 @@ def _tb_after(box: _Box, out: _Item | None, into: _Item | None) -> tuple[_Box, f
     if into is not None:
         tb += sum(v for n, v in into.datasets.items() if n not in box.datasets or n in gone)
     return box, tb
+
 
 def _dissolve(boxes_by_type: dict[str, list[_Box]], outcome: Outcome, cand: Candidates,
               policy: Policy, catalog: Catalog, site: bool) -> int:
