@@ -658,9 +658,10 @@ def add_host_room_rows(m: Model, keys: tuple[str, ...], wf: WorkloadFile,
 
 def hold_pair_rows(m: Model) -> dict[str, pulp.LpConstraint]:
     """Take the O4 pair rows (and host rows per resource, ``add_host_room_rows``) out of
-    the program (``restore_rows`` puts them back): the alternatives are solved without them. They only tighten the bound, which an alternative
-    does not claim; its plan is expanded, its drives bought per server and checked, and the
-    slack judged on that cost. On q3 they cost the alternatives ~0.4 s of HiGHS's root."""
+    the program (``restore_rows`` puts them back): the alternatives are solved without
+    them. They only tighten the bound, which an alternative does not claim; its plan is
+    expanded, its drives bought per server and checked, and the slack judged on that cost.
+    On q3 they cost the alternatives ~0.4 s of HiGHS's root."""
     return {name: m.prob.constraints.pop(name) for name in m.pair_rows
             if name in m.prob.constraints}
 
