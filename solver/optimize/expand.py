@@ -371,10 +371,9 @@ def _gather(boxes_by_type: dict[str, list[_Box]], policy: Policy, catalog: Catal
     options: dict[int, list[Config]] = {}
     known: dict[tuple[int, float], tuple[float, float]] = {}
 
-    def config(box: _Box | tuple[_Box, float]) -> tuple[float, float]:
-        """(price, TB under the line) of the cheapest drive configuration of a box, or of a
-        box holding some TB of datasets."""
-        box, tb = box if isinstance(box, tuple) else (box, box.local_tb)
+    def config(box: _Box, tb: float) -> tuple[float, float]:
+        """(price, TB under the line) of the cheapest drive configuration of a server of
+        ``box``'s platform holding ``tb`` of local datasets."""
         if tb <= 0:
             return 0.0, 0.0
         bays = box.type.platform.drive_bays
@@ -403,16 +402,21 @@ def _gather(boxes_by_type: dict[str, list[_Box]], policy: Policy, catalog: Catal
                     near = _Near(boxes, config)  # two servers changed
 
 
+_DrivePrice = Callable[[_Box, float], tuple[float, float]]
+"""``_gather``'s (price, TB under the line) of the cheapest drives of a server holding some
+TB of local datasets."""
+
+
 class _Near:
     """``_gather``: the servers a replica may go to: those holding one of its datasets, and
     those whose drives have room left (any other would need more drives: not a gathering);
     each as (server, its drives' price, TB under the line, TB it holds)."""
 
-    def __init__(self, boxes: list[_Box], config: Callable[[Any], tuple[float, float]]):
+    def __init__(self, boxes: list[_Box], config: _DrivePrice):
         self.holding: dict[str, list[tuple[_Box, float, float, float]]] = {}
         self.roomy: list[tuple[_Box, float, float, float]] = []
         for b in boxes:
-            there, room = config(b)
+            there, room = config(b, b.local_tb)
             entry = (b, there, room, b.local_tb)
             for name in b.datasets:
                 self.holding.setdefault(name, []).append(entry)
@@ -431,19 +435,19 @@ class _Near:
 
 
 def _gather_move(box: _Box, near: _Near,
-                 config: Callable[[Any], tuple[float, float]], policy: Policy) -> bool:
+                 config: _DrivePrice, policy: Policy) -> bool:
     """``_gather``: make the move (one replica of ``box`` reading a local dataset out, or a
     swap) that saves most on the two servers' drives; False when none saves anything."""
-    here = config(box)[0]
+    here = config(box, box.local_tb)[0]
     best: _Swap | None = None
     for item in box.items:
         if not item.datasets:
             continue
-        without = _tb_after(box, item, None)[1]
+        without = _tb_after(box, item, None)
         # What taking the item out saves here; a replica coming back without data changes
         # nothing more here and adds data there, so unless this saves, only a replica
         # taking data away from the other server can make the move pay.
-        alone = here - config((box, without))[0]
+        alone = here - config(box, without)[0]
         for other, there, room, held in near.of(item):
             if other is box:
                 continue
@@ -455,18 +459,18 @@ def _gather_move(box: _Box, near: _Near,
             for back in backs:
                 if not (_room_for(box, item, back) and _room_for(other, back, item)):
                     continue
-                kept_tb = without if back is None else _tb_after(box, item, back)[1]
-                saved = (here + there - config((box, kept_tb))[0]
-                         - config(_tb_after(other, back, item))[0])
+                kept_tb = without if back is None else _tb_after(box, item, back)
+                saved = (here + there - config(box, kept_tb)[0]
+                         - config(other, _tb_after(other, back, item))[0])
                 if saved <= 1e-6 or (best is not None and saved <= best[0] + 1e-9):
                     continue
                 best = _better_swap(best, saved, box, item, other, back, box.type, policy)
     return _make_swap(box, best)
 
 
-def _tb_after(box: _Box, out: _Item | None, into: _Item | None) -> tuple[_Box, float]:
-    """(``box``, the TB of distinct local datasets it holds without ``out`` and with
-    ``into``), for ``_gather``'s drive prices."""
+def _tb_after(box: _Box, out: _Item | None, into: _Item | None) -> float:
+    """The TB of distinct local datasets ``box`` holds without ``out`` and with ``into``,
+    for ``_gather``'s drive prices."""
     tb = box.local_tb
     gone: set[str] = set()
     if out is not None and out.datasets:
@@ -475,7 +479,7 @@ def _tb_after(box: _Box, out: _Item | None, into: _Item | None) -> tuple[_Box, f
         tb -= sum(out.datasets[n] for n in gone)
     if into is not None:
         tb += sum(v for n, v in into.datasets.items() if n not in box.datasets or n in gone)
-    return box, tb
+    return tb
 
 
 def _dissolve(boxes_by_type: dict[str, list[_Box]], outcome: Outcome, cand: Candidates,

@@ -261,10 +261,10 @@ def _rounded_plan(m: Model, cand, wf: WorkloadFile, catalog: Catalog, solver: st
     if wf.policy.budget is not None or lp_duals(m) is None:
         return None
     free = set(cand.targets)
-    box = rounding_box(m, free)
     fixed = rounded_placements(m, free)
     if not fixed:
         return None
+    box = rounding_box(m, free)
     rows = add_shared_big_rows(m, wf.policy)
     try:
         best = _restricted_plan(m, cand, wf, catalog, solver, clock,
