@@ -265,3 +265,27 @@ def test_rounded_placements_keep_every_workload_whole():
     counts = {key: fixed[v] for key, v in xs.items() if v in fixed}
     assert counts == {("a", 0, "t1"): 2, ("a", 1, "t2"): 1, ("a", 2, "t3"): 0,
                       ("c", 0, "t1"): 1, ("c", 0, "t2"): 0}
+
+
+@pytest.mark.parametrize("most_rows, searched", [(10**6, True), (0, False)])
+def test_sub_mips_run_only_on_programs_small_enough(monkeypatch, default_catalog, most_rows,
+                                                    searched):
+    """HiGHS reads its clock only between heuristics, and a sub-MIP of a large program runs
+    as long as it takes (two ran 22 s and 30 s on the generated 1,000-workload mix, ending
+    its run 7 s past --time-limit 120): above SUB_MIP_MAX_ROWS rows RINS and RENS are off,
+    in the solves begun now and in those begun on another core, and a plan is still found."""
+    from solver.optimize import solve as solve_mod
+    from solver.optimize.build import build
+    from solver.optimize.candidates import enumerate_candidates
+
+    monkeypatch.setattr(solve_mod, "SUB_MIP_MAX_ROWS", most_rows)
+    wf = generate(10, 1)
+    m = build(wf, default_catalog, enumerate_candidates(wf, default_catalog), None)
+    out = solve_mod.solve(m, "highs", 60, work_ticks=20)
+    assert out.objective is not None
+    for option in ("mip_heuristic_run_rins", "mip_heuristic_run_rens"):
+        assert m.prob.solverModel.getOptionValue(option)[1] is searched
+    started = solve_mod.start_solve(m, "highs", 60, work_ticks=20)
+    assert started is not None
+    assert started.highs.getOptionValue("mip_heuristic_run_rins")[1] is searched
+    assert started.outcome(m, 60) is not None
