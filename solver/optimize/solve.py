@@ -212,7 +212,7 @@ def _make(name: str, time_limit: float | None, gap: float, work_ticks: int | Non
 
 
 @contextlib.contextmanager
-def _quiet_stdout():
+def quiet_stdout():
     """HiGHS prints a banner from C++ even with output off: keep stdout clean for --json."""
     try:
         fd = sys.stdout.fileno()
@@ -272,7 +272,7 @@ def solve(m: Model, solver: str, time_limit: float | None = None,
     start = time.perf_counter()
     deferred = getattr(engine, "interrupt", None)
     try:
-        with _quiet_stdout(), contained(engine), _deferring(deferred):
+        with quiet_stdout(), contained(engine), _deferring(deferred):
             m.prob.solve(engine)
     except pulp.PulpSolverError as exc:
         raise SolverError(f"the {solver} solver failed: {exc}") from None
@@ -374,7 +374,7 @@ def start_solve(m: Model, solver: str, time_limit: float | None = None,
         return None
     engine = _make(solver, time_limit, gap, work_ticks, warm, None, beat_start and warm,
                    sub_mips=m.size <= SUB_MIP_MAX_ROWS)
-    with _quiet_stdout():
+    with quiet_stdout():
         engine.createAndConfigureSolver(m.prob)
         engine.buildSolverModel(m.prob)
         engine.start_from(m.prob)
@@ -460,7 +460,7 @@ def lp_duals(m: Model, time_limit: float | None = None) -> dict[str, float] | No
         return None
     engine = _LpHighs(time_limit)
     try:
-        with _quiet_stdout():
+        with quiet_stdout():
             m.prob.solve(engine)
     except pulp.PulpSolverError:
         return None
@@ -509,7 +509,7 @@ def pattern_cut_weights(kinds: list[Kind], counts: list[float], slots: int, ram_
             for i, need in enumerate(counts):
                 lp += pulp.lpSum(pat[i] * v for pat, v in zip(patterns, p, strict=True)
                                  if pat[i]) >= need, f"c{i}"
-            with _quiet_stdout():
+            with quiet_stdout():
                 lp.solve(_LpHighs())
             if lp.sol_status != pulp.LpSolutionOptimal:
                 return None
