@@ -80,3 +80,14 @@ def test_expansion_repacks_a_family_by_its_cheapest_cover(monkeypatch):
     assert sorted(sorted(o.workload for it in b.items for o in it.replicas)
                   for b in covered) == [["a", "p"], ["d", "d", "p"]]
     assert all(b.ram_used <= usable(b.type.ram_gb, wf.policy) for b in covered)
+
+
+def test_pricing_takes_no_more_of_a_kind_than_the_family_holds():
+    """A 1-GPU kind of 10 GB worth 5 and a 2-GPU kind of 100 GB worth 6, on 8 slots and
+    819.2 GB: unbounded, eight of the first (40); with two of them in the family, two of
+    the first and three of the second (28)."""
+    from solver.optimize.patterns import best_pattern
+
+    kinds = [(1, 10.0), (2, 100.0)]
+    assert best_pattern(kinds, [5.0, 6.0], 8, 819.2) == (40.0, (8, 0))
+    assert best_pattern(kinds, [5.0, 6.0], 8, 819.2, most=[2, 5]) == (28.0, (2, 3))

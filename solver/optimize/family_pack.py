@@ -19,9 +19,12 @@ is a stage that loads no solver (``tests/test_layout.py``).
 
 from __future__ import annotations
 
+import math
 from collections.abc import Sequence
 from dataclasses import dataclass
 from typing import Any
+
+from .patterns import SearchLimit, best_pattern
 
 Kind = tuple[float, float, float]
 """An item's (GPUs, host RAM GB, CPU cores)."""
@@ -33,6 +36,10 @@ MAX_ROUNDS = 200
 three memory configurations: 61)."""
 
 
+PRICING_NODES = 2_000
+"""Nodes of ``patterns.best_pattern``'s search for one entering pattern before the pricing
+falls back on a MIP (a family of three servers prices in a few hundred; the H200 family of
+the generated 1,000-workload mix, 48 kinds, needs the MIP)."""
 COVER_NODES = 2000
 """Branch-and-bound nodes of the integer program at most."""
 
@@ -104,7 +111,14 @@ def _cover(kinds: Sequence[Kind], demand: Sequence[int], configs: Sequence[Serve
 
 def _best_pattern(kinds: Sequence[Kind], demand: Sequence[int], values: Sequence[float],
                   config: ServerConfig) -> tuple[float, tuple[int, ...]]:
-    """max Σ a_k v_k over one server of ``config`` (a_k ≤ demand_k): a small MIP."""
+    """max Σ a_k v_k over one server of ``config``, a_k ≤ demand_k: ``patterns.best_pattern``'s
+    search, else, past PRICING_NODES nodes, a small MIP."""
+    try:
+        cores = None if math.isinf(config.cores) else config.cores  # no cores listed: unchecked
+        return best_pattern(kinds, list(values), config.slots, config.ram_gb, cores,
+                            limit=PRICING_NODES, most=demand)
+    except SearchLimit:
+        pass
     import highspy
 
     h = _quiet()

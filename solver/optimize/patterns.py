@@ -95,10 +95,11 @@ class SearchLimit(Exception):
 
 
 def best_pattern(kinds: Sequence[Dims], values: list[float], slots: int, ram_cap: float,
-                 cores_cap: float | None = None,
-                 limit: int | None = None) -> tuple[float, tuple[int, ...]]:
-    """The pattern of most total value Σ a_k v_k within GPU slots, RAM (and cores), by
-    depth-first search with a RAM-ratio bound; raises SearchLimit past ``limit`` nodes."""
+                 cores_cap: float | None = None, limit: int | None = None,
+                 most: Sequence[int] | None = None) -> tuple[float, tuple[int, ...]]:
+    """The pattern of most total value Σ a_k v_k within GPU slots, RAM (and cores), each
+    a_k at most ``most[k]`` when given, by depth-first search with a RAM-ratio bound;
+    raises SearchLimit past ``limit`` nodes."""
     caps = _caps(slots, ram_cap, cores_cap)
     dims = len(caps)
     idx = [k for k in range(len(kinds)) if values[k] > 1e-9]
@@ -123,7 +124,8 @@ def best_pattern(kinds: Sequence[Dims], values: list[float], slots: int, ram_cap
             return  # even filling the RAM left at the best ratio cannot beat the best
         k = idx[j]
         kind = kinds[k][:dims]
-        for c in range(_room(kind, used, caps), -1, -1):
+        room = _room(kind, used, caps)
+        for c in range(room if most is None else min(room, most[k]), -1, -1):
             counts[k] = c
             walk(j + 1, _add(used, kind, c), value + c * values[k])
         counts[k] = 0
