@@ -7,10 +7,12 @@ server patterns (a configuration and how many items of each kind it holds):
     min  Σ_p price_p λ_p    s.t.  Σ_p a_kp λ_p ≥ q_k  (every kind k),   λ_p ∈ ℤ≥0
 
 Its LP is priced one configuration at a time: a pattern of configuration s enters when
-Σ_k a_k π_k > price_s for the duals π of the demand rows, the most valuable one a small
-knapsack over GPU slots, RAM and cores (a MIP of one row each, HiGHS). Once no pattern
-enters, the integer program over the patterns generated (and the ``start`` ones, a packing
-already in hand, so the answer is never dearer) is solved within a time limit. Pure
+Σ_k a_k π_k > price_s for the duals π of the demand rows, the most valuable one (a_k ≤ q_k)
+a small knapsack over GPU slots, RAM and cores, found by the depth-first search of the
+program's own patterns (``patterns.best_pattern``) or, past PRICING_NODES, by a MIP. Once
+no pattern enters, the integer program over the patterns generated (and the ``start`` ones,
+a packing already in hand, so the answer is never dearer) is solved within COVER_NODES
+branch-and-bound nodes: every limit counts work, not seconds. Pure
 numbers in, pure numbers out: ``expand`` turns its replicas into kinds and the patterns
 back into servers. (Disks, O4, are not among the dimensions: the caller places what a
 server's bays refuse.) HiGHS is imported on the first call, not with the module: expansion
@@ -34,8 +36,6 @@ Pattern = tuple[int, tuple[int, ...]]
 MAX_ROUNDS = 200
 """Pricing rounds of the LP at most (on a 1,000-workload mix's H200 family, 48 kinds and
 three memory configurations: 61)."""
-
-
 PRICING_NODES = 2_000
 """Nodes of ``patterns.best_pattern``'s search for one entering pattern before the pricing
 falls back on a MIP (a family of three servers prices in a few hundred; the H200 family of
@@ -81,17 +81,7 @@ def _cover(kinds: Sequence[Kind], demand: Sequence[int], configs: Sequence[Serve
     import highspy
 
     columns: dict[Pattern, None] = dict.fromkeys(p for p in start)
-    lp = _quiet()
-    inf = highspy.kHighsInf
-    for q in demand:
-        lp.addRow(float(q), inf, 0, [], [])
-
-    def add(p: Pattern) -> None:
-        rows = [k for k, a in enumerate(p[1]) if a]
-        lp.addCol(configs[p[0]].price, 0.0, inf, len(rows), rows, [float(p[1][k]) for k in rows])
-
-    for p in columns:
-        add(p)
+    lp = _master(demand, configs, list(columns))
     for _ in range(MAX_ROUNDS):
         lp.run()
         if lp.getModelStatus() != highspy.HighsModelStatus.kOptimal:
@@ -102,11 +92,33 @@ def _cover(kinds: Sequence[Kind], demand: Sequence[int], configs: Sequence[Serve
             value, counts = _best_pattern(kinds, demand, duals, config)
             if value > config.price * (1 + 1e-9) + 1e-6 and (s, counts) not in columns:
                 columns[(s, counts)] = None
-                add((s, counts))
+                _add_pattern(lp, configs, (s, counts))
                 entered = True
         if not entered:
             break
     return _integer_cover(list(columns), demand, configs, start)
+
+
+def _master(demand: Sequence[int], configs: Sequence[ServerConfig],
+            columns: list[Pattern]) -> Any:
+    """The cover over ``columns``: one row Σ_p a_kp λ_p ≥ q_k per kind, one column each."""
+    import highspy
+
+    h = _quiet()
+    for q in demand:
+        h.addRow(float(q), highspy.kHighsInf, 0, [], [])
+    for p in columns:
+        _add_pattern(h, configs, p)
+    return h
+
+
+def _add_pattern(h: Any, configs: Sequence[ServerConfig], p: Pattern) -> None:
+    import highspy
+
+    s, counts = p
+    rows = [k for k, a in enumerate(counts) if a]
+    h.addCol(configs[s].price, 0.0, highspy.kHighsInf, len(rows), rows,
+             [float(counts[k]) for k in rows])
 
 
 def _best_pattern(kinds: Sequence[Kind], demand: Sequence[int], values: Sequence[float],
@@ -149,16 +161,8 @@ def _integer_cover(columns: list[Pattern], demand: Sequence[int], configs: Seque
     """The integer program over ``columns`` (``start``'s among them), within COVER_NODES
     branch-and-bound nodes; ``start`` itself when it finds nothing cheaper. (HiGHS is not
     handed ``start`` as its first solution: from one, HiGHS 1.16 stopped at it.)"""
-    import highspy
-
-    h = _quiet()
+    h = _master(demand, configs, columns)
     h.setOptionValue("mip_max_nodes", COVER_NODES)
-    inf = highspy.kHighsInf
-    for q in demand:
-        h.addRow(float(q), inf, 0, [], [])
-    for s, counts in columns:
-        rows = [k for k, a in enumerate(counts) if a]
-        h.addCol(configs[s].price, 0.0, inf, len(rows), rows, [float(counts[k]) for k in rows])
     _integers(h, len(columns))
     h.run()
     if h.getInfo().primal_solution_status != 2:
