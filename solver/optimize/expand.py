@@ -782,7 +782,8 @@ def _cover(boxes: list[_Box], members: list[ServerType], policy: Policy,
     generated 1,000-workload mix the H200 family took 66 servers where 65 patterns hold
     the same replicas, 379,080 less. Each pattern becomes a server; a replica its bays'
     drives refuse (O4, not a dimension of the patterns) is placed as ``_place_pooled``
-    does."""
+    does. Kept only with no more servers than the packing in hand (the site's rack space
+    and power, P3, count servers of the platform)."""
     index = {t.key: s for s, t in enumerate(members)}
     if any(b.type.key not in index for b in boxes):
         return boxes
@@ -822,7 +823,9 @@ def _cover(boxes: list[_Box], members: list[ServerType], policy: Policy,
     new = [_cheapest_memory(b, members, policy, catalog) for b in new]
     _shed(new, members, policy, catalog)
     before = sum(_box_price(b, catalog) for b in boxes)
-    return new if sum(_box_price(b, catalog) for b in new) < before - 1e-6 else boxes
+    cheaper = sum(_box_price(b, catalog) for b in new) < before - 1e-6
+    # No more servers of the platform than in hand: a site's racks (P3) count them.
+    return new if cheaper and len(new) <= len(boxes) else boxes
 
 
 def _kind(item: _Item) -> Kind:
