@@ -802,7 +802,7 @@ def _cover(boxes: list[_Box], members: list[ServerType], policy: Policy,
     configs = [ServerConfig(_box_price(_Box(t), catalog), t.gpu_slots, usable(t.ram_gb, policy),
                             cores_of(t)) for t in members]
     chosen = cheapest_cover(kinds, [len(queues[k]) for k in kinds], configs, start)
-    if sum(configs[s].price for s, _ in chosen) >= sum(configs[s].price for s, _ in start):
+    if chosen == start:  # no cheaper cover found
         return boxes
     new: list[_Box] = []
     left: list[_Item] = []

@@ -68,8 +68,8 @@ def cheapest_cover(kinds: Sequence[Kind], demand: Sequence[int], configs: Sequen
                    start: Sequence[Pattern]) -> list[Pattern]:
     """The patterns (one per server, repeated as bought) of least total price found that
     hold ``demand[k]`` items of each kind; ``start``, a cover in hand (one pattern per
-    server), seeds the columns and the integer program, so the answer never costs more.
-    Deterministic: the limits count rounds and nodes, not seconds."""
+    server), seeds the columns and the integer program, and comes back as it is when
+    nothing cheaper is found. Deterministic: the limits count rounds and nodes, not seconds."""
     from .solve import quiet_stdout
 
     with quiet_stdout():  # HiGHS's banner, printed from C++ by its first model
