@@ -215,3 +215,54 @@ def test_drives_too_few_for_the_slots_add_the_room_rows(monkeypatch):
     assert add_host_room_rows(m, (box,), wf, cat) == 0  # once per type
     m.prob.solve(pulp.HiGHS(msg=False))
     assert pulp.value(m.prob.objective) == pytest.approx(8200, abs=0.1)
+
+
+def test_datasets_counted_whole_per_server_add_the_floor_rows(monkeypatch):
+    """Rows ``disk_floor``: a, b and c (one 1-GPU replica each, 15 GB, 10 GB of RAM) read 2 TB
+    datasets of their own; box2 ($2,000, 2 slots, two 64 GB of DIMMs at $100) takes 4 TB
+    drives ($400), 3.2 TB each under the 20% line. Three replicas need two boxes, one
+    holding two datasets: 4 TB, two drives; the other one drive. The sums say two drives:
+    6 TB ≤ 3.2 TB x 2 servers of one drive, each holding one 2 TB dataset (``disk_fit``).
+    By hand the optimum is 2 x 2,000 + 3 x 1,000 + 2 x 200 of DIMMs + 3 x 400 = $8,600, the
+    sums' $8,200. Counted in whole 2 TB's: 3 datasets ≤ 1 per one-drive server + 3 per
+    two-drive server, so one server has two drives: $8,600, and the plan is proven."""
+    import pulp
+
+    from solver.optimize.build import add_host_room_rows, build
+    from solver.optimize.candidates import enumerate_candidates
+
+    fx.install(monkeypatch, {"a": (15, 10), "b": (15, 10), "c": (15, 10)})
+    data = {"dataset_tb": 2}
+    wf = fx.workloads({"name": "a", "data": data}, {"name": "b", "data": data},
+                      {"name": "c", "data": data})
+    r = run(wf)
+    assert r.status == "optimal" and r.options[0].total_cost == 8600
+    assert sorted(_drives(r.options[0]).values()) == [1, 2]
+    cat = fx.catalog()
+    m = build(wf, cat, enumerate_candidates(wf, cat), None)
+    m.prob.solve(pulp.HiGHS(msg=False))
+    assert pulp.value(m.prob.objective) == pytest.approx(8200, abs=0.1)  # the sums lie
+    box = next(k for k, v in m.n.items() if v.varValue)
+    assert add_host_room_rows(m, (box,), wf, cat) > 0
+    assert [n for n in m.prob.constraints if n.startswith("disk_floor_")]
+    m.prob.solve(pulp.HiGHS(msg=False))
+    assert pulp.value(m.prob.objective) == pytest.approx(8600, abs=0.1)
+
+
+def test_host_and_floor_rows_from_the_start_keep_every_plan(monkeypatch):
+    """The rows of ``add_host_room_rows`` come only after a plan's drives showed the sums too
+    loose, which the tiny seeded instances never reach: put on every type from the start,
+    they still let rank 1 find the exhaustive optimum on each (a row that cut off a real
+    plan, the floor rows counting datasets rounded up, misses seed 55)."""
+    from bench.bruteforce import crosscheck
+    from solver.optimize import build as build_module
+    from solver.optimize import pipeline
+
+    def build_with_rows(wf, catalog, cand, budget):
+        m = build_module.build(wf, catalog, cand, budget)
+        build_module.add_host_room_rows(m, tuple(m.n), wf, catalog)
+        return m
+
+    monkeypatch.setattr(pipeline, "build", build_with_rows)
+    res = crosscheck(100, storage=True)
+    assert res["mismatches"] == [] and res["match"] == 100

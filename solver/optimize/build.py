@@ -140,9 +140,10 @@ class Model:
     """b_c of the fewest-SKUs objective, by SKU (``alternatives.define_sku_count``), made
     once: the objective is set again each time that direction is aimed at."""
     room_types: set[str] = field(default_factory=set)
-    """Types given O4 host rows per resource (``add_host_room_rows``), once each."""
+    """Types given O4 host rows per resource and floor rows (``add_host_room_rows``), once
+    each."""
     pair_rows: list[str] = field(default_factory=list)
-    """O4 pair rows (``_define_disk_pairs``) and host rows per resource
+    """O4 pair rows (``_define_disk_pairs``), host rows per resource and floor rows
     (``add_host_room_rows``): valid, so they tighten rank 1's bound, but alternatives, whose
     bound proves nothing, are solved without them (``hold_pair_rows``)."""
     root_cuts: bool = False
@@ -625,9 +626,18 @@ def add_host_room_rows(m: Model, keys: tuple[str, ...], wf: WorkloadFile,
         Σ_{w: ds_w ≥ τ} Σ_o take_r(o) x_wot ≤ room_r Σ_{k: λ TB_k ≥ τ} z_tk
                                                                 (``hosts_room_{t}_{j}_{r}``)
 
+    and the datasets, counted in whole τ's, fit in the whole τ's of the drives under the
+    line, server by server:
+
+        Σ_{w ∈ L on t} ⌊ds_w / τ⌋ h_wt ≤ Σ_k ⌊λ TB_k / τ⌋ z_tk          (``disk_floor_{t}_{j}``)
+
     ``hosts_all`` says M_tτ Σ z ≥ Σ x with M_tτ counting each resource by the option that
-    takes least of it, which a CPU-light option (a preprocess job) makes large. Valid for
-    every plan (the program stays a relaxation), but 81 rows on q3 made it 1.12 times
+    takes least of it, which a CPU-light option (a preprocess job) makes large; ``disk_t``
+    adds TB over the type's servers, so two 2 TB datasets may share 3.2 TB of one server's
+    drive in its sums and a 10 TB dataset another's 11.2 TB, where a server holds whole
+    datasets only. Both hold for every plan: a server's datasets fit under its line, and
+    Σ_w ⌊ds_w / τ⌋ ≤ ⌊Σ_w ds_w / τ⌋ ≤ ⌊λ TB_k / τ⌋ (floors add up to at most the floor of
+    the sum). So the program stays a relaxation; but 81 host rows on q3 made it 1.12 times
     slower, so they are added only where a plan's drives showed the sums too loose; like
     the pair rows, the alternatives are solved without them (``hold_pair_rows``). Returns
     how many rows were added."""
@@ -648,16 +658,31 @@ def add_host_room_rows(m: Model, keys: tuple[str, ...], wf: WorkloadFile,
             reading = {w for w in names if local[w] >= tau - 1e-12}
             mine = [(o, v) for o, v in m.on_type[key] if o.workload in reading]
             fit = pulp.lpSum(_holding(configs, tau, line))
-            for r, (take, room) in enumerate(_resources(m.types[key], wf.policy)):
-                name = f"hosts_room_{ti}_{j}_{r}"
-                m.prob += pulp.lpSum(take(o) * v for o, v in mine) <= room * fit, name
+            rows = [(f"hosts_room_{ti}_{j}_{r}",
+                     pulp.lpSum(take(o) * v for o, v in mine) <= room * fit)
+                    for r, (take, room) in enumerate(_resources(m.types[key], wf.policy))]
+            rows.append((f"disk_floor_{ti}_{j}", _disk_floor(m, key, names, local, configs,
+                                                               tau, line)))
+            for name, row in rows:
+                m.prob += row, name
                 m.pair_rows.append(name)
-                added += 1
+            added += len(rows)
     return added
 
 
+def _disk_floor(m: Model, key: str, names: set[str], local: dict[str, float],
+                configs: list[tuple[float, pulp.LpVariable]], tau: float,
+                line: float) -> pulp.LpConstraint:
+    """``disk_floor``: Σ_w ⌊ds_w / τ⌋ h_wt ≤ Σ_k ⌊λ TB_k / τ⌋ z_tk (``add_host_room_rows``).
+    Both floors read 1e-9 over, as ``_holding`` does: 0.6 / 0.3 is 1.999... in floats."""
+    held = pulp.lpSum(math.floor(local[w] / tau + 1e-9) * m.hosts[(w, key)]
+                      for w in sorted(names))
+    room = pulp.lpSum(math.floor((line * size + 1e-9) / tau) * z for size, z in configs)
+    return held <= room
+
+
 def hold_pair_rows(m: Model) -> dict[str, pulp.LpConstraint]:
-    """Take the O4 pair rows (and host rows per resource, ``add_host_room_rows``) out of
+    """Take the O4 pair rows (and host and floor rows, ``add_host_room_rows``) out of
     the program (``restore_rows`` puts them back): the alternatives are solved without
     them. They only tighten the bound, which an alternative does not claim; its plan is
     expanded, its drives bought per server and checked, and the slack judged on that cost.
