@@ -160,13 +160,15 @@ def test_pair_rows_stay_off_types_hosting_many_local_datasets():
 
 
 def test_a_gap_made_of_drives_says_so(monkeypatch):
-    """The pair-row instance above without its pair rows: the program's bound is 9600 and
-    its cheapest plan needs one drive more (400) once drives are whole on each server; no
-    plan found costs less than 10000. The result says drives are why it is not proven, and
-    the most a cheaper plan could save."""
-    from solver.optimize import build
+    """The pair-row instance above without its pair rows, nor the bound from server patterns
+    with drives (which proves it): the program's bound is 9600 and its cheapest plan needs
+    one drive more (400) once drives are whole on each server; no plan found costs less than
+    10000. The result says drives are why it is not proven, and the most a cheaper plan
+    could save."""
+    from solver.optimize import build, pipeline
 
     monkeypatch.setattr(build, "_define_disk_pairs", lambda *args, **kwargs: None)
+    monkeypatch.setattr(pipeline, "drive_bound", lambda *args: None)
     r = _side_by_side(monkeypatch)
     assert r.status == "feasible" and r.options[0].total_cost == 10000
     said = [n for n in r.notes if "data drives" in n]
@@ -264,5 +266,65 @@ def test_host_and_floor_rows_from_the_start_keep_every_plan(monkeypatch):
         return m
 
     monkeypatch.setattr(pipeline, "build", build_with_rows)
+    res = crosscheck(100, storage=True)
+    assert res["mismatches"] == [] and res["match"] == 100
+
+
+def _gpus_fill_every_box(monkeypatch):
+    """g's two replicas (2 GPUs, 40 GB of RAM each) fill both slots of two box2s; p, a
+    preprocess job, runs two replicas of 40 GB reading a 1 TB dataset. Four 32 GB DIMMs give
+    a box 102.4 GB under the 20% line: one p replica fits beside a g replica, two do not."""
+    fx.install(monkeypatch, {"g": (30, 20), "p": (0, 40)})
+    return fx.workloads({"name": "g", "replicas": 2},
+                        {"name": "p", "kind": "preprocess", "replicas": 2,
+                         "data": {"dataset_tb": 1}})
+
+
+def test_patterns_with_drives_prove_what_the_rows_cannot(monkeypatch):
+    """Rows ``drive_holds``: each box holds a g replica, so p's replicas sit one a box and
+    both boxes need a drive. The rows see one resource at a time: p's two replicas (80 GB)
+    fit one box's RAM, so one drive holds p's dataset for both, $9,200; by hand the
+    optimum is 2 x (2,000 + 4 x 100) + 4 x 1,000 + 2 x 400 = $9,600 (four 64 GB DIMMs to
+    hold both p replicas beside g cost $800 more a box; a CPU node for them, $500 with its
+    DIMMs and a drive, more than a drive). The plan costs $9,600 and the bound, with box2
+    on server patterns that carry its datasets and drives, proves it."""
+    import pulp
+
+    from solver.optimize.build import add_host_room_rows, build, disaggregate_drives
+    from solver.optimize.candidates import enumerate_candidates
+
+    wf = _gpus_fill_every_box(monkeypatch)
+    r = run(wf)
+    assert r.status == "optimal" and r.options[0].total_cost == 9600
+    assert r.options[0].lower_bound == pytest.approx(9600, abs=0.1)
+    assert not [n for n in r.notes if "data drives" in n]
+    cat = fx.catalog()
+    m = build(wf, cat, enumerate_candidates(wf, cat), None)
+    m.prob.solve(pulp.HiGHS(msg=False))
+    assert pulp.value(m.prob.objective) == pytest.approx(9200, abs=0.1)  # the sums lie
+    box = next(k for k, v in m.n.items() if v.varValue and k.startswith("box2|small"))
+    add_host_room_rows(m, (box,), wf, cat)
+    m.prob.solve(pulp.HiGHS(msg=False))
+    assert pulp.value(m.prob.objective) == pytest.approx(9200, abs=0.1)  # so do the rows
+    assert disaggregate_drives(m, box, wf, cat)
+    m.prob.solve(pulp.HiGHS(msg=False))
+    assert pulp.value(m.prob.objective) == pytest.approx(9600, abs=0.1)
+
+
+def test_patterns_with_drives_keep_every_plan(monkeypatch):
+    """Server patterns with datasets and drives on every type from the start: rank 1 still
+    finds the exhaustive optimum of each seeded storage instance, so the patterns cut off no
+    real plan (they are added only to prove a bound, which tiny instances never need)."""
+    from bench.bruteforce import crosscheck
+    from solver.optimize import build as build_module
+    from solver.optimize import pipeline
+
+    def build_with_patterns(wf, catalog, cand, budget):
+        m = build_module.build(wf, catalog, cand, budget)
+        for key in list(m.n):
+            build_module.disaggregate_drives(m, key, wf, catalog)
+        return m
+
+    monkeypatch.setattr(pipeline, "build", build_with_patterns)
     res = crosscheck(100, storage=True)
     assert res["mismatches"] == [] and res["match"] == 100
