@@ -429,8 +429,8 @@ def _prove_patterns(run: _Run, exp) -> None:
     (``rounds.pattern_bound``)."""
     m = run.m
     if m.conservative and not m.priced:
-        _raise_bound(run, exp, lambda ticks: pattern_bound(
-            m, run.wf, run.catalog, run.cand, run.solver, run.clock, run.gap, ticks))
+        _raise_bound(run, exp, lambda ticks: (pattern_bound(
+            m, run.wf, run.catalog, run.cand, run.solver, run.clock, run.gap, ticks), None))
 
 
 def _prove_drives(run: _Run, exp) -> None:
@@ -438,18 +438,22 @@ def _prove_drives(run: _Run, exp) -> None:
     said on some types, and it stands above the gap of the last bound proven: prove one
     with those types also on server patterns that carry their datasets and drives
     (``rounds.drive_bound``), on no more work than rank 1's own (without a time limit
-    too: on the 10-workload mixes it proved, 2 and 39 checkpoints against 120 and 203)."""
+    too: on the 10-workload mixes it proved, 2 and 39 checkpoints against 120 and 203).
+    That solve's plan replaces the cheapest when it costs less once expanded."""
     own = max(1, run.rank1_ticks)
     if exp.disk_types:
         _raise_bound(run, exp, lambda ticks: drive_bound(
-            run.m, exp.disk_types, run.wf, run.catalog, run.solver, run.clock, run.gap,
-            own if ticks is None else min(ticks, own)))
+            run.m, exp.disk_types, run.wf, run.catalog, run.cand, run.solver, run.clock,
+            run.gap, own if ticks is None else min(ticks, own)))
 
 
-def _raise_bound(run: _Run, exp, prove: Callable[[int | None], float | None]) -> None:
+def _raise_bound(run: _Run, exp, prove: Callable[[int | None],
+                                                 tuple[float | None, tuple[Outcome, Any] | None]]
+                 ) -> None:
     """When the cheapest plan stands above the gap of the last bound proven, a better bound
-    from ``prove`` (given its work: a share of what is left) is kept. Capital cost without a
-    budget only (the bounds are of that program)."""
+    from ``prove`` (given its work: a share of what is left) is kept, and the plan it found
+    (an outcome and its expansion), when cheaper. Capital cost without a budget only (the
+    bounds are of that program)."""
     bound = run.rank1_bound
     if run.objective != "capex" or run.budget is not None or bound is None:
         return
@@ -458,7 +462,12 @@ def _raise_bound(run: _Run, exp, prove: Callable[[int | None], float | None]) ->
         return
     run.progress("proving the cheapest plan's bound", value)
     _, ticks = run.clock.limits(PATTERN_BOUND_SHARE)
-    proven = prove(ticks)
+    proven, found = prove(ticks)
+    if found is not None and found[1].cost < value - 0.01:
+        out, exp = found
+        run.options[0] = replace(run.checked(out, exp, run.options[0].label), rank=1)
+        run.last = out
+        value = run.value(run.options[0])
     if proven is None or proven <= bound:
         return
     run.rank1_bound = proven

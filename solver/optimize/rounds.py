@@ -531,49 +531,56 @@ def pattern_bound(m: Model, wf: WorkloadFile, catalog: Catalog, cand, solver: st
         disaggregate(fresh, key, wf.policy, optimistic=True)
     if not fresh.exact:
         return None
-    return _bound_of(fresh, solver, clock, gap, ticks)
+    out = _solve_relaxation(fresh, solver, clock, gap, ticks)
+    return out.bound if out.exact and out.bound is not None else None
 
 
-def drive_bound(m: Model, keys: tuple[str, ...], wf: WorkloadFile, catalog: Catalog,
-                solver: str, clock: Budget, gap: float, ticks: int | None) -> float | None:
+def drive_bound(m: Model, keys: tuple[str, ...], wf: WorkloadFile, catalog: Catalog, cand,
+                solver: str, clock: Budget, gap: float,
+                ticks: int | None) -> tuple[float | None, tuple[Outcome, Expansion] | None]:
     """A bound for a plan whose drives, whole per server, cost more than the program's disk
     rows said on the types ``keys`` (``Expansion.disk_types``): the program with every cut
     it holds and those types also on server patterns that carry their datasets and drives
-    (``build.disaggregate_drives``), a relaxation, solved to ``gap`` within ``ticks``; the
-    patterns' rows are taken out again and the variables given back the values they had
-    (the alternatives start from the cheapest plan). None when the program is not a
-    relaxation now (``Model.exact``), no such type could be modelled so, or the solve
-    proves nothing.
+    (``build.disaggregate_drives``), a relaxation, solved to ``gap`` within ``ticks``. The
+    patterns go into a copy of the problem, and the variables get back the values they had
+    (the alternatives start from the cheapest plan). Returns the bound proven (None when
+    the program is not a relaxation now, ``Model.exact``, no such type could be modelled
+    so, or the solve proves nothing) and the solve's plan, expanded (None without one): it
+    packs those types' drives as the patterns said, so it may be cheaper than the plan in
+    hand.
 
     On a generated 10-workload mix whose 8-GPU replicas fill every slot of four HGX
     servers, so that a 720 GB and a 900 GB preprocess replica never share one, the rows
     let their 2 TB and 1 TB datasets share one server's two drives (bound 765,990); the
-    patterns see five drives, and the plan of 766,140 is proven."""
+    patterns see five drives, and the plan of 766,140 is proven. On another the solve's
+    plan, 450 cheaper than the plan in hand, is its bound: proven optimal."""
     if not m.exact:
-        return None
+        return None, None
+    # A copy of the problem takes the pattern rows and columns; the relaxation's plans are
+    # not plans to show on the progress line.
+    relaxation = replace(m, prob=m.prob.copy(), on_found=None)
+    if not [key for key in keys if disaggregate_drives(relaxation, key, wf, catalog)]:
+        return None, None
     saved = [(v, v.varValue) for v in m.prob.variables()]
-    before = set(m.prob.constraints)
-    found, m.on_found = m.on_found, None  # the relaxation's plans are not plans to show
     try:
-        if not [key for key in keys if disaggregate_drives(m, key, wf, catalog)]:
-            return None
-        return _bound_of(m, solver, clock, gap, ticks)
+        out = _solve_relaxation(relaxation, solver, clock, gap, ticks)
+        bound = out.bound if out.exact and out.bound is not None else None
+        if out.status not in (SolveStatus.OPTIMAL, SolveStatus.FEASIBLE):
+            return bound, None
+        return bound, (out, expand(out, cand, wf, catalog))
     finally:
-        for name in set(m.prob.constraints) - before:
-            del m.prob.constraints[name]
-        for v, value in saved:
+        for v, value in saved:  # the variables are the program's own
             v.varValue = value
-        m.on_found = found
 
 
-def _bound_of(relaxation: Model, solver: str, clock: Budget, gap: float,
-              ticks: int | None) -> float | None:
-    """The bound a solve of a relaxation proves (to ``gap``, within ``ticks`` and half the
-    clock left), or None."""
+def _solve_relaxation(relaxation: Model, solver: str, clock: Budget, gap: float,
+                      ticks: int | None) -> Outcome:
+    """A solve of a relaxation for its bound: to ``gap``, within ``ticks`` and half the
+    clock left, counted on the clock."""
     seconds, _ = clock.limits(0.5)
     out = solve(relaxation, solver, seconds, gap, work_ticks=ticks)
     clock.spend(out.ticks, out.clock_stopped, out.seconds)
-    return out.bound if out.exact and out.bound is not None else None
+    return out
 
 
 def _prove_bound(m: Model, solver: str, clock: Budget, gap: float, proven: float | None,
