@@ -191,3 +191,22 @@ def test_each_alternative_searches_at_most_rank_1s_work(q3, default_catalog, mon
     again = run(q3, default_catalog, top=3)
     assert [(o.label, o.total_cost) for o in again.options] == \
         [(o.label, o.total_cost) for o in first.options]
+
+
+def test_a_direction_beaten_by_another_plan_says_so(four):
+    """A capped search that found nothing better than the cheapest plan (A, 2,800 W) is
+    "no better plan found", and when another direction's plan is better in its direction
+    the reason names it: the no-consumer-GPUs plan (C, 2,200 W) for lowest power."""
+    from types import SimpleNamespace
+
+    wf, cat = four
+    r = run(wf, cat, top=3)
+    assert [o.label for o in r.options] == ["cheapest", "no consumer GPUs", "fewest servers"]
+    power = next(d for d in DIRECTIONS if d.key == "power")
+    left_out = {pipeline.NOT_FOUND: ["lowest power"], pipeline.AS_GOOD: ["fewest SKUs"]}
+    pipeline._better_elsewhere(SimpleNamespace(options=list(r.options), catalog=cat),
+                               [power], left_out, r.options[0])
+    assert left_out == {
+        pipeline.AS_GOOD: ["fewest SKUs"],
+        "no better plan found within its share of the search; the no consumer GPUs plan is "
+        "better in that direction": ["lowest power"]}
