@@ -1195,8 +1195,8 @@ def disaggregate_drives(m: Model, key: str, wf: WorkloadFile, catalog: Catalog,
     A real server holding the set S' of local datasets and a multiset a of replicas sits
     under a maximal pattern of S' (a ≤ π), and its drives hold D_π = Σ_{S'} ds: every plan
     is covered at its own price, so the program stays a relaxation, now one that sees GPUs,
-    RAM, cores and datasets together (a 187.5 GB preprocess replica fits once beside an
-    820 GB server's 564 GB 8-GPU replica: two servers with drives, where the rows, one
+    RAM, cores and datasets together (a 187.5 GB preprocess replica fits once beside a
+    564 GB 8-GPU replica on an 819.2 GB server: two servers with drives, where the rows, one
     dimension at a time, allowed one). The type's other rows stay (valid). False, and the
     program unchanged, for a type without drive configurations or local datasets, with
     more than MAX_DRIVE_SETS sets of them, past ``limit`` patterns, or modelled so already."""
