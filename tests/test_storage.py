@@ -221,7 +221,7 @@ def test_drives_too_few_for_the_slots_add_the_room_rows(monkeypatch):
 
 def test_datasets_counted_whole_per_server_add_the_floor_rows(monkeypatch):
     """Rows ``disk_floor``: a, b and c (one 1-GPU replica each, 15 GB, 10 GB of RAM) read 2 TB
-    datasets of their own; box2 ($2,000, 2 slots, two 64 GB of DIMMs at $100) takes 4 TB
+    datasets of their own; box2 ($2,000, 2 slots, two 32 GB DIMMs at $100) takes 4 TB
     drives ($400), 3.2 TB each under the 20% line. Three replicas need two boxes, one
     holding two datasets: 4 TB, two drives; the other one drive. The sums say two drives:
     6 TB ≤ 3.2 TB x 2 servers of one drive, each holding one 2 TB dataset (``disk_fit``).
