@@ -649,9 +649,7 @@ def add_host_room_rows(m: Model, keys: tuple[str, ...], wf: WorkloadFile,
         if key in m.room_types:
             continue
         m.room_types.add(key)
-        configs = [(c * catalog.drive(sku).size_tb, v)
-                   for (k, sku, c), v in m.z.items() if k == key]
-        names = {w for w, k in m.hosts if k == key and w in local}
+        configs, names = _drives_and_readers(m, key, catalog, local)
         if not configs or not names:
             continue
         ti = m.index[key]
@@ -671,13 +669,21 @@ def add_host_room_rows(m: Model, keys: tuple[str, ...], wf: WorkloadFile,
     return added
 
 
-def _disk_floor(m: Model, key: str, names: set[str], local: dict[str, float],
+def _drives_and_readers(m: Model, key: str, catalog: Catalog, local: dict[str, float]
+                        ) -> tuple[list[tuple[float, pulp.LpVariable]], list[str]]:
+    """A bought type's drive configurations, as (TB of all their drives, z_tk), and the
+    workloads with a local dataset (``local``: name -> TB) it may host, by name."""
+    configs = [(c * catalog.drive(sku).size_tb, v) for (k, sku, c), v in m.z.items()
+               if k == key]
+    return configs, sorted({w for w, k in m.hosts if k == key and w in local})
+
+
+def _disk_floor(m: Model, key: str, names: list[str], local: dict[str, float],
                 configs: list[tuple[float, pulp.LpVariable]], tau: float,
                 line: float) -> pulp.LpConstraint:
     """``disk_floor``: Σ_w ⌊ds_w / τ⌋ h_wt ≤ Σ_k ⌊λ TB_k / τ⌋ z_tk (``add_host_room_rows``).
     Both floors read 1e-9 over, as ``_holding`` does: 0.6 / 0.3 is 1.999... in floats."""
-    held = pulp.lpSum(math.floor(local[w] / tau + 1e-9) * m.hosts[(w, key)]
-                      for w in sorted(names))
+    held = pulp.lpSum(math.floor(local[w] / tau + 1e-9) * m.hosts[(w, key)] for w in names)
     room = pulp.lpSum(math.floor((line * size + 1e-9) / tau) * z for size, z in configs)
     return held <= room
 
@@ -1080,8 +1086,7 @@ def pattern_cut_kinds(m: Model, key: str) -> dict[Kind, list[pulp.LpVariable]]:
     cores_cap = m.types[key].platform.cpu_cores
     kinds: dict[Kind, list[pulp.LpVariable]] = {}
     for o, v in m.on_type[key]:
-        if o.shared or (o.degree == 0 and o.ram_gb <= 0
-                        and (cores_cap is None or o.cores <= 0)):
+        if o.shared or _takes_nothing(o, cores_cap):
             continue
         kinds.setdefault(pattern_kind(o, cores_cap), []).append(v)
     return kinds
@@ -1203,9 +1208,7 @@ def disaggregate_drives(m: Model, key: str, wf: WorkloadFile, catalog: Catalog,
     t = m.types[key]
     line = 1 - wf.policy.headroom
     local = {w.name: w.local_tb for w in wf.workloads if w.local_tb > 0}
-    configs = [(c * catalog.drive(sku).size_tb, v) for (k, sku, c), v in m.z.items()
-               if k == key]
-    readers = sorted({w for w, k in m.hosts if k == key and w in local})
+    configs, readers = _drives_and_readers(m, key, catalog, local)
     if (not configs or not readers or 2 ** len(readers) > MAX_DRIVE_SETS
             or f"drive_link_{m.index[key]}" in m.prob.constraints):
         return False
@@ -1215,12 +1218,12 @@ def disaggregate_drives(m: Model, key: str, wf: WorkloadFile, catalog: Catalog,
         o = m.options[(w, oi)]
         if k != key or o.shared:
             continue
-        if o.degree == 0 and o.ram_gb <= 0 and (cores_cap is None or o.cores <= 0):
-            continue  # takes nothing from a server
-        kinds.setdefault((*_resource_kind(o, cores_cap), w if w in local else ""),
+        if _takes_nothing(o, cores_cap):
+            continue
+        kinds.setdefault((*pattern_kind(o, cores_cap), w if w in local else ""),
                          []).append(v)
     if key in m.shared:
-        kinds.setdefault((*_resource_kind(None, cores_cap), ""), []).append(m.shared[key])
+        kinds.setdefault((*_bare_gpu(cores_cap), ""), []).append(m.shared[key])
     shape = list(kinds)
     ram_cap = usable(t.ram_gb, wf.policy)
     patterns: list[tuple[tuple[int, ...], float]] = []
@@ -1256,12 +1259,15 @@ def disaggregate_drives(m: Model, key: str, wf: WorkloadFile, catalog: Catalog,
     return True
 
 
-def _resource_kind(o: ReplicaOption | None, cores_cap: int | None) -> Kind:
-    """What a replica option takes of a server as a pattern kind (``pattern_kind``); None:
-    one shared GPU, counted as one GPU and nothing else (``disaggregate``'s optimistic)."""
-    if o is None:
-        return kind_of(1, 0.0, None if cores_cap is None else 0.0)
-    return pattern_kind(o, cores_cap)
+def _takes_nothing(o: ReplicaOption, cores_cap: int | None) -> bool:
+    """No GPU, no host RAM and, where cores are checked, no cores: no pattern counts it."""
+    return o.degree == 0 and o.ram_gb <= 0 and (cores_cap is None or o.cores <= 0)
+
+
+def _bare_gpu(cores_cap: int | None) -> Kind:
+    """A shared GPU as an optimistic pattern kind: one GPU and nothing else (its replicas'
+    RAM and cores stay in the type's sum rows)."""
+    return kind_of(1, 0.0, None if cores_cap is None else 0.0)
 
 
 def _pattern_kinds(m: Model, key: str, policy: Policy, optimistic: bool = False,
@@ -1281,12 +1287,12 @@ def _pattern_kinds(m: Model, key: str, policy: Policy, optimistic: bool = False,
     kinds: dict[Kind, list[pulp.LpVariable]] = {}
     for wk, v in exclusive:
         o = m.options[wk]
-        if o.degree == 0 and o.ram_gb <= 0 and (cores_cap is None or o.cores <= 0):
-            continue  # takes nothing from a server
+        if _takes_nothing(o, cores_cap):
+            continue
         kinds.setdefault(pattern_kind(o, cores_cap), []).append(v)
     shared_kind = None
     if shared and key in m.shared and optimistic:
-        shared_kind = kind_of(1, 0.0, None if cores_cap is None else 0.0)
+        shared_kind = _bare_gpu(cores_cap)
         kinds.setdefault(shared_kind, []).append(m.shared[key])
     elif shared and key in m.shared:
         vram_cap = usable(_gpu_of(m, key).vram_gb, policy)
