@@ -277,6 +277,39 @@ def test_a_swap_takes_a_server_back_to_less_memory(monkeypatch):
     assert (a.type, b.type) == (four, four)
 
 
+def test_an_excluded_drive_does_not_price_the_copies_a_swap_makes(monkeypatch):
+    """The swap above saves $200 of DIMMs and gives B a copy of a 4 TB dataset. With a
+    second drive at $10 a TB the copy costs $40 and the swap is made; once that drive is
+    excluded (never bought), the copy costs what the drive left costs, $400, and none is."""
+    from solver.optimize.expand import _Box, _Item, _shed
+
+    fx.install(monkeypatch, {"a": (15, 10)})
+    storage = [{"sku": "ssd4", "size_tb": 4, "price": 400},
+               {"sku": "cheap4", "size_tb": 4, "price": 40}]
+    cat = fx.catalog(storage=storage)
+
+    def shed(wf):
+        cand = enumerate_candidates(wf, cat)
+        family = [t for t in cand.types if t.platform.sku == "box2" and t.gpu is not None
+                  and t.gpu.sku == "small"]
+        four = next(t for t in family if t.ram_gb == 128)
+        option = cand.options["a"][0]
+
+        def item(ram, dataset=None):
+            return _Item(1, ram, (option.__class__(**{**option.__dict__, "ram_gb": ram,
+                                                       "local_tb": 4.0 if dataset else 0.0,
+                                                       "workload": dataset or "a"}),))
+        a, b = _Box(four), _Box(four)
+        for box, rams in ((a, (40, 20)), (b, (80, 10))):
+            for ram in rams:
+                box.add(item(ram, "xy" if box is a else None))
+        _shed([a, b], family, wf.policy, cat)
+        return a.type.ram_gb, b.type.ram_gb
+
+    assert shed(fx.workloads({"name": "a"})) == (64, 128)
+    assert shed(fx.workloads({"name": "a"}, exclude=["cheap4"])) == (128, 128)
+
+
 def test_dataset_copies_are_gathered_onto_fewer_drives(monkeypatch):
     """Two box2 servers (2 bays; ssd4 4 TB $400, 3.2 TB under the 20% headroom line), each
     running one replica of x, which reads a local 3 TB dataset, beside a replica without

@@ -874,10 +874,12 @@ def _shed(boxes: list[_Box], members: list[ServerType], policy: Policy,
     of the family once one of its replicas moves to another server of the pool, or swaps
     with a replica of less RAM there, the other server keeping its own configuration (GPU
     slots, RAM, cores and O4 disk checked on both). A move that gives a server another
-    dataset copy is charged the cheapest drives' price per TB against the memory saved.
+    dataset copy is charged the cheapest allowed drive's price per TB against the memory
+    saved.
     Servers are tried the dearest first, each taking the move that saves most, until a
     sweep saves nothing."""
-    per_tb = min((d.price / d.size_tb for d in catalog.storage), default=0.0)
+    per_tb = min((d.price / d.size_tb for d in catalog.storage if d.sku not in policy.exclude),
+                 default=0.0)
     price = {t.key: t.server_price(catalog) for t in members}
     by_price = sorted(members, key=lambda t: -price[t.key])
     moved = True
