@@ -96,6 +96,26 @@ def test_rack_power_forces_a_different_gpu(monkeypatch):
     assert r.own.racks == 1
 
 
+def test_a_mix_too_big_for_the_site_says_how_many_racks_it_needs(monkeypatch):
+    """P3 on the whole mix: three replicas, each one small GPU (big excluded), draw 0.9 kW
+    however they are packed. Each fits a 0.7 kW rack alone, all three do not: no plan, and
+    the message says 2 such racks (⌈0.9 / 0.7⌉), which then plan."""
+    setup(monkeypatch)
+    job = {"name": "a", "replicas": 3}
+    site = {"racks": 1, "rack_kw": 0.7, "rack_units": 42}
+    wf = wfile(job, site=site, exclude=["big"], growth=1.0)
+    with pytest.raises(InfeasibleError) as err:
+        run(wf)
+    assert "does not fit the site" in err.value.message
+    assert err.value.problems == [(
+        "site: 1 rack of 0.7 kW and 42 U hold 0.7 kW and 42 U; every plan for this mix "
+        "needs 2 such racks (the plan found with the fewest racks draws 0.9 kW at full load "
+        "and takes 0 U). To fix: raise site.racks to 2, or site.rack_kw or site.rack_units, "
+        "or plan fewer replicas")]
+    r = run(wfile(job, site={**site, "racks": 2}, exclude=["big"], growth=1.0)).options[0]
+    assert r.gpus_by_sku() == {"small": 3} and r.own.racks == 2
+
+
 def test_rack_cost_counts_racks_used():
     """P3: racks used = max(⌈kW / rack_kw⌉, ⌈U / rack_units⌉)."""
     from solver.inputs.ownership import Site
@@ -236,3 +256,19 @@ def test_shipped_expand_pool_uses_the_owned_servers():
     assert len(owned) + len(o.idle) == sum(i.count for i in wf.inventory) and owned
     assert o.own.racks <= wf.site.racks
     assert o.own.tco == pytest.approx(o.objective_value("tco"))
+
+
+def test_the_command_line_says_how_many_racks_a_mix_needs(tmp_path):
+    """Exit 3 with the racks to ask for, not a bare "infeasible": ten gpt2 replicas (8
+    asked, growth 1.25) fit no single 2 kW rack together; with the racks the message
+    names, the same file plans."""
+    text = ("name: t\nsite: {racks: 1, rack_kw: 2, rack_units: 42}\nworkloads:\n"
+            "  - {name: w, kind: inference, model: gpt2, context: 512, batch: 1, replicas: 8}\n")
+    res = _cli(tmp_path, text)
+    assert res.exit_code == 3 and "Traceback" not in res.output
+    assert "does not fit the site" in res.output
+    needed = int(res.output.split("raise site.racks to ")[1].split(",")[0])
+    assert needed > 1
+    res = _cli(tmp_path, text.replace("racks: 1,", f"racks: {needed},"))
+    assert res.exit_code == 0, res.output
+    assert json.loads(res.output)["options"][0]["racks"] == needed

@@ -62,6 +62,7 @@ from .rounds import (
     solve_and_expand,
     start_first,
 )
+from .site_fit import site_reasons
 from .solve import DEFAULT_GAP, Outcome, Started, default_solver, spare_core
 from .targets import target_figures
 
@@ -400,7 +401,11 @@ def _cheapest_tries(run: _Run) -> None:
             raise SolverError(_no_plan_message(run.solver, run.time_limit, run.catalog))
         if out.status == SolveStatus.INFEASIBLE:
             if run.rank1_bound is None and run.rank1_objective is None:
-                raise InfeasibleError("no plan satisfies every constraint together")
+                seconds, _ = run.clock.limits()
+                reasons = site_reasons(run.wf, run.catalog, cand, run.solver, seconds, run.gap)
+                raise InfeasibleError("no plan satisfies every constraint together"
+                                      + (": the mix does not fit the site" if reasons else ""),
+                                      reasons)
             break
         if run.rank1_objective is None:
             run.rank1_bound, run.rank1_objective = proven, out.objective
