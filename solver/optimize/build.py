@@ -36,7 +36,14 @@ import pulp
 from ..inputs.catalog import Catalog, GpuSku, StorageSku
 from ..inputs.ownership import Site, TcoPolicy
 from ..inputs.workload import Policy, WorkloadFile
-from .candidates import Candidates, ReplicaOption, ServerType, type_accepts, usable
+from .candidates import (
+    Candidates,
+    ReplicaOption,
+    ServerType,
+    allowed_drives,
+    type_accepts,
+    usable,
+)
 from .outcome import BuiltPatterns, Kind, Outcome, kind_of
 from .patterns import (
     MAX_PATTERNS,
@@ -501,8 +508,7 @@ def define_storage(m: Model, wf: WorkloadFile, cand: Candidates, catalog: Catalo
     pooled = [(w.pool_tb, m.serve[w.name]) for w in wf.workloads if w.pool_tb > 0]
     if not local and not pooled:
         return
-    excluded = set(wf.policy.exclude)
-    drives = [d for d in catalog.storage if d.sku not in excluded]  # allowed SKUs only
+    drives = allowed_drives(catalog, set(wf.policy.exclude))
     pool_tb = sum(tb for tb, _ in pooled)
     placed: dict[tuple[str, str], list[pulp.LpVariable]] = {}  # (w, t) -> x_wot
     for (name, _, key), v in m.x.items():
@@ -824,9 +830,13 @@ def define_site(m: Model, site: Site | None) -> None:
         return
     m.racks = r = pulp.LpVariable("racks", 0, site.racks, cat="Integer")
     m.prob += 1000 * site.rack_kw * r >= m.power, "site_power"
-    units = pulp.lpSum((t.platform.rack_units or 0) * m.n[key] for key, t in m.types.items()
-                       if t.platform.rack_units)
-    m.prob += site.rack_units * r >= units, "site_space"
+    m.prob += site.rack_units * r >= rack_space(m), "site_space"
+
+
+def rack_space(m: Model) -> pulp.LpAffineExpression:
+    """Σ_t U_p n_t: the rack units of the servers bought (P3, ``define_site``)."""
+    return pulp.lpSum((t.platform.rack_units or 0) * m.n[key] for key, t in m.types.items()
+                      if t.platform.rack_units)
 
 
 def define_tco(m: Model, policy: Policy) -> None:

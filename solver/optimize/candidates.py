@@ -16,6 +16,7 @@ Pre-filtering (each keeps the optimum, see docs/solver.md):
 from __future__ import annotations
 
 import math
+from collections.abc import Collection
 from dataclasses import dataclass, field, replace
 
 from ..estimate.memory import Estimate, estimate
@@ -27,7 +28,7 @@ from ..estimate.throughput import (
     replica_throughput,
     target_tokens_per_s,
 )
-from ..inputs.catalog import Catalog, GpuSku, Platform
+from ..inputs.catalog import Catalog, GpuSku, Platform, StorageSku
 from ..inputs.ownership import Site
 from ..inputs.workload import (
     MAX_PLANNED_REPLICAS,
@@ -189,9 +190,14 @@ def server_types(catalog: Catalog, exclude: tuple[str, ...] | frozenset[str] = (
     return [t for t in types if not any(_dominates(o, t, catalog) for o in types)]
 
 
-def max_drive_tb(catalog: Catalog, exclude: tuple[str, ...] | frozenset[str] = ()) -> float:
+def allowed_drives(catalog: Catalog, exclude: Collection[str] = ()) -> list[StorageSku]:
+    """The drive SKUs a plan may buy: the catalog's, less those ``exclude`` names."""
+    return [s for s in catalog.storage if s.sku not in exclude]
+
+
+def max_drive_tb(catalog: Catalog, exclude: Collection[str] = ()) -> float:
     """Size of the largest drive the plan may buy, TB (0 when every drive is excluded)."""
-    return max((s.size_tb for s in catalog.storage if s.sku not in exclude), default=0.0)
+    return max((s.size_tb for s in allowed_drives(catalog, exclude)), default=0.0)
 
 
 def within_site(t: ServerType, site: Site | None) -> ServerType | None:

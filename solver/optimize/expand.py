@@ -37,6 +37,7 @@ from .candidates import (
     Candidates,
     ReplicaOption,
     ServerType,
+    allowed_drives,
     cores_of,
     fits_disk,
     type_accepts,
@@ -367,7 +368,7 @@ def _gather(boxes_by_type: dict[str, list[_Box]], policy: Policy, catalog: Catal
     checked on both, each keeping its type). Each server is tried in turn, taking the move
     that saves most, until a sweep saves nothing. Servers, GPUs and memory are unchanged;
     the drives are bought afterwards (``_place_drives``), which also fills the shared pool."""
-    drives = [d for d in catalog.storage if d.sku not in set(policy.exclude)]
+    drives = allowed_drives(catalog, set(policy.exclude))
     if not drives:
         return
     line = 1 - policy.headroom
@@ -878,7 +879,7 @@ def _shed(boxes: list[_Box], members: list[ServerType], policy: Policy,
     saved.
     Servers are tried the dearest first, each taking the move that saves most, until a
     sweep saves nothing."""
-    per_tb = min((d.price / d.size_tb for d in catalog.storage if d.sku not in policy.exclude),
+    per_tb = min((d.price / d.size_tb for d in allowed_drives(catalog, policy.exclude)),
                  default=0.0)
     price = {t.key: t.server_price(catalog) for t in members}
     by_price = sorted(members, key=lambda t: -price[t.key])
@@ -1141,7 +1142,7 @@ def _place_drives(servers: list[Server], needs: list[float], keys: list[str], po
     """
     line = 1 - policy.headroom
     excluded = set(policy.exclude)
-    drives = [d for d in catalog.storage if d.sku not in excluded]
+    drives = allowed_drives(catalog, excluded)
     if not drives or (pooled <= 0 and not any(needs)):
         return servers
     bays = [0 if s.owned else catalog.platform(s.platform).drive_bays for s in servers]

@@ -17,7 +17,7 @@ import pulp
 
 from ..inputs.catalog import Catalog
 from ..inputs.workload import WorkloadFile
-from .build import build
+from .build import build, rack_space
 from .candidates import Candidates
 from .outcome import SolveStatus
 from .solve import solve
@@ -47,7 +47,7 @@ def site_reasons(wf: WorkloadFile, catalog: Catalog, cand: Candidates, solver: s
         return []
     needed = max(site.racks + 1, math.ceil(out.bound - 1e-6))
     kw = (m.power.value() or 0.0) / 1000
-    units = sum((t.platform.rack_units or 0) * out.n.get(key, 0) for key, t in m.types.items())
+    units = round(rack_space(m).value() or 0)
     racks = "rack" if site.racks == 1 else "racks"
     exact = "" if out.status == SolveStatus.OPTIMAL else "at least "
     message = (
