@@ -210,3 +210,34 @@ def test_a_direction_beaten_by_another_plan_says_so(four):
         pipeline.AS_GOOD: ["fewest SKUs"],
         "no better plan found within its share of the search; the no consumer GPUs plan is "
         "better in that direction": ["lowest power"]}
+
+
+def test_rank_1s_lp_bound_does_not_bound_a_direction(monkeypatch):
+    """A type left to column generation leaves rank 1's LP bound on the program (12,500, a
+    cost). A direction's search must not read it as a bound on its own objective (a few
+    servers plus a fraction): it would end on its first plan as if proven. Every bound a
+    direction's search reports is at most its plan's value in that direction."""
+    from test_pipeline import _gpu_and_ram_block_together, _patterns_only
+
+    from solver.optimize import rounds
+
+    cat, wf = _gpu_and_ram_block_together(monkeypatch)
+    _patterns_only(monkeypatch)
+    real_split = rounds.disaggregate
+    monkeypatch.setattr(rounds, "disaggregate",
+                        lambda m, key, h: real_split(m, key, h, limit=1))
+    searches: list[tuple[float, float]] = []
+    real = rounds.solve_and_expand
+
+    def recording(m, *args, **kwargs):
+        out, exp, proven = real(m, *args, **kwargs)
+        value_of = kwargs.get("value_of")
+        if m.priced and exp is not None and proven is not None and value_of is not None \
+                and m.prob.objective.constant:  # a direction's objective carries -L/S
+            searches.append((proven, value_of(out, exp)))
+        return out, exp, proven
+
+    monkeypatch.setattr(pipeline, "solve_and_expand", recording)
+    run(wf, cat, top=3)
+    assert searches, "the directions' searches ran on the priced program"
+    assert all(proven <= value + 1e-6 for proven, value in searches), searches

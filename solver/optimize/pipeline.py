@@ -541,8 +541,14 @@ class _Within:
     gap: float
 
     def aim(self, run: _Run, d: Direction) -> None:
-        """Set the program's objective to direction ``d`` (``set_direction_objective``)."""
+        """Set the program's objective to direction ``d`` (``set_direction_objective``).
+
+        The LP bound proven so far (``m.lp_bound``, rank 1's cost or another direction's
+        f) bounds another objective: it is dropped, else the rounds read it as a bound on
+        this one (a cost of thousands against an f of a few servers), and a search ends on
+        its first plan as if proven."""
         set_direction_objective(run.m, d, run.catalog, self.best, self.lower, self.slack)
+        run.m.lp_bound = None
 
     def value_of(self, run: _Run, d: Direction) -> Callable[[Outcome, Any], float | None]:
         """That objective measured on an expanded plan, its drives priced as the program
