@@ -241,3 +241,48 @@ def test_rank_1s_lp_bound_does_not_bound_a_direction(monkeypatch):
     run(wf, cat, top=3)
     assert searches, "the directions' searches ran on the priced program"
     assert all(proven <= value + 1e-6 for proven, value in searches), searches
+
+
+@pytest.mark.parametrize("bound, least", [
+    (5.13, 5),   # f + cost term ≥ 5.13 and the term is below 1: f > 4.13
+    (5.0, 5),    # the term is at most 1 − 1/S, so f ≥ 4 + 1/S: f ≥ 5
+    (4.99, 4),
+    (-0.4, 0),   # counts are never negative
+    (None, 0),   # without a bound, still f ≥ 0
+])
+def test_a_search_bound_proves_the_least_count(bound, least):
+    """C* = 562,190 = L and a 5% slack: S = 28,110.5, so 1/S ≈ 3.6e-5 (by hand)."""
+    from solver.optimize.alternatives import least_in_direction
+
+    servers = next(d for d in DIRECTIONS if d.key == "servers")
+    power = next(d for d in DIRECTIONS if d.key == "power")
+    assert least_in_direction(servers, bound, 562190, 562190, 0.05) == least
+    assert least_in_direction(power, bound, 562190, 562190, 0.05) is None
+
+
+def test_q3s_fewest_servers_is_proven_in_its_direction(q3, default_catalog):
+    """q3's capped fewest-servers search ends on 5 servers with a bound of about 5.13: no
+    plan within 5% has fewer, which an uncapped min Σ n over the same slack confirms, so
+    the note claims the count and not the cost (a cheaper 5-server plan exists)."""
+    import math
+
+    import pulp
+
+    from solver.optimize.alternatives import define_cost_slack
+    from solver.optimize.build import build
+    from solver.optimize.candidates import enumerate_candidates
+    from solver.optimize.solve import solve
+
+    r = run(q3, default_catalog, top=3)
+    fewest = next(o for o in r.options if o.label == "fewest servers")
+    proven = next(n for n in r.notes if "proven by its search's bound" in n)
+    assert proven.startswith("fewest servers, no consumer GPUs: no plan within 5% of the "
+                             "cheapest does better in that direction")
+    assert not any("a better one in that direction may exist" in n for n in r.notes)
+
+    m = build(q3, default_catalog, enumerate_candidates(q3, default_catalog), None)
+    define_cost_slack(m, r.options[0].total_cost, 0.05)
+    m.prob.setObjective(pulp.lpSum(m.n.values()))
+    out = solve(m, "highs", None, 1e-6)
+    assert out.bound is not None
+    assert math.ceil(out.bound - 1e-6) == len(fewest.servers) == 5

@@ -25,6 +25,7 @@ under ``objective: tco`` the best plan already has the lowest TCO).
 
 from __future__ import annotations
 
+import math
 from collections.abc import Callable
 from dataclasses import dataclass
 
@@ -58,6 +59,9 @@ class Direction:
     """f on an expanded plan, in the same units (lower is better)."""
     applies: Callable[[PlanOption, Catalog], str | None] = lambda option, catalog: None
     """Why the direction has nothing to offer against the cheapest plan (None: try it)."""
+    counted: bool = False
+    """f counts whole things (servers, GPUs, SKUs) with ``step`` 1: a search's bound then
+    proves a least value of f (``least_in_direction``)."""
 
 
 def define_cost_slack(m: Model, cheapest: float, slack: float, less: float = 0.0) -> None:
@@ -84,6 +88,24 @@ def direction_value(direction: Direction, option: PlanOption, catalog: Catalog, 
     ``cost``: the objective of ``set_direction_objective``, in the same units."""
     return (direction.measure(option, catalog) / direction.step
             + (cost - lower) / _cost_scale(cheapest, lower, slack))
+
+
+def least_in_direction(direction: Direction, bound: float | None, cheapest: float,
+                       lower: float, slack: float) -> float | None:
+    """The least f any plan within the slack can have, proven by a search's bound B on
+    min f / step + (cost − L) / S (a relaxation's, over the whole slack); None when the
+    direction does not count whole things (``counted``).
+
+    For a plan within the slack L ≤ cost ≤ (1 + slack) · C* = S + L − 1, so its cost term
+    is at most 1 − 1/S and f ≥ B − 1 + 1/S; f is a whole count, so
+    f ≥ max(0, ⌈B − 1 + 1/S − ε⌉) (ε = 1e-6 · max(1, |B|), HiGHS's tolerances), and f ≥ 0
+    without a bound."""
+    if not direction.counted:
+        return None
+    if bound is None:
+        return 0.0
+    least = bound - 1 + 1 / _cost_scale(cheapest, lower, slack) - 1e-6 * max(1.0, abs(bound))
+    return float(max(0, math.ceil(least)))
 
 
 def _cost_scale(cheapest: float, lower: float, slack: float) -> float:
@@ -203,10 +225,11 @@ TCO = Direction("tco", "lowest TCO", 1.0, define_tco, _tco)
 """Lowest total cost of ownership: offered with ``policy.tco`` under ``objective: capex``."""
 
 DIRECTIONS: tuple[Direction, ...] = (
-    Direction("servers", "fewest servers", 1.0, define_servers_count, _servers),
+    Direction("servers", "fewest servers", 1.0, define_servers_count, _servers,
+              counted=True),
     Direction("consumer", "no consumer GPUs", 1.0, define_consumer_gpus, _consumer,
-              _has_consumer),
-    Direction("skus", "fewest SKUs", 1.0, define_sku_count, _skus),
+              _has_consumer, counted=True),
+    Direction("skus", "fewest SKUs", 1.0, define_sku_count, _skus, counted=True),
     Direction("power", "lowest power", 100.0, define_power, _power),
     Direction("vram", "most spare VRAM", 10.0, define_spare_vram, _spare),
 )

@@ -26,6 +26,7 @@ from .alternatives import (
     directions,
     improves,
     label_of,
+    least_in_direction,
     server_key,
     set_direction_objective,
 )
@@ -562,13 +563,21 @@ class _Within:
                                    self.slack)
         return value
 
-    def search(self, run: _Run, d: Direction, first: Started | None) -> tuple[Outcome, Any]:
-        """Direction ``d``'s plan: its rounds from the last plan, within its work cap."""
-        out, exp, _ = solve_and_expand(
+    def search(self, run: _Run, d: Direction,
+               first: Started | None) -> tuple[Outcome, Any, float | None]:
+        """Direction ``d``'s plan: its rounds from the last plan, within its work cap, and
+        the lower bound its relaxations proved on the objective (None: none proved)."""
+        return solve_and_expand(
             run.m, run.cand, run.wf, run.catalog, run.solver, run.clock, self.gap,
             loose=False, share=run.share, warm=True, cap=self.cap,
             value_of=self.value_of(run, d), first=first, shown=self.shown(run))
-        return out, exp
+
+    def proven_best(self, d: Direction, option: PlanOption, catalog,
+                    bound: float | None) -> bool:
+        """No plan within the slack is better than ``option`` in direction ``d``, by the
+        bound of ``d``'s search (``least_in_direction``)."""
+        least = least_in_direction(d, bound, self.best, self.lower, self.slack)
+        return least is not None and d.measure(option, catalog) <= least + 1e-9
 
     def over(self, run: _Run, out: Outcome, exp) -> float:
         """How far an expanded plan's value is above the slack (0: within it, or no plan)."""
@@ -608,9 +617,7 @@ def _alternatives(run: _Run, slack: float) -> None:
     define_cost_slack(m, best, slack)
     held = hold_pair_rows(m)  # valid rows for rank 1's bound; a cost to alternatives' roots
     lp_bound = m.lp_bound  # pattern pricing under another objective must not move it
-    left_out: dict[str, list[str]] = {}
-    """Why -> the directions left out for it (one reason named once)."""
-    unproven: list[str] = []
+    verdicts = _Verdicts()
     seen = {server_key(cheapest): cheapest.label}
     why_fewer = f"every direction within {slack:.0%} of the cheapest was tried"
     tried = directions(run.wf.policy)
@@ -625,7 +632,7 @@ def _alternatives(run: _Run, slack: float) -> None:
                 break
             why = why_not[d.key]
             if why is not None:
-                left_out.setdefault(why, []).append(d.label)
+                verdicts.leave_out(why, d)
                 continue
             if not run.clock.can_start(f"option {len(run.options) + 1}"):
                 why_fewer = "the time limit ran out"
@@ -633,19 +640,18 @@ def _alternatives(run: _Run, slack: float) -> None:
             run.progress(f"option {len(run.options) + 1}: {d.label}", run.best_cost())
             _begin_next(run, within, todo[todo.index(d) + 1:], begun, beside)
             within.aim(run, d)
-            out, exp = within.search(run, d, begun.pop(d.key, None))
+            out, exp, bound = within.search(run, d, begun.pop(d.key, None))
             over = within.over(run, out, exp)
             if over > 0 and run.clock.can_start(f"option {len(run.options) + 1}"):
                 # Pushed to the edge of the slack, the plan went over it once packed: search
                 # again with room kept for what packing added (its drives, whole per server,
                 # or the excess), which cuts that plan off.
                 define_cost_slack(m, best, slack, less=max(over, exp.drive_extra))
-                again, packed = within.search(run, d, None)
+                again, packed, _ = within.search(run, d, None)  # its bound: a tighter slack
                 define_cost_slack(m, best, slack)
                 if packed is not None and within.over(run, again, packed) <= 0:
                     out, exp = again, packed
-            _judge(run, d, out, exp, seen, left_out, unproven, cheapest, (1 + slack) * best,
-                   slack)
+            _judge(run, within, d, out, exp, bound, seen, verdicts, cheapest)
     finally:
         for ahead in begun.values():
             ahead.cancel()
@@ -653,8 +659,8 @@ def _alternatives(run: _Run, slack: float) -> None:
     set_cost_objective(m)
     m.prob.constraints.pop("cost_slack", None)
     restore_rows(m, held)
-    _better_elsewhere(run, tried, left_out, cheapest)
-    _note_alternatives(run, why_fewer, left_out, unproven, slack)
+    _better_elsewhere(run, tried, verdicts.left_out, cheapest)
+    _note_alternatives(run, why_fewer, verdicts, slack)
 
 
 def _begin_next(run: _Run, within: _Within, following: list[Direction],
@@ -698,48 +704,76 @@ def _better_elsewhere(run: _Run, tried: Sequence[Direction], left_out: dict[str,
         del left_out[NOT_FOUND]
 
 
-def _note_alternatives(run: _Run, why_fewer: str, left_out: dict[str, list[str]],
-                       unproven: list[str], slack: float) -> None:
+@dataclass
+class _Verdicts:
+    """What the alternatives' notes say of each direction besides the options shown."""
+
+    left_out: dict[str, list[str]] = field(default_factory=dict)
+    """Why -> the directions left out for it (one reason named once)."""
+    unproven: list[str] = field(default_factory=list)
+    """Options whose capped search proved nothing: a better plan in its direction may exist."""
+    cheaper_may_exist: list[str] = field(default_factory=list)
+    """Options proven best in their direction by their search's bound, not proven the
+    cheapest such plan."""
+
+    def leave_out(self, why: str, d: Direction) -> None:
+        self.left_out.setdefault(why, []).append(d.label)
+
+
+def _note_alternatives(run: _Run, why_fewer: str, verdicts: _Verdicts, slack: float) -> None:
     """The result's notes on the alternatives: fewer than asked, left out, not proven."""
     if len(run.options) < run.top:
         run.notes.append(f"{len(run.options)} of {run.top} options: {why_fewer}")
-    if left_out:
+    if verdicts.left_out:
         run.notes.append(f"alternatives within {slack:.0%} of the cheapest left out: "
                          + "; ".join(f"{', '.join(labels)} ({why})"
-                                     for why, labels in left_out.items()))
-    if unproven:
-        run.notes.append(f"{', '.join(unproven)}: the best plan found in that direction within "
-                         "its share of the search (each alternative's is capped at a share of "
-                         "rank 1's work); a better one in that direction may exist")
+                                     for why, labels in verdicts.left_out.items()))
+    capped = "(each alternative's search is capped at a share of rank 1's work)"
+    if verdicts.cheaper_may_exist:
+        run.notes.append(f"{', '.join(verdicts.cheaper_may_exist)}: no plan within "
+                         f"{slack:.0%} of the cheapest does better in that direction (proven by "
+                         f"its search's bound); a cheaper plan as good in it may exist {capped}")
+    if verdicts.unproven:
+        run.notes.append(f"{', '.join(verdicts.unproven)}: the best plan found in that "
+                         f"direction within its share of the search {capped}; a better one in "
+                         "that direction may exist")
 
 
-def _judge(run: _Run, d: Direction, out: Outcome, exp, seen: dict, left_out: dict[str, list[str]],
-           unproven: list[str], cheapest: PlanOption, ceiling: float, slack: float) -> None:
-    """Keep one direction's plan as the next option, or say in ``left_out`` why not."""
-    catalog = run.catalog
+def _judge(run: _Run, within: _Within, d: Direction, out: Outcome, exp, bound: float | None,
+           seen: dict, verdicts: _Verdicts, cheapest: PlanOption) -> None:
+    """Keep one direction's plan as the next option, or say in ``verdicts`` why not.
+    ``bound``: what direction ``d``'s search proved on its objective over the slack."""
+    catalog, slack = run.catalog, within.slack
+    ceiling = (1 + slack) * within.best
     if out.status == SolveStatus.NO_SOLUTION or exp is None:
-        left_out.setdefault("the time limit ran out", []).append(d.label)
+        verdicts.leave_out("the time limit ran out", d)
         return
     option = run.checked(out, exp, d.label)
     # Its solve bounded f / step + cost share, not the cost: no cost bound to show.
     option = replace(option, label=label_of(d, option, catalog), lower_bound=None)
     again = seen.get(server_key(option))
     if run.value(option) > ceiling + 0.01:
-        left_out.setdefault(f"its servers, once packed, cost more than {slack:.0%} over "
-                            "the cheapest", []).append(d.label)
+        verdicts.leave_out(f"its servers, once packed, cost more than {slack:.0%} over "
+                           "the cheapest", d)
     elif run.budget is not None and option.total_cost > run.budget + 0.01:
-        left_out.setdefault("its servers, once packed, broke the budget", []).append(d.label)
+        verdicts.leave_out("its servers, once packed, broke the budget", d)
     elif again is not None:
-        left_out.setdefault(f"the same servers as the {again} plan", []).append(d.label)
+        verdicts.leave_out(f"the same servers as the {again} plan", d)
     elif not improves(d, option, cheapest, catalog):
-        # Only a search proven to its gap shows that no plan within the slack is better.
-        left_out.setdefault(AS_GOOD if out.status == SolveStatus.OPTIMAL else NOT_FOUND,
-                            []).append(d.label)
+        # Only a search proven to its gap, or a bound no better than the cheapest plan's
+        # count, shows that no plan within the slack is better.
+        as_good = (out.status == SolveStatus.OPTIMAL
+                   or within.proven_best(d, cheapest, catalog, bound))
+        verdicts.leave_out(AS_GOOD if as_good else NOT_FOUND, d)
     else:
         seen[server_key(option)] = option.label
         run.options.append(option)
-        if out.status != SolveStatus.OPTIMAL:
-            unproven.append(option.label)
+        if out.status == SolveStatus.OPTIMAL:
+            pass
+        elif within.proven_best(d, option, catalog, bound):
+            verdicts.cheaper_may_exist.append(option.label)
+        else:
+            verdicts.unproven.append(option.label)
 
 
 def _result(run: _Run, with_baseline: bool) -> PlanResult:
