@@ -272,3 +272,37 @@ def test_the_command_line_says_how_many_racks_a_mix_needs(tmp_path):
     res = _cli(tmp_path, text.replace("racks: 1,", f"racks: {needed},"))
     assert res.exit_code == 0, res.output
     assert json.loads(res.output)["options"][0]["racks"] == needed
+
+
+def test_a_capped_rack_count_advises_the_racks_its_plan_takes(monkeypatch):
+    """The fewest-racks solve stops SITE_TICKS checkpoints after its first plan. When its
+    bound then proves less than its plan takes (here 0.9 kW on 0.35 kW racks: the plan
+    takes ⌈0.9 / 0.35⌉ = 3, and a bound cut short at 1.5 proves 2), the message says "at
+    least 2" and advises 3, which plan."""
+    from dataclasses import replace
+
+    from solver.optimize import site_fit
+    from solver.optimize.outcome import SolveStatus
+
+    setup(monkeypatch)
+    caps = []
+    real = site_fit.solve
+
+    def cut_short(m, solver, seconds, gap, **kw):
+        caps.append(kw.get("work_ticks"))
+        return replace(real(m, solver, seconds, gap, **kw), status=SolveStatus.FEASIBLE,
+                       bound=1.5)
+
+    monkeypatch.setattr(site_fit, "solve", cut_short)
+    job = {"name": "a", "replicas": 3}
+    site = {"racks": 1, "rack_kw": 0.35, "rack_units": 42}
+    with pytest.raises(InfeasibleError) as err:
+        run(wfile(job, site=site, exclude=["big"], growth=1.0))
+    assert caps == [site_fit.SITE_TICKS]
+    assert err.value.problems == [(
+        "site: 1 rack of 0.35 kW and 42 U hold 0.35 kW and 42 U; every plan for this mix "
+        "needs at least 2 such racks; the plan found with the fewest uses 3 (it draws 0.9 kW "
+        "at full load and takes 0 U). To fix: raise site.racks to 3, or site.rack_kw or "
+        "site.rack_units, or plan fewer replicas")]
+    r = run(wfile(job, site={**site, "racks": 3}, exclude=["big"], growth=1.0)).options[0]
+    assert r.own.racks == 3

@@ -24,6 +24,10 @@ from .solve import solve
 
 MOST_RACKS = 100_000
 """Racks the fewest-racks program may use (the workload file's own upper limit)."""
+SITE_TICKS = 200
+"""Search checkpoints the fewest-racks solve may take once it holds a plan (a count, so the
+same message on every machine): the message needs a count to raise site.racks to, not a
+proof, and without --time-limit a large mix would otherwise search on to its gap."""
 
 
 def site_reasons(wf: WorkloadFile, catalog: Catalog, cand: Candidates, solver: str,
@@ -33,7 +37,9 @@ def site_reasons(wf: WorkloadFile, catalog: Catalog, cand: Candidates, solver: s
 
     The program of ``build`` with racks r ∈ ℤ, r ≤ MOST_RACKS, minimises r: its proven
     bound, rounded up, is the fewest racks every plan needs (more than the site has, since
-    the program with the site's racks has no plan)."""
+    the program with the site's racks has no plan). The search stops SITE_TICKS checkpoints
+    after its first plan; when the plan it holds then takes more racks than the bound, the
+    message says "at least" the bound and advises the plan's count, which is enough."""
     site = wf.site
     if site is None:
         return []
@@ -42,18 +48,24 @@ def site_reasons(wf: WorkloadFile, catalog: Catalog, cand: Candidates, solver: s
     assert m.racks is not None  # define_site made it: the file has a site
     m.prob.sense = pulp.LpMinimize
     m.prob.setObjective(pulp.lpSum([m.racks]))
-    out = solve(m, solver, seconds, gap)
+    out = solve(m, solver, seconds, gap, work_ticks=SITE_TICKS)
     if out.status not in (SolveStatus.OPTIMAL, SolveStatus.FEASIBLE) or out.bound is None:
         return []
     needed = max(site.racks + 1, math.ceil(out.bound - 1e-6))
+    found = max(needed, round(m.racks.value() or 0))
     kw = (m.power.value() or 0.0) / 1000
     units = round(rack_space(m).value() or 0)
     racks = "rack" if site.racks == 1 else "racks"
-    exact = "" if out.status == SolveStatus.OPTIMAL else "at least "
+    draws = f"draws {kw:,.1f} kW at full load and takes {units} U"
+    if found > needed:
+        need = (f"at least {needed} such racks; the plan found with the fewest uses {found} "
+                f"(it {draws})")
+    else:
+        exact = "" if out.status == SolveStatus.OPTIMAL else "at least "
+        need = f"{exact}{needed} such racks (the plan found with the fewest racks {draws})"
     message = (
         f"site: {site.racks} {racks} of {site.rack_kw:g} kW and {site.rack_units} U hold "
         f"{site.racks * site.rack_kw:g} kW and {site.racks * site.rack_units} U; every plan "
-        f"for this mix needs {exact}{needed} such racks (the plan found with the fewest "
-        f"racks draws {kw:,.1f} kW at full load and takes {units} U). To fix: raise "
-        f"site.racks to {needed}, or site.rack_kw or site.rack_units, or plan fewer replicas")
+        f"for this mix needs {need}. To fix: raise site.racks to {found}, or site.rack_kw "
+        "or site.rack_units, or plan fewer replicas")
     return [message]
