@@ -255,9 +255,47 @@ def test_a_search_bound_proves_the_least_count(bound, least):
     from solver.optimize.alternatives import least_in_direction
 
     servers = next(d for d in DIRECTIONS if d.key == "servers")
-    power = next(d for d in DIRECTIONS if d.key == "power")
     assert least_in_direction(servers, bound, 562190, 562190, 0.05) == least
-    assert least_in_direction(power, bound, 562190, 562190, 0.05) is None
+
+
+def test_a_search_bound_proves_the_least_power_within_a_step():
+    """Power is not counted whole: W ≥ 100 · (B − 1 + 1/S − ε), S = 28,110.5 (by hand:
+    B = 239.5 gives 23,850 W less 2.4 W of tolerance, plus 1/S of a step); no bound, no
+    claim."""
+    from solver.optimize.alternatives import least_in_direction
+
+    power = next(d for d in DIRECTIONS if d.key == "power")
+    least = least_in_direction(power, 239.5, 562190, 562190, 0.05)
+    assert least == pytest.approx(100 * (238.5 + 1 / 28110.5 - 239.5e-6))
+    assert least_in_direction(power, None, 562190, 562190, 0.05) is None
+    assert power.amount(2248.4, "USD") == "2,248 W"
+    servers = next(d for d in DIRECTIONS if d.key == "servers")
+    assert servers.amount(1, "USD") == "1 server" and servers.amount(2, "USD") == "2 servers"
+
+
+def test_q3s_most_spare_vram_note_bounds_the_best_possible(q3, default_catalog,
+                                                           monkeypatch):
+    """Most spare VRAM alone on q3: the capped search ends on 1,002.9 GB spare and its bound
+    says no plan within 5% has more than 132 GB more. Uncapped, the best there is has
+    1,130.9 GB: within the claim."""
+    import re
+
+    from solver.optimize.alternatives import spare_vram_gb
+
+    r = run(q3, default_catalog, only="vram", monkeypatch=monkeypatch, top=2)
+    capped = r.options[1]
+    note = next(n for n in r.notes if n.startswith("most spare VRAM (within "))
+    short = float(re.match(r"most spare VRAM \(within ([\d,]+) GB", note)[1].replace(",", ""))
+    assert note.endswith("how far the best possible within 5% of the cheapest can be is "
+                         "proven by its search's bound")
+    monkeypatch.setattr(pipeline, "ALTERNATIVE_WORK", 1e6)
+    monkeypatch.setattr(pipeline, "ALTERNATIVE_GAP", 1e-6)
+    uncapped = run(q3, default_catalog, top=2)
+    best = uncapped.options[1]
+    assert best.label == "most spare VRAM" and not any("(within " in n for n in uncapped.notes)
+    assert spare_vram_gb(best, default_catalog) > spare_vram_gb(capped, default_catalog)
+    assert spare_vram_gb(best, default_catalog) <= spare_vram_gb(capped, default_catalog) \
+        + short + 0.5  # the note's figure is rounded to a GB
 
 
 def test_q3s_fewest_servers_is_proven_in_its_direction(q3, default_catalog):

@@ -61,7 +61,17 @@ class Direction:
     """Why the direction has nothing to offer against the cheapest plan (None: try it)."""
     counted: bool = False
     """f counts whole things (servers, GPUs, SKUs) with ``step`` 1: a search's bound then
-    proves a least value of f (``least_in_direction``)."""
+    proves a least value of f rounded up to a whole one (``least_in_direction``)."""
+    unit: str = ""
+    """What f is counted in, for the notes (``amount``): "W", "GB", "server"; "" for the
+    catalog's currency."""
+
+    def amount(self, value: float, currency: str) -> str:
+        """``value`` of f in its unit: "140 W", "2 servers", "USD 1,200"."""
+        if not self.unit:
+            return f"{currency} {value:,.0f}"
+        plural = "s" if self.counted and round(value) != 1 else ""
+        return f"{value:,.0f} {self.unit}{plural}"
 
 
 def define_cost_slack(m: Model, cheapest: float, slack: float, less: float = 0.0) -> None:
@@ -93,19 +103,18 @@ def direction_value(direction: Direction, option: PlanOption, catalog: Catalog, 
 def least_in_direction(direction: Direction, bound: float | None, cheapest: float,
                        lower: float, slack: float) -> float | None:
     """The least f any plan within the slack can have, proven by a search's bound B on
-    min f / step + (cost − L) / S (a relaxation's, over the whole slack); None when the
-    direction does not count whole things (``counted``).
+    min f / step + (cost − L) / S (a relaxation's, over the whole slack); None without a
+    bound, but for a count (``counted``), which is never below 0.
 
     For a plan within the slack L ≤ cost ≤ (1 + slack) · C* = S + L − 1, so its cost term
-    is at most 1 − 1/S and f ≥ B − 1 + 1/S; f is a whole count, so
-    f ≥ max(0, ⌈B − 1 + 1/S − ε⌉) (ε = 1e-6 · max(1, |B|), HiGHS's tolerances), and f ≥ 0
-    without a bound."""
-    if not direction.counted:
-        return None
+    is at most 1 − 1/S and f ≥ step · (B − 1 + 1/S − ε) (ε = 1e-6 · max(1, |B|), HiGHS's
+    tolerances); a whole count f ≥ max(0, ⌈B − 1 + 1/S − ε⌉)."""
     if bound is None:
-        return 0.0
+        return 0.0 if direction.counted else None
     least = bound - 1 + 1 / _cost_scale(cheapest, lower, slack) - 1e-6 * max(1.0, abs(bound))
-    return float(max(0, math.ceil(least)))
+    if direction.counted:
+        return float(max(0, math.ceil(least)))
+    return direction.step * least
 
 
 def _cost_scale(cheapest: float, lower: float, slack: float) -> float:
@@ -221,17 +230,17 @@ def _has_consumer(o: PlanOption, catalog: Catalog) -> str | None:
     return None
 
 
-TCO = Direction("tco", "lowest TCO", 1.0, define_tco, _tco)
+TCO = Direction("tco", "lowest TCO", 1.0, define_tco, _tco, unit="")
 """Lowest total cost of ownership: offered with ``policy.tco`` under ``objective: capex``."""
 
 DIRECTIONS: tuple[Direction, ...] = (
     Direction("servers", "fewest servers", 1.0, define_servers_count, _servers,
-              counted=True),
+              counted=True, unit="server"),
     Direction("consumer", "no consumer GPUs", 1.0, define_consumer_gpus, _consumer,
-              _has_consumer, counted=True),
-    Direction("skus", "fewest SKUs", 1.0, define_sku_count, _skus, counted=True),
-    Direction("power", "lowest power", 100.0, define_power, _power),
-    Direction("vram", "most spare VRAM", 10.0, define_spare_vram, _spare),
+              _has_consumer, counted=True, unit="consumer GPU"),
+    Direction("skus", "fewest SKUs", 1.0, define_sku_count, _skus, counted=True, unit="SKU"),
+    Direction("power", "lowest power", 100.0, define_power, _power, unit="W"),
+    Direction("vram", "most spare VRAM", 10.0, define_spare_vram, _spare, unit="GB"),
 )
 """The directions tried, in this order, until ``--top`` options are found."""
 

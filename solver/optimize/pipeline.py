@@ -572,12 +572,16 @@ class _Within:
             loose=False, share=run.share, warm=True, cap=self.cap,
             value_of=self.value_of(run, d), first=first, shown=self.shown(run))
 
-    def proven_best(self, d: Direction, option: PlanOption, catalog,
-                    bound: float | None) -> bool:
-        """No plan within the slack is better than ``option`` in direction ``d``, by the
-        bound of ``d``'s search (``least_in_direction``)."""
+    def short_of_best(self, d: Direction, option: PlanOption, catalog,
+                      bound: float | None) -> float | None:
+        """How much better than ``option`` a plan within the slack can be in direction
+        ``d``, by the bound of ``d``'s search (``least_in_direction``): 0 when none is
+        better; None when nothing is proven."""
         least = least_in_direction(d, bound, self.best, self.lower, self.slack)
-        return least is not None and d.measure(option, catalog) <= least + 1e-9
+        if least is None:
+            return None
+        short = d.measure(option, catalog) - least
+        return 0.0 if short <= 1e-9 else short
 
     def over(self, run: _Run, out: Outcome, exp) -> float:
         """How far an expanded plan's value is above the slack (0: within it, or no plan)."""
@@ -715,6 +719,9 @@ class _Verdicts:
     cheaper_may_exist: list[str] = field(default_factory=list)
     """Options proven best in their direction by their search's bound, not proven the
     cheapest such plan."""
+    near: list[str] = field(default_factory=list)
+    """Options their search's bound puts at most so far from the best in their direction:
+    "lowest power (within 140 W of the best possible)"."""
 
     def leave_out(self, why: str, d: Direction) -> None:
         self.left_out.setdefault(why, []).append(d.label)
@@ -733,6 +740,11 @@ def _note_alternatives(run: _Run, why_fewer: str, verdicts: _Verdicts, slack: fl
         run.notes.append(f"{', '.join(verdicts.cheaper_may_exist)}: no plan within "
                          f"{slack:.0%} of the cheapest does better in that direction (proven by "
                          f"its search's bound); a cheaper plan as good in it may exist {capped}")
+    if verdicts.near:
+        run.notes.append(f"{', '.join(verdicts.near)}: the best plan found in that direction "
+                         f"within its share of the search {capped}; how far the best possible "
+                         f"within {slack:.0%} of the cheapest can be is proven by its search's "
+                         "bound")
     if verdicts.unproven:
         run.notes.append(f"{', '.join(verdicts.unproven)}: the best plan found in that "
                          f"direction within its share of the search {capped}; a better one in "
@@ -763,15 +775,19 @@ def _judge(run: _Run, within: _Within, d: Direction, out: Outcome, exp, bound: f
         # Only a search proven to its gap, or a bound no better than the cheapest plan's
         # count, shows that no plan within the slack is better.
         as_good = (out.status == SolveStatus.OPTIMAL
-                   or within.proven_best(d, cheapest, catalog, bound))
+                   or within.short_of_best(d, cheapest, catalog, bound) == 0)
         verdicts.leave_out(AS_GOOD if as_good else NOT_FOUND, d)
     else:
         seen[server_key(option)] = option.label
         run.options.append(option)
+        short = within.short_of_best(d, option, catalog, bound)
         if out.status == SolveStatus.OPTIMAL:
             pass
-        elif within.proven_best(d, option, catalog, bound):
+        elif short == 0:
             verdicts.cheaper_may_exist.append(option.label)
+        elif short is not None:
+            verdicts.near.append(f"{option.label} (within "
+                                 f"{d.amount(short, catalog.currency)} of the best possible)")
         else:
             verdicts.unproven.append(option.label)
 
