@@ -572,7 +572,7 @@ class _Within:
             loose=False, share=run.share, warm=True, cap=self.cap,
             value_of=self.value_of(run, d), first=first, shown=self.shown(run))
 
-    def short_of_best(self, d: Direction, option: PlanOption, catalog,
+    def short_of_best(self, d: Direction, option: PlanOption, catalog: Catalog,
                       bound: float | None) -> float | None:
         """How much better than ``option`` a plan within the slack can be in direction
         ``d``, by the bound of ``d``'s search (``least_in_direction``): 0 when none is
@@ -726,6 +726,18 @@ class _Verdicts:
     def leave_out(self, why: str, d: Direction) -> None:
         self.left_out.setdefault(why, []).append(d.label)
 
+    def capped(self, option: PlanOption, short: float | None, d: Direction,
+               currency: str) -> None:
+        """An option shown whose search its cap ended, ``short`` of the best in its
+        direction by its bound (``_Within.short_of_best``)."""
+        if short == 0:
+            self.cheaper_may_exist.append(option.label)
+        elif short is not None:
+            self.near.append(f"{option.label} (within {d.amount(short, currency)} of the best "
+                             "possible)")
+        else:
+            self.unproven.append(option.label)
+
 
 def _note_alternatives(run: _Run, why_fewer: str, verdicts: _Verdicts, slack: float) -> None:
     """The result's notes on the alternatives: fewer than asked, left out, not proven."""
@@ -780,16 +792,9 @@ def _judge(run: _Run, within: _Within, d: Direction, out: Outcome, exp, bound: f
     else:
         seen[server_key(option)] = option.label
         run.options.append(option)
-        short = within.short_of_best(d, option, catalog, bound)
-        if out.status == SolveStatus.OPTIMAL:
-            pass
-        elif short == 0:
-            verdicts.cheaper_may_exist.append(option.label)
-        elif short is not None:
-            verdicts.near.append(f"{option.label} (within "
-                                 f"{d.amount(short, catalog.currency)} of the best possible)")
-        else:
-            verdicts.unproven.append(option.label)
+        if out.status != SolveStatus.OPTIMAL:
+            verdicts.capped(option, within.short_of_best(d, option, catalog, bound), d,
+                            catalog.currency)
 
 
 def _result(run: _Run, with_baseline: bool) -> PlanResult:
