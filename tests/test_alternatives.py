@@ -74,6 +74,32 @@ def test_each_direction_picks_its_plan(four, monkeypatch, direction, cost, shape
     assert alt.over_cheapest == pytest.approx(cost / CHEAPEST - 1)
 
 
+# (direction, its figure, the best possible by hand, proven best). The bound of each solve,
+# optimal, is its plan's value: f / step + (cost − 8,400) / 421 with S = 1.05 · 8,400 −
+# 8,400 + 1 = 421. Counts round f ≥ step · (B − 1 + 1/421) up; W and GB keep its 1e-6 · B.
+@pytest.mark.parametrize("direction, value, best, proven", [
+    ("servers", 1, 1, True),               # B = 1 + 400/421: ⌈0.952 + 0.002⌉ = 1
+    ("consumer", 0, 0, True),              # B = 320/421: ⌈−0.240 + 0.002⌉ = 0
+    ("power", 2200, 100 * (22 + 320 / 421 - 1 + 1 / 421 - 1e-6 * (22 + 320 / 421)), False),
+    ("vram", 132, -10 * (-13.2 + 320 / 421 - 1 + 1 / 421 - 1e-6 * (13.2 - 320 / 421)),
+     False),                               # spare 4 · 48 − 4 · 15 GB; the most is sought
+])
+def test_each_alternative_says_the_best_possible_in_its_direction(four, monkeypatch,
+                                                                  direction, value, best,
+                                                                  proven):
+    """Each option's JSON ``direction``: its figure and the best figure any plan within the
+    slack can reach there, from its search's bound (``least_in_direction``). Power and
+    spare VRAM trade with the cost inside one step, so their bound leaves room (2,176 W
+    against 2,200 W; the true best within 5% is this plan), counts do not."""
+    r = run(*four, only=direction, monkeypatch=monkeypatch, top=2)
+    assert r.options[0].direction is None and r.options[0].to_json()["direction"] is None
+    fig = r.options[1].to_json()["direction"]
+    assert fig["key"] == direction and fig["value"] == value
+    assert fig["best_possible"] == pytest.approx(best, abs=1e-3)
+    assert fig["proven_best"] is proven
+    assert fig["better"] == ("higher" if direction == "vram" else "lower")
+
+
 def test_fewest_skus_drops_to_one_gpu_sku(monkeypatch):
     """small (24 GB, $1000) for a and big (80 GB, $10000) for b is cheapest (4 SKUs: box2,
     d32, small, big); within a 70% slack two bigs in the same box need 3 SKUs."""
@@ -296,6 +322,11 @@ def test_q3s_most_spare_vram_note_bounds_the_best_possible(q3, default_catalog,
     assert spare_vram_gb(best, default_catalog) > spare_vram_gb(capped, default_catalog)
     assert spare_vram_gb(best, default_catalog) <= spare_vram_gb(capped, default_catalog) \
         + short + 0.5  # the note's figure is rounded to a GB
+    fig = capped.direction
+    assert fig is not None and not fig.proven_best
+    assert fig.value == pytest.approx(spare_vram_gb(capped, default_catalog))
+    assert fig.best_possible == pytest.approx(fig.value + short, abs=0.5)
+    assert fig.best_possible >= spare_vram_gb(best, default_catalog)
 
 
 def test_q3s_fewest_servers_is_proven_in_its_direction(q3, default_catalog):
@@ -324,3 +355,6 @@ def test_q3s_fewest_servers_is_proven_in_its_direction(q3, default_catalog):
     out = solve(m, "highs", None, 1e-6)
     assert out.bound is not None
     assert math.ceil(out.bound - 1e-6) == len(fewest.servers) == 5
+    assert fewest.to_json()["direction"] == {
+        "key": "servers", "value": 5, "unit": "server", "better": "lower",
+        "best_possible": 5, "proven_best": True}

@@ -31,7 +31,15 @@ def test_json_is_the_spec_document(q3_json):
     o = doc["options"][0]
     assert set(o) == {"rank", "label", "total_cost", "over_cheapest", "servers", "lines",
                       "placements", "unserved", "throughput", "capex", "energy_cost", "tco",
-                      "power_kw", "racks", "cloud_cost", "break_even_month", "idle"}
+                      "power_kw", "racks", "cloud_cost", "break_even_month", "idle",
+                      "direction"}
+    assert o["direction"] is None  # rank 1 pushes no direction
+    # q3's alternatives are proven best in their directions (tests/test_alternatives.py)
+    assert [(a["label"], a["direction"]) for a in doc["options"][1:]] == [
+        ("no consumer GPUs", {"key": "consumer", "value": 0, "unit": "consumer GPU",
+                              "better": "lower", "best_possible": 0, "proven_best": True}),
+        ("fewest servers", {"key": "servers", "value": 5, "unit": "server",
+                            "better": "lower", "best_possible": 5, "proven_best": True})]
     assert set(o["servers"][0]) == {"id", "platform", "gpu", "gpu_count", "memory",
                                     "dimm_count", "storage", "drive_count", "owned",
                                     "disk_tb", "disk_used_tb"}

@@ -13,7 +13,15 @@ from pathlib import Path
 import pytest
 
 from solver.inputs.loading import load_catalog, load_workloads
-from solver.optimize.plan import Baseline, BomLine, Placement, PlanOption, PlanResult, Server
+from solver.optimize.plan import (
+    Baseline,
+    BomLine,
+    DirectionFigure,
+    Placement,
+    PlanOption,
+    PlanResult,
+    Server,
+)
 from solver.report import tables as report
 
 ROOT = Path(__file__).resolve().parents[1]
@@ -234,3 +242,22 @@ def test_assumption_tables(plan, tmp_path):
     pol = report.policy_table(wf).set_index("field")
     assert pol.loc["headroom", "value"] == 0.2
     assert "R15" in " ".join(report.rules_table()["rule"]) or "R15" in str(report.RULES)
+
+
+@pytest.mark.parametrize("fig, text", [
+    (None, ""),
+    (DirectionFigure("servers", 5, "server", True, False, 5), "5 servers (the best possible)"),
+    (DirectionFigure("servers", 6, "server", True, False, 5),
+     "6 servers (best possible: at least 5 servers)"),
+    (DirectionFigure("consumer", 1, "consumer GPU", True, False, None),
+     "1 consumer GPU (best possible not proven)"),
+    (DirectionFigure("power", 2200, "W", False, False, 2176.24),
+     "2,200 W (best possible: at least 2,176 W)"),
+    (DirectionFigure("vram", 1002.9, "GB", False, True, 1134.9),
+     "1,003 GB (best possible: at most 1,135 GB)"),
+    # a quarter of a dollar short of proven: the same to the unit shown
+    (DirectionFigure("tco", 10647.2, "USD", False, False, 10646.95),
+     "USD 10,647 (the best possible)"),
+])
+def test_the_summary_says_each_alternatives_figure_and_the_best_possible(fig, text):
+    assert report.direction_text(fig) == text

@@ -377,6 +377,10 @@ def test_end_to_end_plan_workbook_recalculates_to_the_solver_total(tmp_path):
     assert len(placed) == sum(len(o.placements) for o in result.options)
     memory = pd.read_excel(out, sheet_name="Memory", header=3)
     assert set(memory["Fits"]) == {"yes"}  # every placement fits its GPU
+    summary = pd.read_excel(out, sheet_name="Summary", header=3, index_col=0)
+    # q3's fewest servers: 5, proven the fewest within 5% (test_alternatives.py)
+    assert summary.loc["  In that direction", "Option 2"] == "5 servers (the best possible)"
+    assert pd.isna(summary.loc["  In that direction", "Option 1"])  # the cheapest: none
 
 
 def test_sweep_chart_draws_one_line_per_scenario_group():

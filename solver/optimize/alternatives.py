@@ -35,7 +35,7 @@ from ..inputs.catalog import Catalog
 from ..inputs.workload import Policy
 from .build import Model, minimised_cost, tco_expression
 from .owning import server_power_w
-from .plan import PlanOption
+from .plan import DirectionFigure, PlanOption
 
 DEFAULT_SLACK = 0.05
 """Alternatives may cost up to this fraction more than the cheapest plan (5%)."""
@@ -65,6 +65,8 @@ class Direction:
     unit: str = ""
     """What f is counted in, for the notes (``amount``): "W", "GB", "server"; "" for the
     catalog's currency."""
+    more_is_better: bool = False
+    """``measure`` is minus the figure a person reads (spare VRAM: the most is sought)."""
 
     def amount(self, value: float, currency: str) -> str:
         """``value`` of f in its unit: "140 W", "2 servers", "USD 1,200"."""
@@ -115,6 +117,18 @@ def least_in_direction(direction: Direction, bound: float | None, cheapest: floa
     if direction.counted:
         return float(max(0, math.ceil(least)))
     return direction.step * least
+
+
+def direction_figure(direction: Direction, option: PlanOption, catalog: Catalog,
+                     least: float | None) -> DirectionFigure:
+    """The option's figure in ``direction`` as a person reads it (spare VRAM positive), with
+    ``least``, the least f any plan within the slack can have (``least_in_direction``; None:
+    not proven), read the same way."""
+    sign = -1.0 if direction.more_is_better else 1.0
+    return DirectionFigure(direction.key, sign * direction.measure(option, catalog),
+                           direction.unit or catalog.currency, direction.counted,
+                           direction.more_is_better,
+                           None if least is None else sign * least)
 
 
 def _cost_scale(cheapest: float, lower: float, slack: float) -> float:
@@ -240,7 +254,8 @@ DIRECTIONS: tuple[Direction, ...] = (
               _has_consumer, counted=True, unit="consumer GPU"),
     Direction("skus", "fewest SKUs", 1.0, define_sku_count, _skus, counted=True, unit="SKU"),
     Direction("power", "lowest power", 100.0, define_power, _power, unit="W"),
-    Direction("vram", "most spare VRAM", 10.0, define_spare_vram, _spare, unit="GB"),
+    Direction("vram", "most spare VRAM", 10.0, define_spare_vram, _spare, unit="GB",
+              more_is_better=True),
 )
 """The directions tried, in this order, until ``--top`` options are found."""
 

@@ -22,6 +22,7 @@ from .alternatives import (
     MODES,
     Direction,
     define_cost_slack,
+    direction_figure,
     direction_value,
     directions,
     improves,
@@ -53,7 +54,7 @@ from .candidates import (
     usable,
 )
 from .outcome import SolveStatus
-from .plan import Baseline, PlanOption, PlanResult
+from .plan import Baseline, DirectionFigure, PlanOption, PlanResult
 from .rounds import (
     drive_bound,
     drives_alone,
@@ -583,6 +584,15 @@ class _Within:
         short = d.measure(option, catalog) - least
         return 0.0 if short <= 1e-9 else short
 
+    def figure(self, d: Direction, option: PlanOption, catalog: Catalog,
+               bound: float | None) -> DirectionFigure:
+        """``option``'s figure in direction ``d`` and the best any plan within the slack can
+        reach there by ``d``'s search's bound (``short_of_best``), for the JSON and the
+        workbook."""
+        short = self.short_of_best(d, option, catalog, bound)
+        least = None if short is None else d.measure(option, catalog) - short
+        return direction_figure(d, option, catalog, least)
+
     def over(self, run: _Run, out: Outcome, exp) -> float:
         """How far an expanded plan's value is above the slack (0: within it, or no plan)."""
         if exp is None:
@@ -791,6 +801,7 @@ def _judge(run: _Run, within: _Within, d: Direction, out: Outcome, exp, bound: f
         verdicts.leave_out(AS_GOOD if as_good else NOT_FOUND, d)
     else:
         seen[server_key(option)] = option.label
+        option = replace(option, direction=within.figure(d, option, catalog, bound))
         run.options.append(option)
         if out.status != SolveStatus.OPTIMAL:
             verdicts.capped(option, within.short_of_best(d, option, catalog, bound), d,

@@ -193,6 +193,46 @@ class OwnCost:
 
 
 @dataclass(frozen=True)
+class DirectionFigure:
+    """A1: an alternative's figure in the direction it pushes, and the best figure any plan
+    within the slack can reach there, as its search's bound proves it."""
+
+    key: str
+    """The direction: ``servers``, ``consumer``, ``skus``, ``power``, ``vram`` or ``tco``."""
+    value: float
+    """The option's figure, in ``unit``: servers, consumer GPUs, SKUs, W, GB of VRAM left
+    spare, or TCO."""
+    unit: str
+    """"server", "consumer GPU", "SKU", "W", "GB", or the catalog's currency."""
+    counted: bool
+    """The figure counts whole things (servers, consumer GPUs, SKUs)."""
+    more_is_better: bool
+    """True for spare VRAM (the most); every other direction seeks the least."""
+    best_possible: float | None
+    """No plan within the slack does better than this figure: a floor where less is better,
+    a ceiling for spare VRAM (``alternatives.least_in_direction``); None when the search
+    proved nothing in the direction."""
+
+    @property
+    def proven_best(self) -> bool:
+        """No plan within the slack does better than this option in its direction."""
+        if self.best_possible is None:
+            return False
+        better_by = (self.best_possible - self.value if self.more_is_better
+                     else self.value - self.best_possible)
+        return better_by <= 1e-9 * max(1.0, abs(self.value))
+
+    def to_json(self) -> dict:
+        """The ``direction`` of an option in ``--json`` (docs/json.md)."""
+        def rounded(v: float | None) -> float | None:
+            return None if v is None else round(v, 3)
+        return {"key": self.key, "value": rounded(self.value), "unit": self.unit,
+                "better": "higher" if self.more_is_better else "lower",
+                "best_possible": rounded(self.best_possible),
+                "proven_best": self.proven_best}
+
+
+@dataclass(frozen=True)
 class PlanOption:
     """One ranked, checked purchase plan."""
 
@@ -215,6 +255,9 @@ class PlanOption:
     """P1–P5: power, racks, energy, TCO and the rental comparison (None: not computed)."""
     idle: tuple[Server, ...] = ()
     """P4: owned servers the plan leaves idle (they draw nothing)."""
+    direction: DirectionFigure | None = None
+    """A1: an alternative's figure in its direction and what its search proved there (None:
+    the cheapest plan, a ranked mix)."""
 
     @property
     def capex(self) -> float:
@@ -282,6 +325,7 @@ class PlanOption:
             ],
             "unserved": list(self.unserved),
             "throughput": [f.to_json() for f in self.throughput],
+            "direction": None if self.direction is None else self.direction.to_json(),
             **self._own_json(),
         }
 

@@ -22,7 +22,7 @@ from .. import __version__, rules
 from ..estimate.memory import estimate
 from ..inputs.catalog import Catalog, GpuSku, MemorySku, Platform, StorageSku
 from ..inputs.workload import WorkloadFile
-from ..optimize.plan import PlanOption, PlanResult
+from ..optimize.plan import DirectionFigure, PlanOption, PlanResult
 from .metrics import option_metrics, target_status
 
 KINDS = ("platform", "gpu", "memory", "storage")
@@ -89,10 +89,30 @@ def summary_table(result: PlanResult, catalog: Catalog) -> pd.DataFrame:
                 "saving_vs_reference": saving,
                 "saving_pct": saving / ref if saving is not None and ref else None,
                 "lower_bound": opt.lower_bound,
+                "direction": direction_text(opt.direction),
                 **_own_columns(opt),
             }
         )
     return pd.DataFrame(rows)
+
+
+def direction_text(fig: DirectionFigure | None) -> str:
+    """An alternative's figure in its direction and the best any plan within the slack can
+    reach there: "5 servers (the best possible)", "23,200 W (best possible: at least
+    20,952 W)", "1,003 GB (best possible: at most 1,135 GB)"; "" for the cheapest plan."""
+    if fig is None:
+        return ""
+    def amount(v: float) -> str:
+        if fig.key == "tco":
+            return f"{fig.unit} {v:,.0f}"
+        plural = "s" if fig.counted and round(v) != 1 else ""
+        return f"{v:,.0f} {fig.unit}{plural}"
+    if fig.best_possible is None:
+        return f"{amount(fig.value)} (best possible not proven)"
+    if fig.proven_best or amount(fig.best_possible) == amount(fig.value):
+        return f"{amount(fig.value)} (the best possible)"  # to the unit shown
+    side = "at most" if fig.more_is_better else "at least"
+    return f"{amount(fig.value)} (best possible: {side} {amount(fig.best_possible)})"
 
 
 def _own_columns(opt: PlanOption) -> dict[str, float | int | None]:

@@ -793,6 +793,8 @@ class _Book:
             ("Total cost", "", "total", f.money_total),
             ("  Over the cheapest", "by TCO" if by_tco else "", "over_cheapest", f.pct),
             ("Optimises", "", "label", f.wrap_right),
+            ("  In that direction", "best possible within the slack, proven", "direction",
+             f.wrap_right),
             *[(f"  {report.KIND_LABELS[k]}", "", k, f.money) for k in report.KINDS],
             ("GPUs", "", "gpus", f.int),
             ("GPUs by SKU", "", "gpus_by_sku", f.wrap_right),
