@@ -358,3 +358,49 @@ def test_q3s_fewest_servers_is_proven_in_its_direction(q3, default_catalog):
     assert fewest.to_json()["direction"] == {
         "key": "servers", "value": 5, "unit": "server", "better": "lower",
         "best_possible": 5, "proven_best": True}
+
+
+@pytest.mark.parametrize("bound, short", [
+    (None, None),        # no bound: "within 6 servers" would only say there is a plan
+    (0.5, None),         # proves at least ⌈−0.5 + 1/S − ε⌉ = 0 servers: nothing
+    (1.5, 5.0),          # at least ⌈0.5 + 1/S − ε⌉ = 1: within 5 servers
+    (5.5, 1.0),          # at least ⌈4.5⌉ = 5: within 1 server
+    (6.5, 0.0),          # at least 6: the best there is
+])
+def test_a_count_claims_a_distance_only_when_its_bound_proves_more_than_none(bound, short):
+    """A 6-server option: its search's bound B proves at least ⌈B − 1 + 1/S − ε⌉ servers
+    (S = 1.05 · 1,000 − 1,000 + 1 = 51). A floor of 0 proves nothing of the plan: no
+    distance is claimed (a generated 8-workload mix said "within 6 servers of the best
+    possible" on a 6-server plan)."""
+    from solver.optimize.plan import PlanOption, Server
+
+    servers = tuple(Server(f"s{i}", "box", None, 0, "d32", 2, None, 0) for i in range(6))
+    option = PlanOption(rank=2, total_cost=1000.0, servers=servers, lines=(), placements=())
+    within = pipeline._Within(1000.0, 1000.0, 0.05, 60, 1e-3)
+    fewest = next(d for d in DIRECTIONS if d.key == "servers")
+    assert within.short_of_best(fewest, option, None, bound) == short
+
+
+def test_a_repaired_optimum_claims_nothing_and_a_beaten_option_is_left_out(default_catalog):
+    """The generated 8-workload mix of seed 6, where ``bench/claims.py`` found two notes the
+    plans contradict. The no-consumer search proves its optimum, a plan with no consumer
+    GPUs, which does not pack; repaired, it has 6, as many as the cheapest plan, and the
+    note said "the cheapest plan is already as good" (from the solve's status) while the
+    fewest-SKUs plan shown beside it has none at +3.2%. And the capped fewest-servers
+    search ends on 9 servers where the lowest-power plan has 8."""
+    from bench.generate import generate
+
+    r = run(generate(8, 6), default_catalog, top=6)
+    labels = [o.label for o in r.options]
+    assert labels == ["cheapest", "fewest SKUs", "lowest power", "most spare VRAM"]
+    left_out = next(n for n in r.notes if n.startswith("alternatives within 5%"))
+    assert "already as good" not in left_out
+    assert ("no consumer GPUs (no better plan found within its share of the search; the "
+            "fewest SKUs plan is better in that direction)") in left_out
+    assert ("fewest servers (the lowest power plan is better in that direction than its "
+            "own search's plan)") in left_out
+    by_key = {d.key: d for d in DIRECTIONS}
+    for option in r.options[1:]:  # none is beaten in its own direction by another shown
+        d = by_key[option.direction.key]
+        assert all(d.measure(other, default_catalog) >= d.measure(option, default_catalog)
+                   for other in r.options[1:])

@@ -3,7 +3,7 @@
 The next direction's first solve is built before the current direction's rounds and runs
 on a spare core meanwhile (``solve.Started``). On a machine without one it runs at its
 turn: the same program, start and work limit, so the same plan. A packing repair that
-leaves what the program minimises unchanged ends the rounds (``rounds._repaired_free``).
+leaves what the program minimises unchanged ends the rounds (``rounds.repaired_free``).
 """
 
 from __future__ import annotations
@@ -107,12 +107,12 @@ def test_a_repair_that_costs_more_goes_on_to_a_round_of_cuts(monkeypatch):
     assert cuts, "a repair that costs more than the program said must tighten the program"
 
 
-def test_repaired_free_compares_with_the_solves_own_objective():
+def testrepaired_free_compares_with_the_solves_own_objective():
     out = Outcome(SolveStatus.OPTIMAL, 1000.0, 1000.0, 0.0, 0.1, {}, {}, {}, {}, {})
-    assert rounds._repaired_free(out, None, lambda o, e: 1000.0)
-    assert not rounds._repaired_free(out, None, lambda o, e: 1000.01)
-    assert not rounds._repaired_free(out, None, lambda o, e: None)  # objective tco
-    assert not rounds._repaired_free(out, None, None)
+    assert rounds.repaired_free(out, None, lambda o, e: 1000.0)
+    assert not rounds.repaired_free(out, None, lambda o, e: 1000.01)
+    assert not rounds.repaired_free(out, None, lambda o, e: None)  # objective tco
+    assert not rounds.repaired_free(out, None, None)
 
 
 @pytest.mark.skipif("cbc" not in available_solvers(), reason="needs CBC")

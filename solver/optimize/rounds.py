@@ -168,7 +168,7 @@ def solve_and_expand(m, cand, wf, catalog, solver, clock, gap, loose=True, share
         value = expansion_value(exp, wf, catalog)
         if best is None or value < best[2]:
             best = (out, exp, value)
-        if not exp.failed_types or _repaired_free(out, exp, value_of):
+        if not exp.failed_types or repaired_free(out, exp, value_of):
             target = _target(proven, gap)
             if (round_gap <= gap or (out.gap is not None and out.gap <= gap)
                     or (target is not None and out.objective is not None
@@ -393,7 +393,7 @@ def start_first(m, solver: str, clock: Budget, gap: float, share: float = 1.0,
                        beat_start=True, beside=beside)
 
 
-def _repaired_free(out: Outcome, exp: Expansion, value_of) -> bool:
+def repaired_free(out: Outcome, exp: Expansion, value_of) -> bool:
     """The repaired plan is worth what the solve said its plan was (``value_of``)."""
     if value_of is None or out.objective is None:
         return False
