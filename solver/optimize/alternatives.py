@@ -35,7 +35,7 @@ from ..inputs.catalog import Catalog
 from ..inputs.workload import Policy
 from .build import Model, minimised_cost, tco_expression
 from .owning import server_power_w
-from .plan import DirectionFigure, PlanOption
+from .plan import DirectionFigure, PlanOption, amount_in
 
 DEFAULT_SLACK = 0.05
 """Alternatives may cost up to this fraction more than the cheapest plan (5%)."""
@@ -69,11 +69,8 @@ class Direction:
     """``measure`` is minus the figure a person reads (spare VRAM: the most is sought)."""
 
     def amount(self, value: float, currency: str) -> str:
-        """``value`` of f in its unit: "140 W", "2 servers", "USD 1,200"."""
-        if not self.unit:
-            return f"{currency} {value:,.0f}"
-        plural = "s" if self.counted and round(value) != 1 else ""
-        return f"{value:,.0f} {self.unit}{plural}"
+        """``value`` of f in its unit: "140 W", "2 servers", "USD 1,200" (``amount_in``)."""
+        return amount_in(value, self.unit or currency, self.counted, currency=not self.unit)
 
 
 def define_cost_slack(m: Model, cheapest: float, slack: float, less: float = 0.0) -> None:

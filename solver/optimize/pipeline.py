@@ -54,7 +54,7 @@ from .candidates import (
     usable,
 )
 from .outcome import SolveStatus
-from .plan import Baseline, DirectionFigure, PlanOption, PlanResult
+from .plan import Baseline, PlanOption, PlanResult
 from .rounds import (
     drive_bound,
     drives_alone,
@@ -597,15 +597,6 @@ class _Within:
         return (out.status == SolveStatus.OPTIMAL and exp is not None
                 and (not exp.failed_types or repaired_free(out, exp, self.value_of(run, d))))
 
-    def figure(self, d: Direction, option: PlanOption, catalog: Catalog,
-               bound: float | None) -> DirectionFigure:
-        """``option``'s figure in direction ``d`` and the best any plan within the slack can
-        reach there by ``d``'s search's bound (``short_of_best``), for the JSON and the
-        workbook."""
-        short = self.short_of_best(d, option, catalog, bound)
-        least = None if short is None else d.measure(option, catalog) - short
-        return direction_figure(d, option, catalog, least)
-
     def over(self, run: _Run, out: Outcome, exp) -> float:
         """How far an expanded plan's value is above the slack (0: within it, or no plan)."""
         if exp is None:
@@ -659,7 +650,7 @@ def _alternatives(run: _Run, slack: float) -> None:
                 break
             why = why_not[d.key]
             if why is not None:
-                verdicts.leave_out(why, d)
+                verdicts.leave_out(why, d.label)
                 continue
             if not run.clock.can_start(f"option {len(run.options) + 1}"):
                 why_fewer = "the time limit ran out"
@@ -724,9 +715,8 @@ def _better_elsewhere(run: _Run, tried: Sequence[Direction], left_out: dict[str,
     for d in tried:
         if d.label not in left_out.get(NOT_FOUND, []):
             continue
-        better = [o for o in run.options[1:] if improves(d, o, cheapest, run.catalog)]
-        if better:
-            best = min(better, key=lambda o: d.measure(o, run.catalog))
+        best = _best_shown_below(run, d, cheapest)
+        if best is not None:
             left_out[NOT_FOUND].remove(d.label)
             left_out.setdefault(f"{NOT_FOUND}; the {best.label} plan is better in that "
                                 "direction", []).append(d.label)
@@ -745,18 +735,18 @@ class _Verdicts:
     cheaper_may_exist: list[str] = field(default_factory=list)
     """Options proven best in their direction by their search's bound, not proven the
     cheapest such plan."""
-    near: list[str] = field(default_factory=list)
-    """Options their search's bound puts at most so far from the best in their direction:
-    "lowest power (within 140 W of the best possible)"."""
+    near: dict[str, str] = field(default_factory=dict)
+    """Options their search's bound puts at most so far from the best in their direction,
+    by label: "lowest power" -> "140 W"."""
 
-    def leave_out(self, why: str, d: Direction) -> None:
-        self.left_out.setdefault(why, []).append(d.label)
+    def leave_out(self, why: str, label: str) -> None:
+        self.left_out.setdefault(why, []).append(label)
 
     def forget(self, label: str) -> None:
         """Say nothing more of the option ``label``, no longer shown."""
         self.unproven = [x for x in self.unproven if x != label]
         self.cheaper_may_exist = [x for x in self.cheaper_may_exist if x != label]
-        self.near = [x for x in self.near if not x.startswith(f"{label} (within ")]
+        self.near.pop(label, None)
 
     def capped(self, option: PlanOption, short: float | None, d: Direction,
                currency: str) -> None:
@@ -765,8 +755,7 @@ class _Verdicts:
         if short == 0:
             self.cheaper_may_exist.append(option.label)
         elif short is not None:
-            self.near.append(f"{option.label} (within {d.amount(short, currency)} of the best "
-                             "possible)")
+            self.near[option.label] = d.amount(short, currency)
         else:
             self.unproven.append(option.label)
 
@@ -785,7 +774,9 @@ def _note_alternatives(run: _Run, why_fewer: str, verdicts: _Verdicts, slack: fl
                          f"{slack:.0%} of the cheapest does better in that direction (proven by "
                          f"its search's bound); a cheaper plan as good in it may exist {capped}")
     if verdicts.near:
-        run.notes.append(f"{', '.join(verdicts.near)}: the best plan found in that direction "
+        near = ", ".join(f"{label} (within {amount} of the best possible)"
+                         for label, amount in verdicts.near.items())
+        run.notes.append(f"{near}: the best plan found in that direction "
                          f"within its share of the search {capped}; how far the best possible "
                          f"within {slack:.0%} of the cheapest can be is proven by its search's "
                          "bound")
@@ -803,7 +794,7 @@ def _judge(run: _Run, within: _Within, d: Direction, out: Outcome, exp, bound: f
     catalog, slack = run.catalog, within.slack
     ceiling = (1 + slack) * within.best
     if out.status == SolveStatus.NO_SOLUTION or exp is None:
-        verdicts.leave_out("the time limit ran out", d)
+        verdicts.leave_out("the time limit ran out", d.label)
         return
     option = run.checked(out, exp, d.label)
     # Its solve bounded f / step + cost share, not the cost: no cost bound to show.
@@ -811,11 +802,11 @@ def _judge(run: _Run, within: _Within, d: Direction, out: Outcome, exp, bound: f
     again = seen.get(server_key(option))
     if run.value(option) > ceiling + 0.01:
         verdicts.leave_out(f"its servers, once packed, cost more than {slack:.0%} over "
-                           "the cheapest", d)
+                           "the cheapest", d.label)
     elif run.budget is not None and option.total_cost > run.budget + 0.01:
-        verdicts.leave_out("its servers, once packed, broke the budget", d)
+        verdicts.leave_out("its servers, once packed, broke the budget", d.label)
     elif again is not None:
-        verdicts.leave_out(f"the same servers as the {again} plan", d)
+        verdicts.leave_out(f"the same servers as the {again} plan", d.label)
     elif not improves(d, option, cheapest, catalog):
         # Only the bound shows that no plan within the slack is better: a search proven to
         # its gap trades its direction against the cost within one step, and its relative
@@ -823,14 +814,15 @@ def _judge(run: _Run, within: _Within, d: Direction, out: Outcome, exp, bound: f
         # does not (a generated 8-workload mix: "already as good" at 6 consumer GPUs, when
         # a plan with none costs 3.2% more, found by another direction).
         as_good = within.short_of_best(d, cheapest, catalog, bound) == 0
-        verdicts.leave_out(AS_GOOD if as_good else NOT_FOUND, d)
+        verdicts.leave_out(AS_GOOD if as_good else NOT_FOUND, d.label)
     else:
         seen[server_key(option)] = option.label
-        option = replace(option, direction=within.figure(d, option, catalog, bound))
+        short = within.short_of_best(d, option, catalog, bound)
+        least = None if short is None else d.measure(option, catalog) - short
+        option = replace(option, direction=direction_figure(d, option, catalog, least))
         run.options.append(option)
         if not solved:
-            verdicts.capped(option, within.short_of_best(d, option, catalog, bound), d,
-                            catalog.currency)
+            verdicts.capped(option, short, d, catalog.currency)
 
 
 def _drop_beaten(run: _Run, tried: Sequence[Direction], verdicts: _Verdicts) -> None:
@@ -842,18 +834,21 @@ def _drop_beaten(run: _Run, tried: Sequence[Direction], verdicts: _Verdicts) -> 
     for option in list(run.options[1:]):
         if option.direction is None:
             continue
-        d = by_key[option.direction.key]
-        own = d.measure(option, run.catalog)
-        better = [o for o in run.options[1:]
-                  if o is not option and d.measure(o, run.catalog) < own - 1e-6]
-        named = any(f"the {option.label} plan" in why for why in verdicts.left_out)
-        if not better or named:
+        best = _best_shown_below(run, by_key[option.direction.key], option)
+        if best is None or any(f"the {option.label} plan" in why for why in verdicts.left_out):
             continue
-        best = min(better, key=lambda o: d.measure(o, run.catalog))
         run.options.remove(option)
         verdicts.forget(option.label)
-        verdicts.left_out.setdefault(f"the {best.label} plan is better in that direction "
-                                     "than its own search's plan", []).append(option.label)
+        verdicts.leave_out(f"the {best.label} plan is better in that direction than its own "
+                           "search's plan", option.label)
+
+
+def _best_shown_below(run: _Run, d: Direction, than: PlanOption) -> PlanOption | None:
+    """The alternative shown that is best in direction ``d``, if it is better there than
+    ``than``; None when none is."""
+    floor = d.measure(than, run.catalog) - 1e-6
+    better = [o for o in run.options[1:] if d.measure(o, run.catalog) < floor]
+    return min(better, key=lambda o: d.measure(o, run.catalog)) if better else None
 
 
 def _result(run: _Run, with_baseline: bool) -> PlanResult:

@@ -192,6 +192,15 @@ class OwnCost:
         return round(self.capex / monthly_gain, 1)
 
 
+def amount_in(value: float, unit: str, counted: bool, currency: bool = False) -> str:
+    """``value`` in a direction's unit: "140 W", "2 servers", "1 SKU"; a currency goes
+    first: "USD 1,200"."""
+    if currency:
+        return f"{unit} {value:,.0f}"
+    plural = "s" if counted and round(value) != 1 else ""
+    return f"{value:,.0f} {unit}{plural}"
+
+
 @dataclass(frozen=True)
 class DirectionFigure:
     """A1: an alternative's figure in the direction it pushes, and the best figure any plan
@@ -221,6 +230,10 @@ class DirectionFigure:
         better_by = (self.best_possible - self.value if self.more_is_better
                      else self.value - self.best_possible)
         return better_by <= 1e-9 * max(1.0, abs(self.value))
+
+    def amount(self, value: float) -> str:
+        """``value`` in this figure's unit (``amount_in``)."""
+        return amount_in(value, self.unit, self.counted, currency=self.key == "tco")
 
     def to_json(self) -> dict:
         """The ``direction`` of an option in ``--json`` (docs/json.md)."""

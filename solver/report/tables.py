@@ -102,17 +102,13 @@ def direction_text(fig: DirectionFigure | None) -> str:
     20,952 W)", "1,003 GB (best possible: at most 1,135 GB)"; "" for the cheapest plan."""
     if fig is None:
         return ""
-    def amount(v: float) -> str:
-        if fig.key == "tco":
-            return f"{fig.unit} {v:,.0f}"
-        plural = "s" if fig.counted and round(v) != 1 else ""
-        return f"{v:,.0f} {fig.unit}{plural}"
+    value = fig.amount(fig.value)
     if fig.best_possible is None:
-        return f"{amount(fig.value)} (best possible not proven)"
-    if fig.proven_best or amount(fig.best_possible) == amount(fig.value):
-        return f"{amount(fig.value)} (the best possible)"  # to the unit shown
+        return f"{value} (best possible not proven)"
+    if fig.proven_best or fig.amount(fig.best_possible) == value:
+        return f"{value} (the best possible)"  # to the unit shown
     side = "at most" if fig.more_is_better else "at least"
-    return f"{amount(fig.value)} (best possible: {side} {amount(fig.best_possible)})"
+    return f"{value} (best possible: {side} {fig.amount(fig.best_possible)})"
 
 
 def _own_columns(opt: PlanOption) -> dict[str, float | int | None]:
