@@ -123,3 +123,47 @@ def test_no_two_shared_replicas_of_over_half_a_gpu_share_one(monkeypatch):
     m.prob.solve(pulp.HiGHS(msg=False))
     assert pulp.value(m.prob.objective) == pytest.approx(7400, abs=0.1)
     assert [v.varValue for v in m.shared.values() if v.varValue] == [3]
+
+
+def test_full_board_rows_keep_other_gpu_jobs_and_big_cpu_jobs_off_full_servers(monkeypatch):
+    """Two 2-GPU replicas of 120 GB (full: they take a box2's both slots), two 1-GPU ones
+    of 60 GB and a 90 GB preprocess job. Summed, three box2 with 4 x 64 GB hold them (6 of
+    6 GPUs, 450 of 614.4 GB; the blocker row 2 + 90/204.8 ≤ 3), for $15,600. But nothing
+    that needs a GPU sits beside a full replica, nor the 90 GB job (120 + 90 > 204.8): the
+    1-GPU replicas and the job need the third server's 204.8 GB, and 60 + 60 + 90 = 210.
+    The row  60 x_p + 90 x_c ≤ 204.8 (n − x_f)  (210 > 204.8 at n = 3) cuts the lie off.
+    By hand the optimum is $16,500: two box2 of 4 x 64 GB with a full replica each ($5,200
+    each), one with both 1-GPU replicas ($5,200) and the job on a CPU node with 4 x 32 GB
+    ($900); against $18,000 with the job beside one 1-GPU replica and a fourth box2."""
+    fx.install(monkeypatch, {"f": (30, 60), "p": (10, 60), "c": (0, 90)})
+    wf = fx.workloads({"name": "f", "replicas": 2, "shareable": False},
+                      {"name": "p", "replicas": 2, "shareable": False},
+                      {"name": "c", "kind": "preprocess"})
+    cat = fx.catalog()
+    cand = enumerate_candidates(wf, cat)
+    m = build(wf, cat, cand, None)
+    box = next(t for t in cand.types if t.platform.sku == "box2" and t.gpu is not None
+               and t.gpu.sku == "small" and t.ram_gb == 256)
+    i = m.index[box.key]
+    coefs = {v.name: c for v, c in m.prob.constraints[f"full_{i}_0"].items()}
+    of = next(j for j, o in enumerate(cand.options["f"]) if o.gpu == "small")
+    op = next(j for j, o in enumerate(cand.options["p"]) if o.gpu == "small")
+    assert coefs[m.n[box.key].name] == pytest.approx(-204.8)
+    assert coefs[m.x[("f", of, box.key)].name] == pytest.approx(204.8)
+    assert coefs[m.x[("p", op, box.key)].name] == 60
+    assert coefs[m.x[("c", 0, box.key)].name] == 90
+    m.prob.solve(pulp.HiGHS(msg=False))
+    assert pulp.value(m.prob.objective) == pytest.approx(16500, abs=0.1)
+    assert _values(m, f"full_{i}_0") <= 1e-6
+    result = plan(wf, cat, top=1, with_baseline=False)
+    assert result.status == "optimal" and result.options[0].total_cost == 16500
+    assert check_plan(result.options[0], wf, cat) == []
+    cpu = [s for s in result.options[0].servers if s.gpu is None]
+    assert len(cpu) == 1 and cpu[0].platform == "cpu"
+
+    from solver.optimize import build as building
+
+    monkeypatch.setattr(building, "define_full_boards", lambda m, wf: None)
+    lie = build(wf, cat, cand, None)
+    lie.prob.solve(pulp.HiGHS(msg=False))
+    assert pulp.value(lie.prob.objective) == pytest.approx(15600, abs=0.1)  # the sums lie

@@ -425,6 +425,54 @@ def define_blockers(m: Model, wf: WorkloadFile) -> None:
             j += 1
 
 
+def define_full_boards(m: Model, wf: WorkloadFile) -> None:
+    """Servers filled by one GPU replica hold nothing else that needs a GPU (valid for
+    every plan).
+
+    On a type t with K GPUs a server and usable RAM C, a *full* replica (exclusive, d_o =
+    K) takes all of its server's GPUs. Take a threshold r among the RAM needs of t's full
+    options and F_r = Σ_{full o: r_o ≥ r} x_ot, the servers holding such a replica (one
+    each). Beside one sits no replica that needs a GPU (exclusive or shared) and no CPU-only
+    replica of r_o > C − r; so those, E_r, sit on the other n_t − F_r servers, at most C of
+    RAM each:
+
+        Σ_{o ∈ E_r} r_o x_ot ≤ C (n_t − F_r)                            (``full_{t}_{j}``)
+        Σ_{o ∈ E_r} c_o x_ot ≤ cores_p (n_t − F_r)                (``full_cores_{t}_{j}``)
+
+    the second where the platform's cores are checked (O3); one row per distinct r (at most
+    ``MAX_CUT_LEVELS``, evenly sampled). The sums let the
+    RAM an 8-GPU replica leaves on its board hold the 2-GPU replicas that sit beside a
+    2,880 GB preprocess job elsewhere: on the generated 1,000-workload mix eleven such jobs
+    on H200 boards left 4,365 GB for 6,060 GB of 2-GPU replicas, and repair bought boards.
+    """
+    for key, t in m.types.items():
+        k = t.gpu_slots if t.gpu is not None else 0
+        items = m.on_type[key]
+        full = [(o, v) for o, v in items if k and o.degree == k and not o.shared]
+        if not full:
+            continue
+        cap = usable(t.ram_gb, wf.policy)
+        levels = sorted({o.ram_gb for o, _ in full})
+        if len(levels) > MAX_CUT_LEVELS:
+            step = len(levels) / MAX_CUT_LEVELS
+            levels = [levels[int(i * step)] for i in range(MAX_CUT_LEVELS)]
+        i = m.index[key]
+        for j, r in enumerate(levels):
+            holding = [(o, v) for o, v in full if o.ram_gb >= r - 1e-9]
+            held = {v.name for _, v in holding}
+            elsewhere = [(o, v) for o, v in items
+                         if (o.degree > 0 and v.name not in held)
+                         or (o.degree == 0 and o.ram_gb > cap - r + 1e-9)]
+            if any(o.ram_gb > 0 for o, _ in elsewhere):
+                m.prob += (pulp.lpSum(o.ram_gb * v for o, v in elsewhere)
+                           <= cap * (m.n[key] - pulp.lpSum(v for _, v in holding))), f"full_{i}_{j}"
+            cores = t.platform.cpu_cores
+            if cores and any(o.cores > 0 for o, _ in elsewhere):
+                m.prob += (pulp.lpSum(o.cores * v for o, v in elsewhere)
+                           <= cores * (m.n[key] - pulp.lpSum(v for _, v in holding)),
+                           f"full_cores_{i}_{j}")
+
+
 def _least_ram_fill(options: list[ReplicaOption], slots: int) -> list[float]:
     """fill[g]: the least host RAM any multiset of ``options`` filling exactly g GPUs needs
     (inf when none does), g = 0..slots."""
@@ -996,6 +1044,7 @@ def build(wf: WorkloadFile, catalog: Catalog, cand: Candidates, budget: float | 
     define_host_ram(m, cand, wf)
     define_cpu_cores(m)
     define_blockers(m, wf)
+    define_full_boards(m, wf)
     rows = len(m.prob.constraints)
     define_storage(m, wf, cand, catalog)
     m.disk_rows = len(m.prob.constraints) - rows
