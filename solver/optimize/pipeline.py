@@ -398,7 +398,7 @@ def _cheapest_tries(run: _Run) -> None:
         out, exp, proven = solve_and_expand(m, cand, run.wf, run.catalog, run.solver,
                                             run.clock, run.gap, share=RANK1_SHARE,
                                             disk_retries=DISK_RETRIES, value_of=run.repair_value,
-                                            drives=drives)
+                                            drives=drives, close=True)
         drop_disk_choices(m)
         if out.status == SolveStatus.NO_SOLUTION:
             raise SolverError(_no_plan_message(run.solver, run.time_limit, run.catalog))
