@@ -289,3 +289,38 @@ def test_sub_mips_run_only_on_programs_small_enough(monkeypatch, default_catalog
     assert started is not None
     assert started.highs.getOptionValue("mip_heuristic_run_rins")[1] is searched
     assert started.outcome(m, 60) is not None
+
+
+def test_a_box_plan_that_repeats_the_fixed_one_is_not_expanded_again(default_catalog,
+                                                                     monkeypatch):
+    """The box solve often ends on the fixed placements' own plan (at N = 1,000 two runs in
+    three): the same decisions are the same servers, so the expansion in hand (10–15 s
+    there) is reused; another plan is expanded."""
+    from dataclasses import replace
+
+    from solver.optimize import rounds
+    from solver.optimize.budget import Budget
+    from solver.optimize.build import build
+    from solver.optimize.candidates import enumerate_candidates
+    from solver.optimize.solve import lp_duals
+
+    wf = generate(10, 1)
+    cand = enumerate_candidates(wf, default_catalog)
+    m = build(wf, default_catalog, cand, None)
+    assert lp_duals(m) is not None
+    bounds = {v: (c, c) for v, c in rounds.rounded_placements(m, set()).items()}
+    clock = Budget.start(None, m.size, sum(cand.replicas.values()), 1)
+    first = rounds._restricted_plan(m, cand, wf, default_catalog, "highs", clock, bounds, None)
+    assert first is not None
+    expanded = []
+    real = rounds.expand
+    monkeypatch.setattr(rounds, "expand", lambda *args: expanded.append(1) or real(*args))
+    again = rounds._restricted_plan(m, cand, wf, default_catalog, "highs", clock, bounds, None,
+                                    known=first)
+    assert again is not None and expanded == []
+    assert again[1] is first[1] and again[2] == first[2]
+    key = next(k for k, v in first[0].n.items() if v)
+    other = (replace(first[0], n={**first[0].n, key: first[0].n[key] + 1}),) + first[1:]
+    rounds._restricted_plan(m, cand, wf, default_catalog, "highs", clock, bounds, None,
+                            known=other)
+    assert expanded == [1]
