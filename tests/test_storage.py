@@ -138,6 +138,27 @@ def test_bruteforce_agrees_on_seeded_storage_instances():
     assert res["mismatches"] == [] and res["match"] == 60
 
 
+def test_a_shared_gpu_holds_no_more_datasets_than_a_server_can():
+    """Seeded storage instance 697: two shareable inference jobs, each reading its own 6 TB
+    dataset locally, with a 30% headroom; a server's 8 bays of 2 TB hold 11.2 TB under the
+    line, so no server holds both datasets. Their replicas fit one GPU by VRAM, and
+    expansion put them there: one server with 12 TB of datasets, an invalid plan (a
+    CheckError, "a bug; please report it"). Replicas share a GPU only where their datasets
+    fit one server: rank 1 is then the exhaustive optimum, 46,380."""
+    from bench.bruteforce import optimum, tiny_storage_instance
+    from bench.generate import DEFAULT_CATALOG
+    from solver.inputs.loading import load_catalog
+
+    wf, cat = tiny_storage_instance(697, load_catalog(DEFAULT_CATALOG))
+    assert optimum(wf, cat) == 46380
+    result = plan(wf, cat, top=1, gap=1e-9, with_baseline=False)
+    option = result.options[0]
+    assert option.total_cost == 46380
+    assert check_plan(option, wf, cat) == []
+    servers = {p.workload: p.server for p in option.placements}
+    assert servers["w0-inference"] != servers["w1-inference"]
+
+
 def test_pair_rows_stay_off_types_hosting_many_local_datasets():
     """The pair rows grow with the square of a type's local-data workloads: past
     MAX_PAIR_HOSTS they are left out (on a generated 200-workload mix they were 113,000 of

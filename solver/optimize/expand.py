@@ -82,6 +82,11 @@ class _SharedGpu:
     def cores(self) -> float:
         return sum(o.cores for o in self.replicas)
 
+    def local_tb(self, more: ReplicaOption) -> float:
+        """O4: TB of the distinct local datasets of its replicas and ``more``'s."""
+        tb = {o.workload: o.local_tb for o in (*self.replicas, more) if o.local_tb > 0}
+        return sum(tb.values())
+
 
 @dataclass
 class _Box:
@@ -139,9 +144,14 @@ class Expansion:
 
 
 def _pack_shared(opts: list[tuple[ReplicaOption, int]], cap: float, gpus: int,
-                 cores_cap: float = float("inf")) -> tuple[list[_SharedGpu], int]:
+                 cores_cap: float = float("inf"),
+                 disk_fits: Callable[[float], bool] = lambda tb: True
+                 ) -> tuple[list[_SharedGpu], int]:
     """First-fit decreasing of shareable replicas onto GPUs of usable VRAM ``cap``, each
-    GPU's replicas within one server's ``cores_cap`` cores (O3).
+    GPU's replicas within one server's ``cores_cap`` cores (O3) and their distinct local
+    datasets within what one server's drives hold (``disk_fits``, O4: the replicas of one
+    GPU sit on one server; two 6 TB datasets on one GPU fit no server of 16 TB of bays
+    under a 30% headroom).
 
     Returns the shared GPUs filled and how many more than the ``gpus`` bought they are.
     """
@@ -150,7 +160,8 @@ def _pack_shared(opts: list[tuple[ReplicaOption, int]], cap: float, gpus: int,
     for o in replicas:
         for load in loads:
             if (load.vram_gb + o.vram_gb <= cap + 1e-9
-                    and load.cores + o.cores <= cores_cap + 1e-9):
+                    and load.cores + o.cores <= cores_cap + 1e-9
+                    and disk_fits(load.local_tb(o))):
                 load.vram_gb += o.vram_gb
                 load.ram_gb += o.ram_gb
                 load.replicas.append(o)
@@ -261,7 +272,7 @@ def _items(opts: list[tuple[ReplicaOption, int]], t: ServerType, shared_gpus: in
     shared = [(o, c) for o, c in opts if o.shared]
     if shared and t.gpu is not None:
         loads, extra = _pack_shared(shared, usable(t.gpu.vram_gb, policy), shared_gpus,
-                                    cores_of(t))
+                                    cores_of(t), lambda tb: fits_disk(tb, t, policy))
         items += [_Item(1, load.ram_gb, tuple(load.replicas), shared=True) for load in loads]
     for o, c in opts:
         if not o.shared:
