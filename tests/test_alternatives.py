@@ -301,7 +301,8 @@ def test_a_search_bound_proves_the_least_power_within_a_step():
 
 def test_q3s_most_spare_vram_note_bounds_the_best_possible(q3, default_catalog,
                                                            monkeypatch):
-    """Most spare VRAM alone on q3: the capped search ends on 1,106.9 GB spare and its bound
+    """Most spare VRAM alone on q3, with the full-board rows in its program (there only on
+    programs of over 2,000 rows; they move the search): the capped search ends on 1,106.9 GB spare and its bound
     says no plan within 5% has more than 29 GB more. Uncapped, the solve proves its optimum,
     1,130.9 GB on four 2-GPU RTX 4090 workstations, but the shared replicas there fit one
     GPU fewer and expansion buys only the GPUs they fill: the plan shown has 1,106.9 GB
@@ -310,8 +311,10 @@ def test_q3s_most_spare_vram_note_bounds_the_best_possible(q3, default_catalog,
     the solve's status)."""
     import re
 
+    from solver.optimize import build as building
     from solver.optimize.alternatives import spare_vram_gb
 
+    monkeypatch.setattr(building, "FULL_BOARD_MIN_ROWS", 0)  # its rows on, as at N >= 200
     r = run(q3, default_catalog, only="vram", monkeypatch=monkeypatch, top=2)
     capped = r.options[1]
     note = next(n for n in r.notes if n.startswith("most spare VRAM (within "))
@@ -340,20 +343,22 @@ def test_q3s_most_spare_vram_note_bounds_the_best_possible(q3, default_catalog,
     assert sorted(s.gpu_count for s in rtx) == [1, 2, 2, 2]  # the solve bought 8 GPUs
 
 
-def test_q3s_fewest_servers_is_proven_in_its_direction(q3, default_catalog):
+def test_q3s_fewest_servers_is_proven_in_its_direction(q3, default_catalog, monkeypatch):
     """q3's capped fewest-servers search ends on 5 servers: its bound says no plan within 5%
     has fewer, which an uncapped min Σ n over the same slack confirms, so the note claims
     the count and not the cost (the no-consumer-GPUs option is its search's optimum, with
-    no note)."""
+    no note). With the full-board rows on, as in the test above."""
     import math
 
     import pulp
 
+    from solver.optimize import build as building
     from solver.optimize.alternatives import define_cost_slack
     from solver.optimize.build import build
     from solver.optimize.candidates import enumerate_candidates
     from solver.optimize.solve import solve
 
+    monkeypatch.setattr(building, "FULL_BOARD_MIN_ROWS", 0)  # as in the test above
     r = run(q3, default_catalog, top=3)
     fewest = next(o for o in r.options if o.label == "fewest servers")
     proven = next(n for n in r.notes if "proven by its search's bound" in n)
@@ -393,20 +398,15 @@ def test_a_count_claims_a_distance_only_when_its_bound_proves_more_than_none(bou
     assert within.short_of_best(fewest, option, None, bound) == short
 
 
-def test_a_repaired_optimum_claims_nothing_and_a_beaten_option_is_left_out(default_catalog,
-                                                                          monkeypatch):
+def test_a_repaired_optimum_claims_nothing_and_a_beaten_option_is_left_out(default_catalog):
     """The generated 8-workload mix of seed 6, where ``bench/claims.py`` found two notes the
     plans contradict. The no-consumer search proves its optimum, a plan with no consumer
     GPUs, which does not pack; repaired, it has 6, as many as the cheapest plan, and the
     note said "the cheapest plan is already as good" (from the solve's status) while the
     fewest-SKUs plan shown beside it has none at +3.2%. And the capped fewest-servers
-    search ends on 9 servers where the lowest-power plan has 8. (On the program as it was
-    then: the full-board rows, ``define_full_boards``, now let the no-consumer search find
-    a plan with none at +1.7%, which packs.)"""
+    search ends on 9 servers where the lowest-power plan has 8."""
     from bench.generate import generate
-    from solver.optimize import build as building
 
-    monkeypatch.setattr(building, "define_full_boards", lambda m, wf: None)
     r = run(generate(8, 6), default_catalog, top=6)
     labels = [o.label for o in r.options]
     assert labels == ["cheapest", "fewest SKUs", "lowest power", "most spare VRAM"]

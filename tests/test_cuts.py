@@ -135,6 +135,9 @@ def test_full_board_rows_keep_other_gpu_jobs_and_big_cpu_jobs_off_full_servers(m
     By hand the optimum is $16,500: two box2 of 4 x 64 GB with a full replica each ($5,200
     each), one with both 1-GPU replicas ($5,200) and the job on a CPU node with 4 x 32 GB
     ($900); against $18,000 with the job beside one 1-GPU replica and a fourth box2."""
+    from solver.optimize import build as building
+
+    monkeypatch.setattr(building, "FULL_BOARD_MIN_ROWS", 0)  # a tiny program
     fx.install(monkeypatch, {"f": (30, 60), "p": (10, 60), "c": (0, 90)})
     wf = fx.workloads({"name": "f", "replicas": 2, "shareable": False},
                       {"name": "p", "replicas": 2, "shareable": False},
@@ -160,8 +163,6 @@ def test_full_board_rows_keep_other_gpu_jobs_and_big_cpu_jobs_off_full_servers(m
     assert check_plan(result.options[0], wf, cat) == []
     cpu = [s for s in result.options[0].servers if s.gpu is None]
     assert len(cpu) == 1 and cpu[0].platform == "cpu"
-
-    from solver.optimize import build as building
 
     monkeypatch.setattr(building, "define_full_boards", lambda m, wf: None)
     lie = build(wf, cat, cand, None)

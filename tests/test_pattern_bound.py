@@ -49,11 +49,7 @@ def test_optimistic_shared_gpus_keep_the_program_a_relaxation():
 def test_a_plan_on_conservative_patterns_is_proven_afresh(monkeypatch):
     """Rank 1 costs 898,850: its packing rounds put the A100 PCIe type on patterns, whose
     solve proves nothing, and the last bound proven was 897,290 (0.18% below). The fresh
-    program proves 898,782, within the 0.01% gap. (On the program without the full-board
-    rows, ``define_full_boards``: with them rank 1's own solves prove this plan.)"""
-    from solver.optimize import build as building
-
-    monkeypatch.setattr(building, "define_full_boards", lambda m, wf: None)
+    program proves 898,782, within the 0.01% gap."""
     wf, catalog = load_workloads(MIX), load_catalog(CATALOG)
     result = pipeline.plan(wf, catalog, top=1, with_baseline=False)
     assert result.options[0].total_cost == 898_850
@@ -64,14 +60,16 @@ def test_a_plan_on_conservative_patterns_is_proven_afresh(monkeypatch):
     assert without.options[0].total_cost == 898_850
     assert without.status == "feasible" and without.gap > 1e-3
 
-
-@pytest.mark.skipif("highs" not in available_solvers(), reason="needs HiGHS")
 def test_a_packed_plan_its_work_share_left_unproven_gets_one_more_solve(monkeypatch):
-    """Under --time-limit 60 rank 1's third solve packs 898,850 but its share of the work
+    """With the full-board rows in its program (there only on programs of over 2,000 rows;
+    on this mix they spare rank 1 its patterns) and under --time-limit 60, rank 1's third
+    solve packs 898,850 but its share of the work
     (half of what is left, the rest kept for packing rounds) ends it at a bound 0.29% below;
     one more solve from that plan, with all the work left, proves it (``close``)."""
+    from solver.optimize import build as building
     from solver.optimize import rounds
 
+    monkeypatch.setattr(building, "FULL_BOARD_MIN_ROWS", 0)
     wf, catalog = load_workloads(MIX), load_catalog(CATALOG)
     result = pipeline.plan(wf, catalog, top=3, time_limit=60)
     assert result.options[0].total_cost == 898_850
