@@ -456,7 +456,7 @@ def define_full_boards(m: Model, wf: WorkloadFile) -> None:
         if len(levels) > MAX_CUT_LEVELS:
             step = len(levels) / MAX_CUT_LEVELS
             levels = [levels[int(i * step)] for i in range(MAX_CUT_LEVELS)]
-        i = m.index[key]
+        i, cores = m.index[key], t.platform.cpu_cores
         for j, r in enumerate(levels):
             holding = [(o, v) for o, v in full if o.ram_gb >= r - 1e-9]
             held = {v.name for _, v in holding}
@@ -466,7 +466,6 @@ def define_full_boards(m: Model, wf: WorkloadFile) -> None:
             if any(o.ram_gb > 0 for o, _ in elsewhere):
                 m.prob += (pulp.lpSum(o.ram_gb * v for o, v in elsewhere)
                            <= cap * (m.n[key] - pulp.lpSum(v for _, v in holding))), f"full_{i}_{j}"
-            cores = t.platform.cpu_cores
             if cores and any(o.cores > 0 for o, _ in elsewhere):
                 m.prob += (pulp.lpSum(o.cores * v for o, v in elsewhere)
                            <= cores * (m.n[key] - pulp.lpSum(v for _, v in holding)),

@@ -116,14 +116,15 @@ def solve_and_expand(m, cand, wf, catalog, solver, clock, gap, loose=True, share
         return None if own is None else max(1, int(0.5 * (own - spent())))
 
     def all_left() -> int | None:
+        """All of this option's work left."""
         return None if own is None else max(1, int(own - spent()))
 
     def bare_ticks() -> int | None:
         """All of this option's work left, once the plan in hand could be shown: a search
         that has found no plan of its own by then ends there (``solve``'s ``bare_ticks``)."""
-        if own is None or shown is None or best is None or not shown(best[0], best[1]):
+        if shown is None or best is None or not shown(best[0], best[1]):
             return None
-        return max(1, int(own - spent()))
+        return all_left()
 
     proven = None
     closing = closed = False
@@ -147,11 +148,7 @@ def solve_and_expand(m, cand, wf, catalog, solver, clock, gap, loose=True, share
                 # Its failed types get the cuts a packing round would give them, and the
                 # LP's new point is rounded again.
                 for key in best[1].failed_types:
-                    failures[key] = failures.get(key, 0) + 1
-                    if key not in m.patterns:
-                        _pattern_cut(m, key, best[0].n.get(key, 0), wf.policy)
-                    if failures[key] == 1:
-                        _cuts_off_plan(m, key, wf)
+                    _tighten(m, key, best[0].n.get(key, 0), wf)
                 again = _rounded_plan(m, cand, wf, catalog, solver, clock, own)
                 if again is not None and again[2] < best[2]:
                     best = again
@@ -226,12 +223,7 @@ def solve_and_expand(m, cand, wf, catalog, solver, clock, gap, loose=True, share
             # a pattern-LP cut every time, Martello-Toth cuts the first time; a type that
             # fails a third time in a small program is modelled by server patterns, which
             # pack exactly (docs/solver.md, "Cuts when the sums lie").
-            failures[key] = failures.get(key, 0) + 1
-            cut = False
-            if key not in m.patterns:
-                cut = _pattern_cut(m, key, out.n.get(key, 0), wf.policy)
-            if failures[key] == 1:
-                cut |= _cuts_off_plan(m, key, wf)
+            cut = _tighten(m, key, out.n.get(key, 0), wf)
             if cut and failures[key] < PATTERNS_AFTER:
                 progress = True
                 continue
@@ -265,6 +257,19 @@ def solve_and_expand(m, cand, wf, catalog, solver, clock, gap, loose=True, share
         return out, None, proven
     out, exp, _ = best
     return out, exp, proven
+
+
+def _tighten(m: Model, key: str, bought: float, wf: WorkloadFile) -> bool:
+    """One more packing failure of type ``key`` (counted in ``m.failures``), bought ``bought``
+    servers: a pattern-LP cut at that count unless the type is on patterns, and the
+    Martello-Toth cuts the first time. Whether a cut was added."""
+    m.failures[key] = m.failures.get(key, 0) + 1
+    cut = False
+    if key not in m.patterns:
+        cut = _pattern_cut(m, key, bought, wf.policy)
+    if m.failures[key] == 1:
+        cut |= _cuts_off_plan(m, key, wf)
+    return cut
 
 
 def drives_alone(value: float, extra: float, bound: float | None, gap: float) -> bool:
