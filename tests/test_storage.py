@@ -274,21 +274,39 @@ def test_datasets_counted_whole_per_server_add_the_floor_rows(monkeypatch):
 
 def test_host_and_floor_rows_from_the_start_keep_every_plan(monkeypatch):
     """The rows of ``add_host_room_rows`` come only after a plan's drives showed the sums too
-    loose, which the tiny seeded instances never reach: put on every type from the start,
-    they still let rank 1 find the exhaustive optimum on each (a row that cut off a real
-    plan, the floor rows counting datasets rounded up, misses seed 55)."""
+    loose, which the tiny seeded instances never reach, except on programs of over
+    ``HOST_ROOM_MIN_ROWS`` rows, which get them on every type as they are built: with that
+    gate at nothing they still let rank 1 find the exhaustive optimum on each (a row that
+    cut off a real plan, the floor rows counting datasets rounded up, misses seed 55)."""
     from bench.bruteforce import crosscheck
     from solver.optimize import build as build_module
-    from solver.optimize import pipeline
 
-    def build_with_rows(wf, catalog, cand, budget):
-        m = build_module.build(wf, catalog, cand, budget)
-        build_module.add_host_room_rows(m, tuple(m.n), wf, catalog)
-        return m
-
-    monkeypatch.setattr(pipeline, "build", build_with_rows)
+    monkeypatch.setattr(build_module, "HOST_ROOM_MIN_ROWS", -1)
     res = crosscheck(100, storage=True)
     assert res["mismatches"] == [] and res["match"] == 100
+
+
+def test_large_programs_are_built_with_the_room_rows(monkeypatch):
+    """The case of ``test_drives_too_few_for_the_slots_add_the_room_rows`` built as a large
+    program is (``HOST_ROOM_MIN_ROWS`` at 0): its first solve is already the $8,200 of the
+    plan that packs, not the sums' $7,800, and the rows are not added twice."""
+    import pulp
+
+    from solver.optimize import build as build_module
+    from solver.optimize.candidates import enumerate_candidates
+
+    fx.install(monkeypatch, {"a": (15, 10), "b": (15, 10), "c": (0, 5)})
+    data = {"dataset_tb": 1}
+    wf = fx.workloads({"name": "a", "replicas": 2, "data": data}, {"name": "b", "data": data},
+                      {"name": "c", "kind": "preprocess", "data": data})
+    cat = fx.catalog()
+    monkeypatch.setattr(build_module, "HOST_ROOM_MIN_ROWS", 0)
+    m = build_module.build(wf, cat, enumerate_candidates(wf, cat), None)
+    room = [n for n in m.prob.constraints if n.startswith("hosts_room_")]
+    assert room and m.disk_rows >= len(room)  # disk rows: the work budget does not count them
+    m.prob.solve(pulp.HiGHS(msg=False))
+    assert pulp.value(m.prob.objective) == pytest.approx(8200, abs=0.1)
+    assert build_module.add_host_room_rows(m, tuple(m.n), wf, cat) == 0
 
 
 def _gpus_fill_every_box(monkeypatch):
