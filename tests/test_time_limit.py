@@ -148,6 +148,54 @@ def test_no_solve_starts_with_less_time_left_than_half_the_longest_solve():
     assert clock.skipped == ["option 2"] and clock.clock_skipped == 1
 
 
+def test_no_whole_program_solve_starts_with_less_time_left_than_its_root_takes():
+    """HiGHS's root reads no clock: at N = 1,000 (LP 2.3-2.8 s) rank 1's last solve, started
+    with 26-44 s left, ran 33-46 s and the run ended at 126-140 s under --time-limit 120.
+    A solve of the whole program needs ROOT_LP_TIMES times its longest LP left; a rounded
+    plan's solve, its decisions held, does not."""
+    clock = budget.Budget.start(20, rows=1000, replicas=10, top=1)
+    assert clock.can_start("a packing round")
+    clock.spend_lp(0.5)
+    clock.spend_lp(0.25)  # the longest counts
+    assert clock.lp_s == 0.5
+    assert clock.can_start("a packing round")  # about 19 s left, 18 x 0.5 s is 9 s
+    clock.spend_lp(2.0)
+    assert clock.can_start("a rounded plan", restricted=True)
+    assert not clock.can_start("a packing round")
+    assert clock.skipped == ["a packing round"] and clock.clock_skipped == 1
+
+
+def test_a_run_ended_before_the_whole_programs_search_reports_the_lps_bound(monkeypatch,
+                                                                           default_catalog):
+    """When no search of the whole program may start after the rounded plans (here never),
+    rank 1 is the cheaper rounded plan and its gap is measured against the LP relaxation
+    at the root cuts' point (``rounds._relaxation``), a bound on every plan: the gap is
+    still reported, and the note says the clock left a stage out."""
+    from solver.optimize import rounds
+
+    monkeypatch.setattr(budget, "ROOT_LP_TIMES", 1e9)
+    found = []
+    real = rounds._rounded_plan
+
+    def spy(*args, **kwargs):
+        plan_ = real(*args, **kwargs)
+        found.append(plan_)
+        return plan_
+
+    monkeypatch.setattr(rounds, "_rounded_plan", spy)
+    wf = generate(60, 1)
+    result = pipeline.plan(wf, default_catalog, top=1, solver="highs", time_limit=60,
+                           with_baseline=False)
+    assert len(found) == 1 and found[0] is not None
+    assert result.options[0].capex == found[0][2]
+    assert result.status == "feasible" and result.gap is not None and result.gap > 0
+    assert any("skipped" in n for n in result.notes), result.notes
+    # The bound is the LP's, below the optimum: no plan of an unlimited run is cheaper.
+    bound = result.options[0].capex * (1 - result.gap)
+    full = pipeline.plan(wf, default_catalog, top=1, solver="highs", with_baseline=False)
+    assert bound <= full.options[0].capex * (1 + 1e-6)  # the gap is rounded to 6 places
+
+
 def test_root_rounds_fit_a_fifth_of_the_work_budget():
     """Six root rounds took 20 s at N = 1,000: under --time-limit 30 they left the first
     solve 1.5 s and the run took 73 s. The count comes from the work budget (the same on

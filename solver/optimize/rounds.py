@@ -144,7 +144,7 @@ def solve_and_expand(m, cand, wf, catalog, solver, clock, gap, loose=True, share
         if loose and value_of is not None and first is None:
             best = _rounded_plan(m, cand, wf, catalog, solver, clock, own)
             if (best is not None and best[1].failed_types and m.size > REROUND_MIN_ROWS
-                    and clock.can_start("a rounded plan")):
+                    and clock.can_start("a rounded plan", restricted=True)):
                 # Its failed types get the cuts a packing round would give them, and the
                 # LP's new point is rounded again.
                 for key in best[1].failed_types:
@@ -152,11 +152,13 @@ def solve_and_expand(m, cand, wf, catalog, solver, clock, gap, loose=True, share
                 again = _rounded_plan(m, cand, wf, catalog, solver, clock, own)
                 if again is not None and again[2] < best[2]:
                     best = again
+    if m.lp_bound is not None:
+        proven = m.lp_bound
     for round_ in range(MAX_CUT_ROUNDS):
         if pending is not None:
             (out, exp), pending = pending, None
         else:
-            if round_ and not clock.can_start("a packing round"):
+            if (round_ or best is not None) and not clock.can_start("a packing round"):
                 break  # out of time: a repaired plan is reported as feasible
             begun = first.outcome(m, clock.limits()[0]) if round_ == 0 and first else None
             if begun is not None:
@@ -296,7 +298,7 @@ def _rounded_plan(m: Model, cand, wf: WorkloadFile, catalog: Catalog, solver: st
     returned 284,575,550 against a bound of 19.7 million.) None where the LP or the first
     solve fail; left out under a budget (the served workloads are decisions) and for
     workloads with throughput targets (their replica counts are)."""
-    if wf.policy.budget is not None or lp_duals(m) is None:
+    if wf.policy.budget is not None or _relaxation(m, clock) is None:
         return None
     free = set(cand.targets)
     fixed = rounded_placements(m, free)
@@ -308,7 +310,7 @@ def _rounded_plan(m: Model, cand, wf: WorkloadFile, catalog: Catalog, solver: st
         best = _restricted_plan(m, cand, wf, catalog, solver, clock,
                                 {v: (count, count) for v, count in fixed.items()},
                                 None if own is None else ROUNDED_WORK * own)
-        if best is None or not clock.can_start("a rounded plan"):
+        if best is None or not clock.can_start("a rounded plan", restricted=True):
             return best
         wider = _restricted_plan(m, cand, wf, catalog, solver, clock, box,
                                  None if own is None else ROUNDED_BOX_WORK * own, warm=True,
@@ -559,7 +561,7 @@ def _root_cuts(m: Model, policy: Policy, clock: Budget) -> None:
         if left is not None and time.perf_counter() - start > ROOT_SHARE * left:
             clock.clock_skipped += 1
             return
-        if lp_duals(m) is None:
+        if _relaxation(m, clock) is None:
             return
         added = 0
         for key, n in m.n.items():
@@ -567,6 +569,20 @@ def _root_cuts(m: Model, policy: Policy, clock: Budget) -> None:
                 added += _pattern_cut(m, key, n.varValue or 0.0, policy)
         if not added:
             return
+
+
+def _relaxation(m: Model, clock: Budget) -> dict[str, float] | None:
+    """``lp_duals`` of the whole program, its seconds counted (``Budget.spend_lp``: a solve of
+    the whole program is not started with less than ROOT_LP_TIMES times as many left); on a
+    minimisation that is a relaxation of the plan rules (``Model.exact``) its value bounds
+    every plan (``m.lp_bound``), so a run the clock ends before the integer search of the
+    whole program still reports a proven gap."""
+    began = time.perf_counter()
+    duals = lp_duals(m)
+    clock.spend_lp(time.perf_counter() - began)
+    if duals is not None and m.exact and m.prob.sense == pulp.LpMinimize:
+        m.lp_bound = max(m.lp_bound or duals["objective"], duals["objective"])
+    return duals
 
 
 def pattern_bound(m: Model, wf: WorkloadFile, catalog: Catalog, cand, solver: str,
