@@ -148,6 +148,22 @@ def test_no_solve_starts_with_less_time_left_than_half_the_longest_solve():
     assert clock.skipped == ["option 2"] and clock.clock_skipped == 1
 
 
+def _rounded_plans(monkeypatch) -> list:
+    """What each ``rounds._rounded_plan`` returns, in order, as the run goes."""
+    from solver.optimize import rounds
+
+    found: list = []
+    real = rounds._rounded_plan
+
+    def spy(*args, **kwargs):
+        plan_ = real(*args, **kwargs)
+        found.append(plan_)
+        return plan_
+
+    monkeypatch.setattr(rounds, "_rounded_plan", spy)
+    return found
+
+
 def test_no_whole_program_solve_starts_with_less_time_left_than_its_root_takes():
     """HiGHS's root reads no clock: at N = 1,000 (LP 2.3-2.8 s) rank 1's last solve, started
     with 26-44 s left, ran 33-46 s and the run ended at 126-140 s under --time-limit 120.
@@ -171,18 +187,9 @@ def test_a_run_ended_before_the_whole_programs_search_reports_the_lps_bound(monk
     rank 1 is the cheaper rounded plan and its gap is measured against the LP relaxation
     at the root cuts' point (``rounds._relaxation``), a bound on every plan: the gap is
     still reported, and the note says the clock left a stage out."""
-    from solver.optimize import rounds
 
     monkeypatch.setattr(budget, "ROOT_LP_TIMES", 1e9)
-    found = []
-    real = rounds._rounded_plan
-
-    def spy(*args, **kwargs):
-        plan_ = real(*args, **kwargs)
-        found.append(plan_)
-        return plan_
-
-    monkeypatch.setattr(rounds, "_rounded_plan", spy)
+    found = _rounded_plans(monkeypatch)
     wf = generate(60, 1)
     result = pipeline.plan(wf, default_catalog, top=1, solver="highs", time_limit=60,
                            with_baseline=False)
@@ -383,15 +390,7 @@ def test_a_rounded_plan_that_needed_repair_is_rounded_again_after_cuts(monkeypat
     from solver.optimize import rounds
 
     monkeypatch.setattr(rounds, "REROUND_MIN_ROWS", 0)
-    found = []
-    real = rounds._rounded_plan
-
-    def spy(*args, **kwargs):
-        plan_ = real(*args, **kwargs)
-        found.append(plan_)
-        return plan_
-
-    monkeypatch.setattr(rounds, "_rounded_plan", spy)
+    found = _rounded_plans(monkeypatch)
     result = pipeline.plan(generate(60, 1), default_catalog, top=1, solver="highs",
                            time_limit=20, with_baseline=False)
     assert len(found) == 2 and None not in found
