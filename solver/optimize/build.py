@@ -1075,9 +1075,9 @@ HOST_ROOM_MIN_ROWS = 2000
 """Programs of more rows than this before ``define_full_boards`` get ``add_host_room_rows``
 on every type that may host a local dataset as they are built, instead of on the types a
 plan's drives showed too loose: at N = 1,000 (1,056 rows) the LP after the root cuts rises
-from 86,968,079 to 86,996,930 and rank 1 under --time-limit 120 ends 0.89% above its bound,
-not 1.03-1.12%; at N = 200 under 30 s 0.415%, not 0.444%. On small programs the rows only
-move the search (81 of them made q3 1.12 times slower)."""
+from 86,968,079 to 86,996,930 and rank 1 under --time-limit 120 ends 0.89-0.94% above its
+bound, not 1.03-1.12%; at N = 200 under 30 s 0.416%, not 0.444%. On small programs the rows
+only move the search (81 of them made q3 1.12 times slower)."""
 MAX_CUT_LEVELS = 40
 """Most thresholds used per packing cut family (distinct item sizes, evenly sampled)."""
 

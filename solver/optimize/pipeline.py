@@ -893,9 +893,11 @@ def _result(run: _Run, with_baseline: bool) -> PlanResult:
     notes += more
     clock = run.clock
     if clock.clock_stopped or clock.clock_skipped:
-        notes += ((f"the wall clock, not the work budget, ended {clock.clock_stopped} solve(s) "
-                   f"and skipped {clock.clock_skipped} stage(s), so a rerun may return a "
-                   "different plan"),)
+        did = [f"{verb} {count} {what}" for verb, count, what in (
+            ("ended", clock.clock_stopped, "solve(s)"), ("skipped", clock.clock_skipped,
+                                                         "stage(s)")) if count]
+        notes += ((f"the wall clock, not the work budget, {' and '.join(did)}, so a rerun "
+                   "may return a different plan"),)
     return PlanResult(
         status=SolveStatus.OPTIMAL if exact else SolveStatus.FEASIBLE,
         currency=run.catalog.currency,
