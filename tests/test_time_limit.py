@@ -187,7 +187,6 @@ def test_a_run_ended_before_the_whole_programs_search_reports_the_lps_bound(monk
     rank 1 is the cheaper rounded plan and its gap is measured against the LP relaxation
     at the root cuts' point (``rounds._relaxation``), a bound on every plan: the gap is
     still reported, and the note says the clock left a stage out."""
-
     monkeypatch.setattr(budget, "ROOT_LP_TIMES", 1e9)
     found = _rounded_plans(monkeypatch)
     wf = generate(60, 1)
