@@ -8,6 +8,7 @@ per-GPU need = need_gb / degree, host RAM = ram_gb x degree (R12-like: more GPUs
 from __future__ import annotations
 
 import datetime as dt
+from typing import Any
 
 from solver.estimate.memory import Estimate, MemoryBreakdown
 from solver.estimate.throughput import Throughput
@@ -98,3 +99,17 @@ def workloads(*jobs: dict, **policy) -> WorkloadFile:
             item.pop("model"), item.pop("context"), item.pop("batch")
         items.append(item)
     return WorkloadFile.model_validate({"name": "t", "policy": policy, "workloads": items})
+
+
+def returns(monkeypatch, owner: Any, name: str) -> list:
+    """Spy on ``owner.name``: the list it returns collects each call's result, in order."""
+    seen: list = []
+    real = getattr(owner, name)
+
+    def spy(*args, **kwargs):
+        out = real(*args, **kwargs)
+        seen.append(out)
+        return out
+
+    monkeypatch.setattr(owner, name, spy)
+    return seen

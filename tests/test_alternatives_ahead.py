@@ -12,6 +12,7 @@ from dataclasses import replace
 from pathlib import Path
 
 import pytest
+import solver_fixtures as fx
 
 from solver.inputs.loading import load_catalog, load_workloads
 from solver.optimize import pipeline, rounds
@@ -59,16 +60,7 @@ def _small_program():
 
 
 def _count_solves(monkeypatch) -> list[Outcome]:
-    seen: list[Outcome] = []
-    real = rounds.solve
-
-    def counting(*args, **kwargs):
-        out = real(*args, **kwargs)
-        seen.append(out)
-        return out
-
-    monkeypatch.setattr(rounds, "solve", counting)
-    return seen
+    return fx.returns(monkeypatch, rounds, "solve")
 
 
 def _failing_expand(monkeypatch, extra: float) -> None:

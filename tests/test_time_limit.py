@@ -6,6 +6,7 @@ from __future__ import annotations
 from types import SimpleNamespace
 
 import pytest
+import solver_fixtures as fx
 
 from bench.generate import generate
 from solver.errors import SolverError
@@ -152,16 +153,7 @@ def _rounded_plans(monkeypatch) -> list:
     """What each ``rounds._rounded_plan`` returns, in order, as the run goes."""
     from solver.optimize import rounds
 
-    found: list = []
-    real = rounds._rounded_plan
-
-    def spy(*args, **kwargs):
-        plan_ = real(*args, **kwargs)
-        found.append(plan_)
-        return plan_
-
-    monkeypatch.setattr(rounds, "_rounded_plan", spy)
-    return found
+    return fx.returns(monkeypatch, rounds, "_rounded_plan")
 
 
 def test_no_whole_program_solve_starts_with_less_time_left_than_its_root_takes():

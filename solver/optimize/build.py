@@ -1043,12 +1043,12 @@ def build(wf: WorkloadFile, catalog: Catalog, cand: Candidates, budget: float | 
     define_host_ram(m, cand, wf)
     define_cpu_cores(m)
     define_blockers(m, wf)
-    large = len(m.prob.constraints)
-    if large > FULL_BOARD_MIN_ROWS:
+    size = len(m.prob.constraints)  # what the gates below are measured on
+    if size > FULL_BOARD_MIN_ROWS:
         define_full_boards(m, wf)
     rows = len(m.prob.constraints)
     define_storage(m, wf, cand, catalog)
-    if large > HOST_ROOM_MIN_ROWS:
+    if size > HOST_ROOM_MIN_ROWS:
         # The O4 cuts a plan whose drives cost more than the sums said would bring, on
         # every type that may host a local dataset, from the start.
         add_host_room_rows(m, tuple(sorted({key for _, key in m.hosts})), wf, catalog)

@@ -893,9 +893,11 @@ def _result(run: _Run, with_baseline: bool) -> PlanResult:
     notes += more
     clock = run.clock
     if clock.clock_stopped or clock.clock_skipped:
-        did = [f"{verb} {count} {what}" for verb, count, what in (
-            ("ended", clock.clock_stopped, "solve(s)"), ("skipped", clock.clock_skipped,
-                                                         "stage(s)")) if count]
+        did = []
+        if clock.clock_stopped:
+            did.append(f"ended {clock.clock_stopped} solve(s)")
+        if clock.clock_skipped:
+            did.append(f"skipped {clock.clock_skipped} stage(s)")
         notes += ((f"the wall clock, not the work budget, {' and '.join(did)}, so a rerun "
                    "may return a different plan"),)
     return PlanResult(
