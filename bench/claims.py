@@ -8,8 +8,8 @@ work, and its notes make claims that the search's bound proves (``pipeline._note
               f = ``Direction.measure`` (lower is better; spare VRAM negated) than the option
     within    "<label> (within <amount> of the best possible), ...": none has an f lower than
               the option's by more than <amount> (rounded for display: 0.5 of its unit allowed)
-    as good   "... left out: <labels> (the cheapest plan is already as good)": none has an f
-              lower than the cheapest plan's
+    as good   "... left out: <labels> (none does better than the cheapest plan, proven by its
+              search's bound)": none has an f lower than the cheapest plan's
     optimal   an alternative shown with no note: its search ended at its gap, so it is the best
               within the slack in its direction, up to that gap on the search's objective
               f / step + (cost - L) / S (``alternatives.direction_value``)

@@ -117,8 +117,7 @@ def test_repeats_and_directions_without_gain_are_left_out_with_a_reason(four):
     labels = [o.label for o in r.options]
     assert labels == ["cheapest", "no consumer GPUs", "fewest servers"]
     note = next(n for n in r.notes if n.startswith("alternatives within 5%"))
-    assert "fewest SKUs (the cheapest plan is already as good)" in note \
-        or "fewest SKUs (the same servers as the cheapest plan)" in note
+    assert f"fewest SKUs ({pipeline.AS_GOOD})" in note
     assert "lowest power, most spare VRAM (the same servers as the no consumer GPUs plan)" in note
     assert "3 of 6 options: every direction within 5% of the cheapest was tried" in r.notes
 
@@ -411,7 +410,7 @@ def test_a_repaired_optimum_claims_nothing_and_a_beaten_option_is_left_out(defau
     labels = [o.label for o in r.options]
     assert labels == ["cheapest", "fewest SKUs", "lowest power", "most spare VRAM"]
     left_out = next(n for n in r.notes if n.startswith("alternatives within 5%"))
-    assert "already as good" not in left_out
+    assert pipeline.AS_GOOD not in left_out
     assert ("no consumer GPUs (no better plan found within its share of the search; the "
             "fewest SKUs plan is better in that direction)") in left_out
     assert ("fewest servers (the lowest power plan is better in that direction than its "

@@ -62,8 +62,12 @@ def test_partial_budget_summary_at_80_columns_names_what_is_served(root):
     assert "serves 1 of 4 workloads (serve-mistral-7b). Left out:" in text
     assert "Power drawn at full load: 1.4 kW (option 1)." in text
     # Directions left out for one reason are named once, with that reason.
-    assert ("left out: fewest servers, no consumer GPUs, fewest SKUs, lowest power, most "
-            "spare VRAM (the same servers as the cheapest plan)") in text
+    # A search that came back with the cheapest plan's servers found nothing better: it
+    # says so, not "the same servers as the cheapest plan" (read as if that plan, one RTX
+    # 4090, had no consumer GPUs).
+    assert ("left out: fewest servers, no consumer GPUs, fewest SKUs (none does better than "
+            "the cheapest plan, proven by its search's bound); lowest power, most spare VRAM "
+            "(no better plan found within its share of the search)") in text
 
 
 def test_table_drops_least_needed_columns_and_says_so():

@@ -703,7 +703,7 @@ def _begin_next(run: _Run, within: _Within, following: list[Direction],
         begun[following[0].key] = ahead
 
 
-AS_GOOD = "the cheapest plan is already as good"
+AS_GOOD = "none does better than the cheapest plan, proven by its search's bound"
 """Why a direction is left out when its search, proven, found nothing better."""
 NOT_FOUND = "no better plan found within its share of the search"
 """Why a direction is left out when its capped search found nothing better."""
@@ -808,16 +808,20 @@ def _judge(run: _Run, within: _Within, d: Direction, out: Outcome, exp, bound: f
                            "the cheapest", d.label)
     elif run.budget is not None and option.total_cost > run.budget + 0.01:
         verdicts.leave_out("its servers, once packed, broke the budget", d.label)
-    elif again is not None:
-        verdicts.leave_out(f"the same servers as the {again} plan", d.label)
     elif not improves(d, option, cheapest, catalog):
+        # Before the repeat test: a search that came back with the cheapest plan's servers
+        # (or another option's no better in this direction) found nothing better, and "the
+        # same servers as the cheapest plan" read as if that plan had gone this way ("no
+        # consumer GPUs" beside a cheapest plan with two RTX 4090s).
         # Only the bound shows that no plan within the slack is better: a search proven to
         # its gap trades its direction against the cost within one step, and its relative
         # gap is more than the share of a step the cost can add (1/S), so its status alone
-        # does not (a generated 8-workload mix: "already as good" at 6 consumer GPUs, when
+        # does not (a generated 8-workload mix: "none does better" at 6 consumer GPUs, when
         # a plan with none costs 3.2% more, found by another direction).
         as_good = within.short_of_best(d, cheapest, catalog, bound) == 0
         verdicts.leave_out(AS_GOOD if as_good else NOT_FOUND, d.label)
+    elif again is not None:
+        verdicts.leave_out(f"the same servers as the {again} plan", d.label)
     else:
         seen[server_key(option)] = option.label
         short = within.short_of_best(d, option, catalog, bound)
