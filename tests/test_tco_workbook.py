@@ -76,3 +76,17 @@ def test_tco_recalculates_and_follows_the_kwh_price(tco_book, tmp_path):
     summary = wb["Summary"]
     row = _find(summary, "TCO over 4 years")
     assert summary.cell(row, 3).value.startswith("=TCO!")
+
+
+def test_summary_says_how_the_options_are_ranked(tco_book, tmp_path):
+    """Ranked by TCO, a later option may cost less to buy: the Summary sheet's subtitle must
+    not say "cheapest first" (a TCO-ranked mix put a USD 72,390 option below one of 87,110)."""
+    book, _result, wf = tco_book
+    assert openpyxl.load_workbook(book)["Summary"]["A2"].value.startswith(
+        "Ranked cheapest first.")
+    by_tco = wf.model_copy(update={"policy": wf.policy.model_copy(update={"objective": "tco"})})
+    catalog = load_catalog(DEFAULT_CATALOG)
+    out = tmp_path / "by_tco.xlsx"
+    write_workbook(out, plan(by_tco, catalog, top=1, with_baseline=False), by_tco, catalog, {})
+    assert openpyxl.load_workbook(out)["Summary"]["A2"].value.startswith(
+        "Ranked by total cost of ownership, lowest first.")

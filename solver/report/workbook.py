@@ -561,7 +561,7 @@ class _Book:
             "Summary": self._sheet(
                 "Summary",
                 f"plan-buy: purchase options for {self.wf.name}",
-                f"Ranked cheapest first. Prices in {cur} as of {date}.",
+                f"Ranked {self._ranked_by()}. Prices in {cur} as of {date}.",
             )
         }
         for opt in self.result.options:
@@ -647,6 +647,16 @@ class _Book:
 
     def _sheet(self, name: str, title: str, note: str) -> _Sheet:
         return _Sheet(self.wb, name, self.fmt, title, note)
+
+    @property
+    def by_tco(self) -> bool:
+        """The options are ranked by TCO (``objective: tco``), not by capital cost: a later
+        option may cost less to buy."""
+        return self.wf.policy.objective == "tco"
+
+    def _ranked_by(self) -> str:
+        """How the options are ordered: by what the program minimised."""
+        return "by total cost of ownership, lowest first" if self.by_tco else "cheapest first"
 
     # -- Assumptions --------------------------------------------------------------------
     def _assumptions(self, sh: _Sheet) -> None:
@@ -788,7 +798,7 @@ class _Book:
         base = res.baseline
         # Options are ranked, and "over the cheapest" measured, by what the program
         # minimised: capital cost, or TCO under objective tco (its row comes further down).
-        by_tco = self.wf.policy.objective == "tco" and self.wf.policy.tco is not None
+        by_tco = self.by_tco
         rows: list[tuple[str, str, str, Any]] = [
             ("Total cost", "", "total", f.money_total),
             ("  Over the cheapest", "by TCO" if by_tco else "", "over_cheapest", f.pct),
