@@ -306,3 +306,33 @@ def test_a_capped_rack_count_advises_the_racks_its_plan_takes(monkeypatch):
         "site.rack_units, or plan fewer replicas")]
     r = run(wfile(job, site={**site, "racks": 3}, exclude=["big"], growth=1.0)).options[0]
     assert r.own.racks == 3
+
+
+def test_sweep_knee_under_tco_is_the_cheapest_full_plan_to_buy(monkeypatch):
+    """Under objective tco the full plan (one big GPU, $12,200) is not the smallest budget
+    that serves every workload: three smalls ($7,400) serve it too. The knee is $7,400, a
+    budget of $10,000 buys the smalls, and $12,200 and up buy the big one (reused, not
+    solved again). Before, the sweep reported $12,200 as the smallest budget, proven."""
+    from solver.sweep.report import render_sweep, sweep_document
+    from solver.sweep.run import build_sweep, run_sweep
+
+    setup(monkeypatch)
+    wf = wfile({"name": "a", "tokens_per_s": 250}, tco=TCO, objective="tco")
+    run_ = run_sweep(build_sweep(wf, fx.catalog(), "7399,10000,12200,20000"), jobs=1)
+    (knee,) = run_.knees.values()
+    (full,) = run_.preferred.values()
+    assert (knee.status, knee.total_cost) == ("optimal", 7400)
+    assert (full.status, full.total_cost) == ("optimal", BOX + 10000)
+    short, mid, at, above = run_.rows
+    assert short.unserved and not mid.unserved
+    assert mid.total_cost == 7400 and not mid.reused_knee
+    assert at.total_cost == above.total_cost == BOX + 10000 and at.reused_knee
+    assert all(r.knee_budget == 7400 for r in run_.rows)
+    text = " ".join(render_sweep(run_, wf.name, "USD", width=200).split())
+    assert "Smallest budget that serves every workload (the cheapest full plan):" in text
+    assert "7,400 USD (proven cheapest)" in text
+    assert ("The full plan of lowest TCO (objective tco), which every budget at or above its "
+            "cost buys: - growth 1, headroom 0.2: 12,200 USD, TCO 17,456 USD") in text
+    doc = sweep_document(run_, build_sweep(wf, fx.catalog(), "7399"))
+    assert doc["knees"][0]["knee_budget"] == 7400
+    assert doc["knees"][0]["lowest_tco_plan"]["total_cost"] == BOX + 10000

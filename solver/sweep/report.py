@@ -166,6 +166,7 @@ def render_sweep(
                      else "best found, not proven cheapest")
             out += bullets([(f"{label}: {_money(k.total_cost)} {currency} ({exact}); "
                             f"{gpu_mix(k.gpus, ', ')}")], width)
+    out += _preferred(run, currency, width)
     out.append("")
     if run.interrupted:
         out.append(f"Interrupted: {len(run.rows)} scenario(s) finished, {run.not_run} not run.")
@@ -181,12 +182,42 @@ def render_sweep(
     return "\n".join(out)
 
 
+def dearer_preferred(run: SweepRun) -> dict:
+    """Each group's full plan of lowest TCO where it costs more to buy than the group's
+    knee (``objective: tco``; or its knee is unknown): budgets from the knee up to its cost
+    buy other plans."""
+    def dearer(group, cost: float) -> bool:
+        knee = run.knees[group].total_cost if group in run.knees else None
+        return knee is None or cost > knee + 0.01
+
+    return {g: p for g, p in run.preferred.items()
+            if p.total_cost is not None and dearer(g, p.total_cost)}
+
+
+def _preferred(run: SweepRun, currency: str, width: int) -> list[str]:
+    """Under ``objective: tco``: the full plan of lowest TCO, which budgets at or above its
+    cost buy, where it is not the cheapest full plan."""
+    dearer = dearer_preferred(run)
+    if not dearer:
+        return []
+    out = wrap("The full plan of lowest TCO (objective tco), which every budget at or above "
+               "its cost buys:", width)
+    for p in dearer.values():
+        exact = "proven lowest TCO" if p.status == "optimal" else "best found, not proven"
+        out += bullets([(f"{group_label(p.scenario)}: {_money(p.total_cost)} {currency}, TCO "
+                         f"{_money(p.tco)} {currency} ({exact}); {gpu_mix(p.gpus, ', ')}")],
+                       width)
+    return out
+
+
 def _legend(run: SweepRun, has_budget: bool, scale: float, width: int) -> list[str]:
     """One line per mark or word the table uses."""
     items = []
     statuses = {r.status for r in run.rows}
     if any(r.reused_knee for r in run.rows):
-        items.append("*: the budget covers the cheapest full plan, so that plan is the answer "
+        which = ("the full plan of lowest TCO" if dearer_preferred(run)
+                 else "the cheapest full plan")
+        items.append(f"*: the budget covers {which}, so that plan is the answer "
                      "(not solved again).")
     if has_budget:
         items.append(f"priority gained: served priority (priority x planned replicas) added "
@@ -318,12 +349,21 @@ def sweep_document(run: SweepRun, sweep: Sweep, files: Sequence[Path] = ()) -> d
                 "knee_budget": k.total_cost,
                 "gpus": k.gpus,
                 "error": k.error,
+                "lowest_tco_plan": _preferred_json(run.preferred.get(group)),
             }
-            for k in run.knees.values()
+            for group, k in run.knees.items()
         ],
         "rows": [r.to_json() for r in run.rows],
         "files": [str(f) for f in files],
     }
+
+
+def _preferred_json(row) -> dict | None:
+    """A group's full plan of lowest TCO (``objective: tco``; None otherwise)."""
+    if row is None:
+        return None
+    return {"status": row.status, "total_cost": row.total_cost, "tco": row.tco,
+            "gpus": row.gpus, "error": row.error}
 
 
 def write_sweep_files(

@@ -8,7 +8,10 @@ out as one table (CSV, workbook) and ``ScenarioRow.to_json`` as JSON.
 
 The knee of a group (scenarios that differ only in budget) is its cheapest full plan: the
 smallest budget that serves every workload, found exactly by solving without a budget.
-Budgets at or above the knee buy that same plan, so they are not solved again.
+Budgets at or above the full plan's cost buy that same plan, so they are not solved again.
+Under ``objective: tco`` that plan is the full plan of lowest TCO, which may cost more to buy
+than another full plan: the knee is then found by a second solve of the group that
+minimises capital cost.
 
 Money is in the catalog's currency; priority is Σ priority × ⌈replicas × growth⌉.
 """
@@ -281,12 +284,14 @@ class ScenarioRow:
     unserved: tuple[str, ...]
     gpus: dict[str, int]
     knee_budget: float | None
-    """Cost of the group's cheapest full plan: the smallest budget that serves all."""
+    """Cost of the group's cheapest full plan: the smallest budget that serves all (under
+    ``objective: tco`` too, where the full plan bought above it is another)."""
     marginal_priority_per_dollar: float | None = None
     """(served priority − previous budget's) ÷ (budget − previous budget); from 0 first."""
     seconds: float = 0.0
     reused_knee: bool = False
-    """The budget is at or above the knee, so the full plan is the answer (not re-solved)."""
+    """The budget is at or above the full plan's cost (the knee's, but under ``objective:
+    tco``), so that plan is the answer (not re-solved)."""
     error: str | None = None
     exit_code: int | None = None
     """The CLI exit code of the error (3 infeasible, 4 solver), None with a plan."""
@@ -342,7 +347,10 @@ class SweepRun:
     jobs: int
     solves: int
     knees: dict[Group, ScenarioRow] = field(default_factory=dict)
-    """group -> the row of its full plan (budget None), for the knee report."""
+    """group -> the row of its cheapest full plan (budget None), for the knee report."""
+    preferred: dict[Group, ScenarioRow] = field(default_factory=dict)
+    """group -> the row of its full plan of lowest TCO, where that is not the cheapest to buy
+    (``objective: tco``): budgets at or above its cost buy it."""
 
 
 class ScenarioStatus(StrEnum):
@@ -471,7 +479,8 @@ def run_sweep(
     base_group: Group = (p.growth, p.headroom, tuple((t, 1.0) for t in sweep.price_targets),
                          _file_owning(sweep))
     base_needed = with_base and not (p.budget is None and base_group in by_group)
-    tasks = len(by_group) + base_needed
+    tasks = len(by_group) + base_needed + sum(
+        sweep.groups[g][0].policy.objective == "tco" for g in by_group)
     jobs = max(1, min(jobs or default_jobs(), tasks + sum(len(v) for v in by_group.values())))
     ex = ProcessPoolExecutor(jobs, initializer=interrupt.worker_signals) if jobs > 1 else _Inline()
     run = _Scheduler(sweep, ex, by_group, solver, time_limit, gap,
@@ -480,15 +489,17 @@ def run_sweep(
         if base_needed:
             run.submit(_BasePlan(), *_base_inputs(sweep))
         for group in by_group:
-            run.submit(_FullPlan(group), *sweep.groups[group])
+            wf, cat = sweep.groups[group]
+            run.submit(_FullPlan(group), wf, cat)
+            if wf.policy.objective == "tco":
+                run.submit(_CheapestFull(group), with_policy(wf, objective="capex"), cat)
         run.until_done(on_progress)
     except KeyboardInterrupt:
         run.interrupted = True
         _stop(ex)
     else:
         ex.shutdown(wait=True)
-    return _finish(sweep, run.rows, run.fulls, run.base, run.interrupted, start, jobs,
-                   run.solves, time_limit)
+    return _finish(sweep, run, start, jobs, time_limit)
 
 
 class _Scheduler:
@@ -504,6 +515,8 @@ class _Scheduler:
         """The group whose full plan is also the unswept input's plan (None: none is)."""
         self.rows: dict[int, ScenarioRow] = {}
         self.fulls: dict[Group, Solved] = {}
+        self.cheapest: dict[Group, Solved] = {}
+        """Under ``objective: tco``: each group's full plan of least capital cost (its knee)."""
         self.base: Solved | None = None
         self.pending: dict[Future, _Task] = {}
         self.solves = 0
@@ -529,6 +542,8 @@ class _Scheduler:
             self.base = solved
         elif isinstance(task, _FullPlan):
             self._full_plan(task.group, solved)
+        elif isinstance(task, _CheapestFull):
+            self.cheapest[task.group] = solved
         else:
             s = task.scenario
             self.rows[s.id] = _row(s, self.sweep.inputs(s)[0], solved, self.time_limit)
@@ -568,13 +583,21 @@ class _FullPlan:
 
 
 @dataclass(frozen=True)
+class _CheapestFull:
+    """Under ``objective: tco``, a group's full plan of least capital cost: its knee, the
+    smallest budget that serves every workload (the full plan of lowest TCO may cost more)."""
+
+    group: Group
+
+
+@dataclass(frozen=True)
 class _BudgetPlan:
     """A solve of one scenario whose budget is below its group's knee."""
 
     scenario: Scenario
 
 
-_Task = _BasePlan | _FullPlan | _BudgetPlan
+_Task = _BasePlan | _FullPlan | _CheapestFull | _BudgetPlan
 """What a submitted solve is for."""
 
 
@@ -582,12 +605,21 @@ def _base_inputs(sweep: Sweep) -> tuple[WorkloadFile, Catalog]:
     return sweep.wf, sweep.catalog
 
 
-def _finish(sweep, rows, fulls, base, interrupted, start, jobs, solves, time_limit) -> SweepRun:
+def _finish(sweep: Sweep, run: _Scheduler, start: float, jobs: int,
+            time_limit: float | None) -> SweepRun:
     """Attach each group's knee and each budget's marginal priority per extra dollar."""
-    knees = {}
-    for group, solved in fulls.items():
+    rows = run.rows
+    knees, preferred = {}, {}
+    for group, solved in run.fulls.items():
         s0 = Scenario(0, None, *group)
-        knees[group] = _row(s0, sweep.groups[group][0], solved, time_limit)
+        wf = sweep.groups[group][0]
+        full = _row(s0, wf, solved, time_limit)
+        if wf.policy.objective != "tco":
+            knees[group] = full
+            continue
+        preferred[group] = full  # its knee is the capex solve's (none if interrupted before)
+        if group in run.cheapest:
+            knees[group] = _row(s0, wf, run.cheapest[group], time_limit)
     ordered = []
     previous: dict[Group, tuple[float, float]] = {}
     for s in sweep.scenarios:  # grid order: budgets ascend within a group
@@ -609,11 +641,12 @@ def _finish(sweep, rows, fulls, base, interrupted, start, jobs, solves, time_lim
         )
     return SweepRun(
         ordered,
-        base,
-        interrupted,
+        run.base,
+        run.interrupted,
         len(sweep.scenarios) - len(ordered),
         time.perf_counter() - start,
         jobs,
-        solves,
+        run.solves,
         knees,
+        preferred,
     )
