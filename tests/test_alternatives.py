@@ -420,3 +420,27 @@ def test_a_repaired_optimum_claims_nothing_and_a_beaten_option_is_left_out(defau
         d = by_key[option.direction.key]
         assert all(d.measure(other, default_catalog) >= d.measure(option, default_catalog)
                    for other in r.options[1:])
+
+
+def test_drives_moved_between_the_same_servers_are_one_purchase():
+    """Two options whose servers differ only in which of them carries the drives buy the
+    same bill of materials: one purchase, shown once (a TCO mix under a budget showed
+    "fewest consumer GPUs" and "lowest power" at USD 45,940 each, a CPU node's 3 or 4
+    drives and a workstation's 2 or 0). Another drive count, another GPU or an owned server
+    in place of a bought one is another plan."""
+    from dataclasses import replace
+
+    from solver.optimize.alternatives import server_key
+    from solver.optimize.plan import PlanOption, Server
+
+    def option(*servers: Server) -> PlanOption:
+        return PlanOption(rank=2, total_cost=1000.0, servers=servers, lines=(), placements=())
+
+    node = Server("s1", "cpu-node-ddr5", None, 0, "ddr5-4800-128g", 24, "nvme-m2-2t", 3)
+    ws = Server("s2", "ws-2gpu-ddr4", "a100-40g", 1, "ddr4-3200-32g", 8, "nvme-m2-2t", 2)
+    moved = (replace(node, drive_count=5), replace(ws, storage=None, drive_count=0))
+    assert server_key(option(node, ws)) == server_key(option(*moved))
+    assert server_key(option(node, ws)) == server_key(option(ws, node))
+    for other in (replace(ws, drive_count=1), replace(ws, gpu="l40s"), replace(ws, owned=True),
+                  replace(ws, storage="nvme-u2-3.84t")):
+        assert server_key(option(node, ws)) != server_key(option(node, other))

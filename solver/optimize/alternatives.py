@@ -266,9 +266,18 @@ def directions(policy: Policy | None = None) -> tuple[Direction, ...]:
 
 
 def server_key(o: PlanOption) -> tuple:
-    """The servers of a plan as a multiset: two options with the same key are one plan."""
-    return tuple(sorted((s.platform, s.gpu or "", s.gpu_count, s.memory, s.dimm_count,
-                         s.storage or "", s.drive_count) for s in o.servers))
+    """The servers of a plan as a multiset, their drives counted together: two options with
+    the same key are one purchase. Drives moved from one server to another of the same plan
+    are not another plan: the bill of materials is the same (a TCO mix under a budget showed
+    "fewest consumer GPUs" and "lowest power" at the same cost, on the same servers, but for
+    one server's two drives)."""
+    drives: dict[str, int] = {}
+    for s in o.servers:
+        if s.storage and s.drive_count:
+            drives[s.storage] = drives.get(s.storage, 0) + s.drive_count
+    return (tuple(sorted((s.platform, s.gpu or "", s.gpu_count, s.memory, s.dimm_count,
+                          s.owned) for s in o.servers)),
+            tuple(sorted(drives.items())))
 
 
 def improves(direction: Direction, option: PlanOption, cheapest: PlanOption,
