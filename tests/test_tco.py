@@ -336,3 +336,16 @@ def test_sweep_knee_under_tco_is_the_cheapest_full_plan_to_buy(monkeypatch):
     doc = sweep_document(run_, build_sweep(wf, fx.catalog(), "7399"))
     assert doc["knees"][0]["knee_budget"] == 7400
     assert doc["knees"][0]["lowest_tco_plan"]["total_cost"] == BOX + 10000
+
+
+def test_what_serving_everything_costs_is_the_least_capex_under_tco(monkeypatch):
+    """Under a budget that leaves work out, "serving every workload costs" is the smallest
+    budget that would serve it: three smalls ($7,400), not the full plan of lowest TCO (one
+    big, $12,200), under objective tco too."""
+    from solver.optimize.full import full_plan
+
+    setup(monkeypatch)
+    job = {"name": "a", "tokens_per_s": 250}
+    for objective in ("capex", "tco"):
+        full = full_plan(wfile(job, tco=TCO, objective=objective, budget=5000), fx.catalog())
+        assert (full.total_cost, full.gpus_by_sku) == (7400, {"small": 3})

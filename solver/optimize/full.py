@@ -2,7 +2,9 @@
 
 Under ``policy.budget`` the plan serves the most priority the budget allows; the reader
 also needs to know what serving everything would cost. ``full_plan`` answers that by
-planning the same mix once more without the budget (rank 1 only, no reference pricing).
+planning the same mix once more without the budget (rank 1 only, no reference pricing),
+for the least capital cost whatever ``policy.objective`` says: under ``objective: tco`` the
+plan of lowest TCO may cost more to buy than the smallest budget that serves everything.
 """
 
 from __future__ import annotations
@@ -34,12 +36,13 @@ def needs_full_plan(result: PlanResult) -> bool:
 
 
 def full_plan(wf: WorkloadFile, catalog: Catalog, **plan_args) -> FullPlan:
-    """Plan ``wf`` without its budget; ``plan_args`` as for ``pipeline.plan`` (solver,
-    time_limit, gap, started). Never raises for a plan that cannot be found: the reason is
-    returned in ``why_not``."""
+    """Plan ``wf`` without its budget, for the least capital cost; ``plan_args`` as for
+    ``pipeline.plan`` (solver, time_limit, gap, started). Never raises for a plan that
+    cannot be found: the reason is returned in ``why_not``."""
     from .pipeline import plan
 
-    unbudgeted = wf.model_copy(update={"policy": wf.policy.model_copy(update={"budget": None})})
+    unbudgeted = wf.model_copy(update={"policy": wf.policy.model_copy(
+        update={"budget": None, "objective": "capex"})})
     try:
         res = plan(unbudgeted, catalog, top=1, with_baseline=False, **plan_args)
     except PlanBuyError as exc:
