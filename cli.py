@@ -253,8 +253,7 @@ def plan(workloads: Path, catalog: Path, top: int, budget: float | None, out_dir
     from solver.optimize.budget import process_started, workbook_reserve
 
     started = process_started()  # --time-limit counts from the command line, not from here
-    from solver.inputs.exclude import check_exclude
-    from solver.inputs.loading import load_catalog, load_workloads
+    from solver.inputs.loading import check_against_catalog, load_catalog, load_workloads
     from solver.inputs.scenario import with_exclusions, with_policy
     from solver.optimize.full import full_plan, needs_full_plan
     from solver.optimize.pipeline import plan as run_plan
@@ -263,9 +262,10 @@ def plan(workloads: Path, catalog: Path, top: int, budget: float | None, out_dir
     from solver.report.text import terminal_width
 
     try:
-        wf = with_exclusions(with_policy(load_workloads(workloads), budget=budget), exclude)
+        loaded = load_workloads(workloads)
         cat = load_catalog(catalog)
-        check_exclude(wf.policy.exclude, cat)
+        check_against_catalog(workloads, loaded, catalog, cat, exclude)
+        wf = with_exclusions(with_policy(loaded, budget=budget), exclude)
         if not no_workbook:
             from solver.report.files import check_writable
 
@@ -358,7 +358,7 @@ def sweep(workloads: Path, catalog: Path, budget: str | None, growth: str | None
     The scenarios are the cartesian product of the axes. Writes out/<name>-sweep.csv and
     out/<name>-sweep.xlsx; Ctrl-C stops and keeps the finished scenarios (exit 130).
     """
-    from solver.inputs.loading import load_catalog, load_workloads
+    from solver.inputs.loading import check_against_catalog, load_catalog, load_workloads
     from solver.optimize.solve import default_solver
     from solver.report.text import terminal_width
     from solver.sweep.report import render_sweep, sweep_document, write_sweep_files
@@ -367,6 +367,7 @@ def sweep(workloads: Path, catalog: Path, budget: str | None, growth: str | None
     try:
         wf = load_workloads(workloads)
         cat = load_catalog(catalog)
+        check_against_catalog(workloads, wf, catalog, cat)
         grid = build_sweep(wf, cat, budget, growth, headroom, prices, kwh_price, years,
                            objective)
         solver = solver or default_solver()

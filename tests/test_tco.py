@@ -216,6 +216,35 @@ def test_bad_input_exits_2(tmp_path, extra, words):
     assert "To fix" in result.output or "fix" in result.output.lower()
 
 
+BAD_INVENTORY = ("inventory: [{platform: srv-4gpu-ddr4, gpu: h100-pcei, gpu_count: 4, "
+                 "memory: ddr4-3200-64g, dimm_count: 16}]\n")
+
+
+@pytest.mark.parametrize("command", [[], ["sweep", "--budget", "100k,200k"]])
+def test_a_file_that_does_not_fit_the_catalog_is_refused_before_any_solve(tmp_path, command):
+    """plan and sweep alike: exit 2, the file and its place named, nothing written. A sweep
+    used to run every scenario, report each one "failed: the inventory does not match the
+    catalog" without the entry, and exit 0 with a CSV."""
+    f = tmp_path / "w.yaml"
+    f.write_text(SMALL + BAD_INVENTORY)
+    out = tmp_path / "out"
+    result = CliRunner().invoke(main, [*command, str(f), "--out", str(out)])
+    assert result.exit_code == 2, result.output
+    assert f"{f}: inventory[0].gpu: 'h100-pcei' is not a GPU of the catalog" in result.output
+    assert "did you mean h100-pcie" in result.output
+    assert not out.exists() or not any(out.iterdir())
+
+
+def test_an_unknown_sku_on_the_command_line_is_named_as_such(tmp_path):
+    """--exclude h100-pcei is the command line's, not the file's policy.exclude."""
+    f = tmp_path / "w.yaml"
+    f.write_text(SMALL + "policy: {exclude: [rtx-409]}\n")
+    result = CliRunner().invoke(main, [str(f), "--no-workbook", "--exclude", "h100-pcei"])
+    assert result.exit_code == 2, result.output
+    assert f"{f}: policy.exclude: 'rtx-409' is not a SKU of the catalog" in result.output
+    assert "--exclude: 'h100-pcei' is not a SKU of the catalog" in result.output
+
+
 def test_inventory_in_json(tmp_path):
     """An owned 4 x A100 server serves a 7B model; the JSON marks it owned, capex is 0."""
     result = _cli(tmp_path, SMALL.replace("gpt2", "llama-2-7b") +

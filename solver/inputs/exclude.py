@@ -24,6 +24,15 @@ def check_exclude(exclude: tuple[str, ...] | list[str], catalog: Catalog) -> Non
     Raises:
         InputError: one line per unknown SKU, with the closest catalog SKUs.
     """
+    problems = exclude_problems(exclude, catalog)
+    if problems:
+        raise InputError("unknown SKU to exclude", problems)
+
+
+def exclude_problems(exclude: tuple[str, ...] | list[str], catalog: Catalog,
+                     where: str = "policy.exclude") -> list[str]:
+    """One line per SKU of ``exclude`` the catalog does not have, with the closest catalog
+    SKUs; ``where`` names the list (``policy.exclude``, ``--exclude``)."""
     known = catalog_skus(catalog)
     problems = []
     for sku in exclude:
@@ -31,7 +40,6 @@ def check_exclude(exclude: tuple[str, ...] | list[str], catalog: Catalog) -> Non
             continue
         close = difflib.get_close_matches(sku, known, n=3, cutoff=0.5)
         hint = f"did you mean {', '.join(close)}?" if close else f"the catalog's SKUs are {', '.join(known)}"
-        problems.append(f"policy.exclude: '{sku}' is not a SKU of the catalog; {hint} "
+        problems.append(f"{where}: '{sku}' is not a SKU of the catalog; {hint} "
                         "To fix: spell it as the catalog does")
-    if problems:
-        raise InputError("unknown SKU to exclude", problems)
+    return problems

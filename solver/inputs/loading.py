@@ -383,3 +383,27 @@ def load_workloads(path: Path) -> WorkloadFile:
     if problems:
         raise InputError(f"{path}: invalid workload file", problems)
     return wf
+
+
+def check_against_catalog(path: Path, wf: WorkloadFile, catalog_path: Path, catalog: Catalog,
+                          cli_exclude: tuple[str, ...] = ()) -> None:
+    """What workload file ``path`` says of catalog ``catalog_path``, checked once both are
+    loaded and before any solve: the SKUs its ``policy.exclude`` and ``--exclude`` name, its
+    inventory, and that one server fits its site. Every problem names where it comes from,
+    so a sweep refuses bad input up front instead of failing each scenario alike.
+
+    Raises:
+        InputError: exit 2, one line per problem.
+    """
+    from .exclude import exclude_problems
+    from .owned import inventory_problems, site_problem
+
+    path = Path(path)
+    problems = [f"{path}: {p}" for p in exclude_problems(wf.policy.exclude, catalog)]
+    problems += exclude_problems(cli_exclude, catalog, where="--exclude")
+    problems += [f"{path}: {p}" for p in inventory_problems(wf, catalog)]
+    site = site_problem(wf, catalog)
+    if site is not None:
+        problems.append(f"{path}: {site}")
+    if problems:
+        raise InputError(f"the inputs do not fit the catalog {catalog_path}", problems)

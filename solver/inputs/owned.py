@@ -66,19 +66,32 @@ def _server_problems(i: int, inv: OwnedServer, catalog: Catalog) -> list[str]:
 
 def check_inventory(wf: WorkloadFile, catalog: Catalog) -> None:
     """Raise InputError (exit 2) listing every inventory entry the catalog cannot describe."""
-    problems = [line for i, inv in enumerate(wf.inventory)
-                for line in _server_problems(i, inv, catalog)]
+    problems = inventory_problems(wf, catalog)
     if problems:
         raise InputError("the inventory does not match the catalog", problems)
 
 
+def inventory_problems(wf: WorkloadFile, catalog: Catalog) -> list[str]:
+    """One line per inventory field the catalog cannot describe."""
+    return [line for i, inv in enumerate(wf.inventory)
+            for line in _server_problems(i, inv, catalog)]
+
+
 def check_site(wf: WorkloadFile, catalog: Catalog) -> None:
-    """Raise InputError (exit 2) when no server the plan could use fits one rack (P3):
-    every platform's smallest server (its base power plus its fewest GPUs of the
-    lowest-power GPU it takes) is over ``rack_kw``, or taller than ``rack_units``."""
+    """Raise InputError (exit 2) when no server the plan could use fits one rack
+    (``site_problem``)."""
+    problem = site_problem(wf, catalog)
+    if problem is not None:
+        raise InputError("the site is smaller than any single server", [problem])
+
+
+def site_problem(wf: WorkloadFile, catalog: Catalog) -> str | None:
+    """Why no server the plan could use fits one rack (P3), None when one does: every
+    platform's smallest server (its base power plus its fewest GPUs of the lowest-power GPU
+    it takes) is over ``rack_kw``, or taller than ``rack_units``."""
     site = wf.site
     if site is None:
-        return
+        return None
     excluded = set(wf.policy.exclude)
     smallest: list[tuple[float, int, str]] = []
     for p in catalog.platforms:
@@ -88,11 +101,12 @@ def check_site(wf: WorkloadFile, catalog: Catalog) -> None:
         gpu_w = min((g.power_w for g in catalog.gpus if p.takes(g)), default=0.0)
         smallest.append((p.power_w + least * gpu_w, p.rack_units or 0, p.sku))
     fits = [s for s in smallest if s[0] <= site.rack_kw * 1000 + 1e-9 and s[1] <= site.rack_units]
-    if smallest and not fits:
-        watts, _, sku = min(smallest)
-        tallest = min(u for _, u, _ in smallest)
-        raise InputError("the site is smaller than any single server", [
-            (f"site: a rack holds {site.rack_kw:g} kW and {site.rack_units} U; the smallest "
-            f"server ({sku}) draws {watts / 1000:g} kW and the shortest is {tallest} U. To fix: "
-            "raise site.rack_kw or site.rack_units to at least those, or add a smaller "
-            "platform to the catalog")])
+    if not smallest or fits:
+        return None
+    watts, _, sku = min(smallest)
+    tallest = min(u for _, u, _ in smallest)
+    return (f"site: smaller than any single server: a rack holds {site.rack_kw:g} kW and "
+            f"{site.rack_units} U; the smallest "
+            f"server ({sku}) draws {watts / 1000:g} kW and the shortest is {tallest} U. To "
+            "fix: raise site.rack_kw or site.rack_units to at least those, or add a smaller "
+            "platform to the catalog")
