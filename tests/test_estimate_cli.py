@@ -17,7 +17,7 @@ Q3 = Path(__file__).parent / "data" / "customer-q3.yaml"
 CATALOG = REPO / "catalogs" / "default.yaml"
 ROW_KEYS = {"workload", "gpu", "degree", "fits", "vram_gb_per_gpu", "allocated_gb",
             "reserved_gb", "comm_buffers_gb", "host_ram_gb", "micro_batch", "grad_accum_steps",
-            "batch", "breakdown"}
+            "batch", "breakdown", "cpu_cores"}
 SPEED_KEYS = {"tokens_per_s", "mfu", "mbu", "tpot_ms", "ttft_ms"}
 """Throughput keys (T2); tests/test_throughput.py checks which rows carry which."""
 BREAKDOWN_KEYS = {"weights_gb", "gradients_gb", "optimizer_gb", "master_weights_gb",
@@ -143,3 +143,28 @@ def test_good_lora_targets_estimate(tmp_path, targets):
                  encoding="utf-8")
     res = run(f, "--gpu", "h100-sxm", "--json")
     assert res.exit_code == 0, res.output
+
+
+def test_every_estimate_row_carries_its_cpu_cores(tmp_path):
+    """O3 in the JSON contract: a row carries what one replica needs on its server,
+    data.cpu_cores when given, else (workers + 1) per GPU for training, 2 per GPU for
+    inference."""
+    import json
+
+    from click.testing import CliRunner
+
+    from cli import main
+
+    f = tmp_path / "w.yaml"
+    f.write_text(
+        "name: t\nworkloads:\n"
+        "  - {name: tr, kind: train, model: gpt2, seq_len: 512, global_batch: 8,\n"
+        "     data: {workers: 3}}\n"
+        "  - {name: inf, kind: inference, model: gpt2, context: 512, batch: 1}\n"
+        "  - {name: pre, kind: preprocess, data: {in_memory_gb: 10, cpu_cores: 48}}\n")
+    res = CliRunner().invoke(main, ["estimate", str(f), "--gpu", "l40s", "--json"])
+    assert res.exit_code == 0, res.output
+    cores = {(r["workload"], r["degree"]): r["cpu_cores"] for r in json.loads(res.output)["rows"]}
+    assert cores[("tr", 1)] == 4 and cores[("tr", 2)] == 8
+    assert cores[("inf", 1)] == 2 and cores[("inf", 2)] == 4
+    assert cores[("pre", 0)] == 48

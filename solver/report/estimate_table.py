@@ -4,6 +4,7 @@ Two pure steps, so the JSON and the table cannot disagree: ``estimate_rows`` dec
 objects (the memory Estimate plus one replica's throughput; ``to_json`` is the row of the
 JSON contract); ``render_estimate_table`` turns them into text.
 
+Every JSON row carries ``cpu_cores``, what one replica needs on its server (O3).
 Throughput keys of a JSON row: training kinds add ``tokens_per_s`` and ``mfu``; inference adds
 ``tokens_per_s``, ``mbu`` (or ``mfu`` when the decode step is compute-bound), ``tpot_ms`` and
 ``ttft_ms``; they are null when the replica does not fit. Preprocess rows carry none of them.
@@ -56,13 +57,17 @@ def _select_gpus(catalog: Catalog, gpu_skus: tuple[str, ...]) -> list[GpuSku]:
 
 @dataclass(frozen=True)
 class EstimateRow(Estimate):
-    """A memory estimate with the throughput of the same replica (None for preprocess)."""
+    """A memory estimate with the throughput of the same replica (None for preprocess) and
+    the CPU cores it needs (O3)."""
 
     speed: Throughput | None = None
+    cpu_cores: int = 0
+    """CPU cores one replica needs on its server (``Workload.cpu_cores_per_replica``)."""
 
     def to_json(self) -> dict:
-        """The memory row plus the throughput keys (module docstring)."""
+        """The memory row, its CPU cores and the throughput keys (module docstring)."""
         row = super().to_json()
+        row["cpu_cores"] = self.cpu_cores
         if self.speed is None:
             return row
         if self.fits:
@@ -76,7 +81,8 @@ def estimate_row(w, gpu: GpuSku | None, degree: int, policy: Policy) -> Estimate
     """Memory estimate and throughput of one replica of ``w`` on ``degree`` GPUs of ``gpu``."""
     e = estimate(w, gpu, degree, policy)
     speed = None if gpu is None else throughput(w, gpu, degree, policy, e)
-    return EstimateRow(**{f.name: getattr(e, f.name) for f in fields(e)}, speed=speed)
+    return EstimateRow(**{f.name: getattr(e, f.name) for f in fields(e)}, speed=speed,
+                       cpu_cores=w.cpu_cores_per_replica(degree))
 
 
 def estimate_rows(wf: WorkloadFile, catalog: Catalog, gpu_skus: tuple[str, ...] = ()
@@ -115,6 +121,7 @@ _COLUMNS = (
     (Column("micro-batch x steps", keep=5), lambda e: "-" if e.micro_batch is None
      else f"{e.micro_batch} x {e.grad_accum_steps}"),
     (Column("host RAM", keep=4), lambda e: f"{e.host_ram_gb:.1f}"),
+    (Column("CPU cores", keep=4), lambda e: str(e.cpu_cores)),
     (Column("tokens/s", keep=1), lambda e: _speed(e, lambda t: _tokens(t.tokens_per_s))),
     (Column("ms per output token", keep=3), lambda e: _speed(
         e, lambda t: "-" if t.tpot_ms is None else f"{t.tpot_ms:.1f}")),
@@ -164,7 +171,7 @@ def _title(w) -> str:
     return f"{w.name}  ({', '.join(what)})"
 
 
-def render_estimate_table(wf: WorkloadFile, catalog: Catalog, rows: Sequence[Estimate],
+def render_estimate_table(wf: WorkloadFile, catalog: Catalog, rows: Sequence[EstimateRow],
                           width: int = DEFAULT_WIDTH) -> str:
     """Per workload, a table of its rows in at most ``width`` characters; GB everywhere
     (10^9 bytes)."""
