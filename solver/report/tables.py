@@ -401,7 +401,7 @@ def run_table(
     items = [
         ("Tool", f"plan-buy {__version__}"),
         ("Run at (UTC)", now.astimezone(dt.UTC).strftime("%Y-%m-%d %H:%M:%S")),
-        ("Workload file name", wf.name),
+        ("Mix name (the file's name field)", wf.name),
         ("Currency", catalog.currency),
         ("Prices as of", catalog.prices_as_of.isoformat()),
         ("Price note", catalog.price_note or "catalog prices; replace with vendor quotes"),
