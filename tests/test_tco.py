@@ -360,6 +360,7 @@ def test_sweep_knee_under_tco_is_the_cheapest_full_plan_to_buy(monkeypatch):
     text = " ".join(render_sweep(run_, wf.name, "USD", width=200).split())
     assert "Smallest budget that serves every workload (the cheapest full plan):" in text
     assert "7,400 USD (proven cheapest)" in text
+    assert "*: the budget covers its group's full plan (the cheapest, or under objective tco the one of lowest TCO)" in text
     assert ("The full plan of lowest TCO (objective tco), which every budget at or above its "
             "cost buys: - growth 1, headroom 0.2: 12,200 USD, TCO 17,456 USD") in text
     doc = sweep_document(run_, build_sweep(wf, fx.catalog(), "7399"))

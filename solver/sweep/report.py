@@ -215,8 +215,8 @@ def _legend(run: SweepRun, has_budget: bool, scale: float, width: int) -> list[s
     items = []
     statuses = {r.status for r in run.rows}
     if any(r.reused_knee for r in run.rows):
-        which = ("the full plan of lowest TCO" if dearer_preferred(run)
-                 else "the cheapest full plan")
+        which = ("its group's full plan (the cheapest, or under objective tco the one of "
+                 "lowest TCO)" if dearer_preferred(run) else "the cheapest full plan")
         items.append(f"*: the budget covers {which}, so that plan is the answer "
                      "(not solved again).")
     if has_budget:
