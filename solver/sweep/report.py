@@ -13,7 +13,7 @@ from pathlib import Path
 
 from ..report.files import write_csv
 from ..report.text import DEFAULT_WIDTH, Column, bullets, table, wrap
-from .run import Scenario, Sweep, SweepRun
+from .run import Group, Scenario, ScenarioRow, Sweep, SweepRun
 
 
 def _money(v: float | None) -> str:
@@ -182,11 +182,11 @@ def render_sweep(
     return "\n".join(out)
 
 
-def dearer_preferred(run: SweepRun) -> dict:
+def dearer_preferred(run: SweepRun) -> dict[Group, ScenarioRow]:
     """Each group's full plan of lowest TCO where it costs more to buy than the group's
     knee (``objective: tco``; or its knee is unknown): budgets from the knee up to its cost
     buy other plans."""
-    def dearer(group, cost: float) -> bool:
+    def dearer(group: Group, cost: float) -> bool:
         knee = run.knees[group].total_cost if group in run.knees else None
         return knee is None or cost > knee + 0.01
 
@@ -358,7 +358,7 @@ def sweep_document(run: SweepRun, sweep: Sweep, files: Sequence[Path] = ()) -> d
     }
 
 
-def _preferred_json(row) -> dict | None:
+def _preferred_json(row: ScenarioRow | None) -> dict | None:
     """A group's full plan of lowest TCO (``objective: tco``; None otherwise)."""
     if row is None:
         return None
