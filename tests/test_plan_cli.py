@@ -75,6 +75,24 @@ def test_infeasible_exits_3_with_reason(tmp_path):
     assert "Traceback" not in result.output
 
 
+@pytest.mark.parametrize("cap, raise_it", [(1, True), (64, False)])
+def test_infeasible_advice_raises_the_parallel_cap_only_where_it_binds(tmp_path, cap, raise_it):
+    """A 405B full training run needs more than 8 GPUs' VRAM: under a cap of 1 raising it is
+    the advice; under a cap of 64 the servers (8 GPUs at most, a replica on one server) bind,
+    and "raise max_parallel_degree" would send the user in a circle."""
+    f = tmp_path / "big.yaml"
+    f.write_text(
+        f"name: big\npolicy: {{max_parallel_degree: {cap}}}\nworkloads:\n"
+        "  - {name: train-405b, kind: train, model: llama-3.1-405b, seq_len: 8192,"
+        " global_batch: 1024}\n"
+    )
+    result = CliRunner().invoke(main, [str(f), "--no-workbook"])
+    assert result.exit_code == 3
+    assert ("raise max_parallel_degree" in result.output) is raise_it
+    assert ("a replica runs within one server, and no server of the catalog holds more than "
+            "8 GPUs" in result.output) is not raise_it
+
+
 def test_bad_budget_is_usage_error():
     result = CliRunner().invoke(main, [Q3, "--budget", "-5"])
     assert result.exit_code == 2

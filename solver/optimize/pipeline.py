@@ -95,13 +95,20 @@ def infeasibility_reasons(wf: WorkloadFile, catalog: Catalog, cand: Candidates) 
                          default=0.0)
             fix = (f"lower policy.headroom (now {policy.headroom:g}; it would fit at "
                    f"{_floor(fit_at):g} or less), " if fit_at > 0 else "")
+            most = max(max(p.allowed_gpu_counts()) for p in catalog.platforms)
+            if policy.max_parallel_degree >= most:
+                # The servers bind, not the policy: raising its cap changes nothing.
+                cap = (f"a replica runs within one server, and no server of the catalog holds "
+                       f"more than {most} GPUs")
+            else:
+                cap = (f"allowed degrees are capped at {policy.max_parallel_degree} overall and "
+                       f"at {policy.max_pcie_parallel_degree} outside an NVLink domain")
+                fix += "raise max_parallel_degree, "
             reasons.append(
                 f"{w.name} needs {e.vram_gb_per_gpu:.1f} GB per GPU even at degree {e.degree} "
                 f"on {e.gpu}; the largest usable VRAM in the catalog is {line:.1f} GB "
-                f"({best_gpu.sku} {best_gpu.vram_gb:g} GB x {1 - policy.headroom:g}) — allowed "
-                f"degrees are capped at {policy.max_parallel_degree} overall and at "
-                f"{policy.max_pcie_parallel_degree} outside an NVLink domain. To fix: {fix}raise "
-                "max_parallel_degree, lower the batch/context/seq_len, or add a larger GPU"
+                f"({best_gpu.sku} {best_gpu.vram_gb:g} GB x {1 - policy.headroom:g}) — {cap}. "
+                f"To fix: {fix}lower the batch/context/seq_len, or add a larger GPU"
             )
             continue
         if not any(type_accepts(t, o, policy) for o in opts for t in cand.types):
