@@ -340,3 +340,21 @@ def test_owning_axes_sweep_kwh_price_years_and_objective(tmp_path):
         build_sweep(wf, cat, years="3")  # no policy.tco and no --kwh-price
     with pytest.raises(InputError):
         build_sweep(wf, cat, kwh_price="0.1", objective="cheapest")
+
+
+def test_knees_are_listed_in_grid_order_whatever_order_they_finish(tiny, default_catalog):
+    """Workers finish groups in any order; the knee list follows the grid (growth 1.5 came
+    before growth 1 when its full plan finished first)."""
+    import time
+    from types import SimpleNamespace
+
+    from solver.sweep.run import _finish, solve_one
+
+    _, wf = tiny
+    sweep = build_sweep(wf, default_catalog, growth="1,1.5")
+    groups = list(sweep.groups)
+    solved = {g: solve_one(*sweep.groups[g], None, None, 1e-4) for g in groups}
+    finished = SimpleNamespace(rows={}, fulls=dict(reversed(list(solved.items()))),
+                               cheapest={}, base=None, interrupted=False, solves=2)
+    run = _finish(sweep, finished, time.perf_counter(), 1, None)
+    assert [k.scenario.growth for k in run.knees.values()] == [1.0, 1.5]

@@ -610,7 +610,8 @@ def _finish(sweep: Sweep, run: _Scheduler, start: float, jobs: int,
     """Attach each group's knee and each budget's marginal priority per extra dollar."""
     rows = run.rows
     knees, preferred = {}, {}
-    for group, solved in run.fulls.items():
+    order = {g: i for i, g in enumerate(sweep.groups)}  # grid order, not completion order
+    for group, solved in sorted(run.fulls.items(), key=lambda kv: order[kv[0]]):
         s0 = Scenario(0, None, *group)
         wf = sweep.groups[group][0]
         full = _row(s0, wf, solved, time_limit)
