@@ -24,7 +24,9 @@ from pydantic_core import ErrorDetails
 from ..errors import InputError
 from .base import MAX_ECHO, clip
 from .catalog import Catalog, duplicate_sku_problems
+from .exclude import exclude_problems
 from .files import FileProblem, read_text
+from .owned import inventory_problems, site_problem
 from .workload import MAX_WORKLOADS, MODEL_TAGS, WorkloadFile, duplicate_name_problems
 
 DEFAULT_CATALOG = Path(__file__).resolve().parent.parent / "data" / "default-catalog.yaml"
@@ -395,9 +397,6 @@ def check_against_catalog(path: Path, wf: WorkloadFile, catalog_path: Path, cata
     Raises:
         InputError: exit 2, one line per problem.
     """
-    from .exclude import exclude_problems
-    from .owned import inventory_problems, site_problem
-
     path = Path(path)
     problems = [f"{path}: {p}" for p in exclude_problems(wf.policy.exclude, catalog)]
     problems += exclude_problems(cli_exclude, catalog, where="--exclude")

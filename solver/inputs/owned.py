@@ -106,7 +106,6 @@ def site_problem(wf: WorkloadFile, catalog: Catalog) -> str | None:
     watts, _, sku = min(smallest)
     tallest = min(u for _, u, _ in smallest)
     return (f"site: smaller than any single server: a rack holds {site.rack_kw:g} kW and "
-            f"{site.rack_units} U; the smallest "
-            f"server ({sku}) draws {watts / 1000:g} kW and the shortest is {tallest} U. To "
-            "fix: raise site.rack_kw or site.rack_units to at least those, or add a smaller "
-            "platform to the catalog")
+            f"{site.rack_units} U; the smallest server ({sku}) draws {watts / 1000:g} kW and "
+            f"the shortest is {tallest} U. To fix: raise site.rack_kw or site.rack_units to "
+            "at least those, or add a smaller platform to the catalog")
