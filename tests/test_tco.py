@@ -379,3 +379,18 @@ def test_what_serving_everything_costs_is_the_least_capex_under_tco(monkeypatch)
     for objective in ("capex", "tco"):
         full = full_plan(wfile(job, tco=TCO, objective=objective, budget=5000), fx.catalog())
         assert (full.total_cost, full.gpus_by_sku) == (7400, {"small": 3})
+
+
+def test_the_options_table_shows_the_tco_it_ranks_by(monkeypatch):
+    """Under objective tco the options are ranked by TCO, so the table carries it beside
+    the capital cost (one big GPU: capex $12,200, TCO $17,456); under capex it does not."""
+    from solver.report.summary import render_plan_summary
+
+    setup(monkeypatch)
+    job = {"name": "a", "tokens_per_s": 250}
+    for objective, shown in (("tco", True), ("capex", False)):
+        wf = wfile(job, tco=TCO, objective=objective)
+        text = render_plan_summary(run(wf, top=1), fx.catalog(), "t", wf=wf, width=100)
+        header = next(line for line in text.splitlines() if line.startswith("#"))
+        assert ("TCO" in header.split()) is shown
+        assert ("USD 17,456" in text.split("Cost of owning")[0]) is shown

@@ -153,11 +153,14 @@ def render_plan_summary(result: PlanResult, catalog: Catalog, name: str,
 
 def _options_table(result: PlanResult, catalog: Catalog, width: int,
                    by_tco: bool = False) -> list[str]:
-    """One row per option: what it optimises and how much over option 1, cost, GPUs, ..."""
+    """One row per option: what it optimises and how much over option 1, cost (and TCO,
+    what the options are ranked by, under objective tco), GPUs, ..."""
+    tco = by_tco and all(o.own is not None and o.own.tco is not None for o in result.options)
     columns = [
         Column("#"),
         Column("option", justify="left", wrap=True, comfort=16),
         Column("total cost"),
+        *([Column("TCO")] if tco else []),
         Column("GPUs", justify="left", wrap=True),
         Column("servers"),
         Column("most GPUs on one job", keep=3),
@@ -169,9 +172,11 @@ def _options_table(result: PlanResult, catalog: Catalog, width: int,
     for o in result.options:
         m = option_metrics(o, catalog)
         bw = f"{m.host_bw_gbps_per_gpu:.0f}" if m.host_bw_gbps_per_gpu else "-"
-        rows.append([str(o.rank), _aim(o), money(o.total_cost, result.currency), gpu_list(o),
-                     str(m.servers), str(m.max_degree), use_cell(m.vram_util, m.vram_status),
-                     use_cell(m.ram_util, m.ram_status), bw])
+        owning = [money(o.own.tco, result.currency)] if tco and o.own and o.own.tco else []
+        rows.append([str(o.rank), _aim(o), money(o.total_cost, result.currency), *owning,
+                     gpu_list(o), str(m.servers), str(m.max_degree),
+                     use_cell(m.vram_util, m.vram_status), use_cell(m.ram_util, m.ram_status),
+                     bw])
     out = table(columns, rows, width)
     if by_tco and len(result.options) > 1:
         out += wrap("Options are ranked by total cost of ownership (see Cost of owning); "
