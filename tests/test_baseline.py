@@ -86,3 +86,27 @@ def test_reference_disagreement_is_a_warning_not_exit_5(two, tmp_path, monkeypat
     assert (tmp_path / "two.xlsx").exists()
     doc = CliRunner().invoke(main, [str(two), "--json", "--no-workbook"])
     assert doc.exit_code == 0
+
+
+def test_a_catalog_of_its_own_skus_says_once_that_the_reference_is_not_priced(two,
+                                                                               default_catalog):
+    """A vendor's quote as the catalog names its own SKUs: one note for the scenario, not
+    one paragraph per reference server; a catalog lacking only some keeps one per server."""
+    from solver.optimize.baseline import scenario_of, why_no_reference
+
+    wf = load_workloads(two)
+    refs = SCENARIOS[scenario_of(wf)]
+    renamed = {r.gpu for r in refs}
+    own = default_catalog.model_copy(update={"gpus": [
+        g.model_copy(update={"sku": f"quoted-{g.sku}"}) if g.sku in renamed else g
+        for g in default_catalog.gpus]})
+    notes = why_no_reference(wf, own, enumerate_candidates(wf, own))
+    assert len(notes) == 1 and "not priced, the catalog has none of its reference" in notes[0]
+    assert all(f"{r.platform} with {r.gpu}" in notes[0] for r in refs)
+    first = {refs[0].gpu}
+    some = default_catalog.model_copy(update={"gpus": [
+        g.model_copy(update={"sku": f"quoted-{g.sku}"}) if g.sku in first else g
+        for g in default_catalog.gpus]})
+    lacks = [n for n in why_no_reference(wf, some, enumerate_candidates(wf, some))
+             if "the catalog lacks" in n]
+    assert len(lacks) == sum(r.gpu in first for r in refs)

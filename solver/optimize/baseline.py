@@ -198,14 +198,20 @@ def why_no_reference(wf: WorkloadFile, catalog: Catalog, cand: Candidates) -> li
         return []
     policy = wf.policy
     reasons = []
-    for ref in SCENARIOS[scenario]:
-        try:
-            platform = catalog.platform(ref.platform)
-            gpu = catalog.gpu(ref.gpu)
-        except KeyError:
+    refs = SCENARIOS[scenario]
+    platforms = {p.sku for p in catalog.platforms}
+    gpus = {g.sku for g in catalog.gpus}
+    lacking = [ref for ref in refs if ref.platform not in platforms or ref.gpu not in gpus]
+    if len(lacking) == len(refs):
+        # A catalog of its own SKUs (a vendor's quote): one line, not one paragraph a server.
+        return [f"R20 {scenario}: not priced, the catalog has none of its reference servers ("
+                + ", ".join(f"{ref.platform} with {ref.gpu}" for ref in refs) + ")"]
+    for ref in refs:
+        if ref in lacking:
             reasons.append(f"R20 {scenario} ({ref.label}): the catalog lacks {ref.platform} "
                            f"or {ref.gpu}")
             continue
+        platform, gpu = catalog.platform(ref.platform), catalog.gpu(ref.gpu)
         gpu_types, cpu_types = _reference_types(ref, cand)
         allowed = gpu_types + cpu_types
         blocked = []
