@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import re
+
 import pytest
 from click.testing import CliRunner
 
@@ -118,3 +120,23 @@ def test_an_error_on_a_terminal_is_wrapped_and_one_in_a_pipe_is_not(root, monkey
 
     assert max(len(line) for line in fail(True).splitlines()) <= 60
     assert len(fail(False).splitlines()) == 1
+
+
+def test_servers_bought_only_for_their_drives_are_named(tmp_path):
+    """350 TB of shared data beside one 8-GPU job: the plan buys servers that run nothing
+    and hold drives; the summary says so, so 13 servers for 8 GPUs is not a puzzle."""
+    f = tmp_path / "lake.yaml"
+    f.write_text(
+        "name: lake\nworkloads:\n"
+        "  - {name: pretrain, kind: train, model: llama-3.1-8b, seq_len: 4096,"
+        " global_batch: 256, activation_checkpointing: true, replicas: 2,\n"
+        "     data: {in_memory_gb: 64, dataset_tb: 120, checkpoints_tb: 30, storage: shared}}\n"
+        "  - {name: prep, kind: preprocess,\n"
+        "     data: {in_memory_gb: 400, workers: 32, dataset_tb: 200, storage: shared}}\n")
+    res = CliRunner().invoke(main, ["plan", str(f), "--top", "1", "--no-workbook"],
+                             env={"COLUMNS": "80"})
+    assert res.exit_code == 0, res.output
+    assert _widest(res.output) <= 80
+    text = " ".join(res.output.split())
+    assert re.search(r"Option 1 buys \d+ server\(s\) only for their drives \(shared datasets "
+                     r"and checkpoints\): \d+ x ", text), text

@@ -7,6 +7,7 @@ platform prices include, the rule-of-thumb comparison and notes.
 
 from __future__ import annotations
 
+from collections import Counter
 from pathlib import Path
 
 from ..inputs.catalog import Catalog
@@ -142,6 +143,7 @@ def render_plan_summary(result: PlanResult, catalog: Catalog, name: str,
         lines += _demand_lines(wf, width)
     lines += _throughput_lines(result, width)
     lines += _own_cost_lines(result, width)
+    lines += _drive_only_lines(result, width)
     lines += _includes_lines(result, catalog, width)
     lines += _reference_lines(result, width, buys_nothing)
     if workbook:
@@ -186,6 +188,21 @@ def _options_table(result: PlanResult, catalog: Catalog, width: int,
             if o.unserved and o.unserved != result.options[0].unserved:
                 out += wrap(f"Option {o.rank} leaves out: {', '.join(o.unserved)}.", width)
     return out
+
+
+def _drive_only_lines(result: PlanResult, width: int) -> list[str]:
+    """Servers bought only for their drives (no replica on them: the pool's shared datasets
+    and checkpoints), per option, so "13 servers" for 8 GPUs is not a puzzle."""
+    out = []
+    for o in result.options:
+        used = {p.server for p in o.placements}
+        alone = Counter(s.platform for s in o.servers
+                        if s.id not in used and not s.owned and s.drive_count)
+        if alone:
+            parts = ", ".join(f"{n} x {sku}" for sku, n in sorted(alone.items()))
+            out += wrap(f"Option {o.rank} buys {sum(alone.values())} server(s) only for their "
+                        f"drives (shared datasets and checkpoints): {parts}.", width)
+    return out + ([""] if out else [])
 
 
 def _aim(o: PlanOption) -> str:
