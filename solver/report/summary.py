@@ -157,7 +157,8 @@ def _options_table(result: PlanResult, catalog: Catalog, width: int,
                    by_tco: bool = False) -> list[str]:
     """One row per option: what it optimises and how much over option 1, cost (and TCO,
     what the options are ranked by, under objective tco), GPUs, ..."""
-    tco = by_tco and all(o.own is not None and o.own.tco is not None for o in result.options)
+    tcos = [o.own.tco for o in result.options if o.own is not None and o.own.tco is not None]
+    tco = by_tco and len(tcos) == len(result.options)
     columns = [
         Column("#"),
         Column("option", justify="left", wrap=True, comfort=16),
@@ -171,10 +172,10 @@ def _options_table(result: PlanResult, catalog: Catalog, width: int,
         Column("host memory GB/s per GPU", keep=2),
     ]
     rows = []
-    for o in result.options:
+    for i, o in enumerate(result.options):
         m = option_metrics(o, catalog)
         bw = f"{m.host_bw_gbps_per_gpu:.0f}" if m.host_bw_gbps_per_gpu else "-"
-        owning = [money(o.own.tco, result.currency)] if tco and o.own and o.own.tco else []
+        owning = [money(tcos[i], result.currency)] if tco else []
         rows.append([str(o.rank), _aim(o), money(o.total_cost, result.currency), *owning,
                      gpu_list(o), str(m.servers), str(m.max_degree),
                      use_cell(m.vram_util, m.vram_status), use_cell(m.ram_util, m.ram_status),

@@ -349,8 +349,9 @@ class SweepRun:
     knees: dict[Group, ScenarioRow] = field(default_factory=dict)
     """group -> the row of its cheapest full plan (budget None), for the knee report."""
     preferred: dict[Group, ScenarioRow] = field(default_factory=dict)
-    """group -> the row of its full plan of lowest TCO, where that is not the cheapest to buy
-    (``objective: tco``): budgets at or above its cost buy it."""
+    """group -> the row of its full plan of lowest TCO, for groups under ``objective: tco``
+    (budgets at or above its cost buy it; ``report.dearer_preferred`` keeps those that cost
+    more than the knee)."""
 
 
 class ScenarioStatus(StrEnum):
@@ -479,8 +480,7 @@ def run_sweep(
     base_group: Group = (p.growth, p.headroom, tuple((t, 1.0) for t in sweep.price_targets),
                          _file_owning(sweep))
     base_needed = with_base and not (p.budget is None and base_group in by_group)
-    tasks = len(by_group) + base_needed + sum(
-        sweep.groups[g][0].policy.objective == "tco" for g in by_group)
+    tasks = len(by_group) + base_needed + sum(_by_tco(sweep.groups[g][0]) for g in by_group)
     jobs = max(1, min(jobs or default_jobs(), tasks + sum(len(v) for v in by_group.values())))
     ex = ProcessPoolExecutor(jobs, initializer=interrupt.worker_signals) if jobs > 1 else _Inline()
     run = _Scheduler(sweep, ex, by_group, solver, time_limit, gap,
@@ -491,7 +491,7 @@ def run_sweep(
         for group in by_group:
             wf, cat = sweep.groups[group]
             run.submit(_FullPlan(group), wf, cat)
-            if wf.policy.objective == "tco":
+            if _by_tco(wf):
                 run.submit(_CheapestFull(group), with_policy(wf, objective="capex"), cat)
         run.until_done(on_progress)
     except KeyboardInterrupt:
@@ -601,6 +601,12 @@ _Task = _BasePlan | _FullPlan | _CheapestFull | _BudgetPlan
 """What a submitted solve is for."""
 
 
+def _by_tco(wf: WorkloadFile) -> bool:
+    """The group's full plan is its lowest TCO, not its least capex: its knee is solved
+    apart (``_CheapestFull``)."""
+    return wf.policy.objective == "tco"
+
+
 def _base_inputs(sweep: Sweep) -> tuple[WorkloadFile, Catalog]:
     return sweep.wf, sweep.catalog
 
@@ -615,7 +621,7 @@ def _finish(sweep: Sweep, run: _Scheduler, start: float, jobs: int,
         s0 = Scenario(0, None, *group)
         wf = sweep.groups[group][0]
         full = _row(s0, wf, solved, time_limit)
-        if wf.policy.objective != "tco":
+        if not _by_tco(wf):
             knees[group] = full
             continue
         preferred[group] = full  # its knee is the capex solve's (none if interrupted before)
