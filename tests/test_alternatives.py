@@ -77,27 +77,43 @@ def test_each_direction_picks_its_plan(four, monkeypatch, direction, cost, shape
 # (direction, its figure, the best possible by hand, proven best). The bound of each solve,
 # optimal, is its plan's value: f / step + (cost − 8,400) / 421 with S = 1.05 · 8,400 −
 # 8,400 + 1 = 421. Counts round f ≥ step · (B − 1 + 1/421) up; W and GB keep its 1e-6 · B.
-@pytest.mark.parametrize("direction, value, best, proven", [
-    ("servers", 1, 1, True),               # B = 1 + 400/421: ⌈0.952 + 0.002⌉ = 1
-    ("consumer", 0, 0, True),              # B = 320/421: ⌈−0.240 + 0.002⌉ = 0
-    ("power", 2200, 100 * (22 + 320 / 421 - 1 + 1 / 421 - 1e-6 * (22 + 320 / 421)), False),
+# The cheapest plan A's figure beside it: 2 servers, 4 consumer GPUs, 2,800 W, 36 GB spare.
+@pytest.mark.parametrize("direction, value, best, proven, cheapest", [
+    ("servers", 1, 1, True, 2),            # B = 1 + 400/421: ⌈0.952 + 0.002⌉ = 1
+    ("consumer", 0, 0, True, 4),           # B = 320/421: ⌈−0.240 + 0.002⌉ = 0
+    ("power", 2200, 100 * (22 + 320 / 421 - 1 + 1 / 421 - 1e-6 * (22 + 320 / 421)), False,
+     2800),
     ("vram", 132, -10 * (-13.2 + 320 / 421 - 1 + 1 / 421 - 1e-6 * (13.2 - 320 / 421)),
-     False),                               # spare 4 · 48 − 4 · 15 GB; the most is sought
+     False, 36),                           # spare 4 · 48 − 4 · 15 GB; the most is sought
 ])
 def test_each_alternative_says_the_best_possible_in_its_direction(four, monkeypatch,
                                                                   direction, value, best,
-                                                                  proven):
-    """Each option's JSON ``direction``: its figure and the best figure any plan within the
-    slack can reach there, from its search's bound (``least_in_direction``). Power and
-    spare VRAM trade with the cost inside one step, so their bound leaves room (2,176 W
-    against 2,200 W; the true best within 5% is this plan), counts do not."""
+                                                                  proven, cheapest):
+    """Each option's JSON ``direction``: its figure, the cheapest plan's, and the best
+    figure any plan within the slack can reach there, from its search's bound
+    (``least_in_direction``). Power and spare VRAM trade with the cost inside one step, so
+    their bound leaves room (2,176 W against 2,200 W; the true best within 5% is this
+    plan), counts do not."""
     r = run(*four, only=direction, monkeypatch=monkeypatch, top=2)
     assert r.options[0].direction is None and r.options[0].to_json()["direction"] is None
     fig = r.options[1].to_json()["direction"]
     assert fig["key"] == direction and fig["value"] == value
+    assert fig["cheapest_value"] == cheapest
     assert fig["best_possible"] == pytest.approx(best, abs=1e-3)
     assert fig["proven_best"] is proven
     assert fig["better"] == ("higher" if direction == "vram" else "lower")
+
+
+def test_the_terminal_says_what_each_alternative_gains_over_the_cheapest(four, monkeypatch):
+    """B (one box4) beside A's two servers: the table shows the cost, this line the gain."""
+    from solver.report.summary import render_plan_summary
+
+    wf, cat = four
+    text = render_plan_summary(run(wf, cat, only="servers", monkeypatch=monkeypatch, top=2),
+                               cat, "t", width=100)
+    assert ("In the direction each alternative pushes:\n"
+            "  - option 2, fewest servers: 1 server against 2 servers for option 1 (the best "
+            "possible)") in text
 
 
 def test_fewest_skus_drops_to_one_gpu_sku(monkeypatch):
@@ -373,7 +389,7 @@ def test_q3s_fewest_servers_is_proven_in_its_direction(q3, default_catalog, monk
     assert math.ceil(out.bound - 1e-6) == len(fewest.servers) == 5
     assert fewest.to_json()["direction"] == {
         "key": "servers", "value": 5, "unit": "server", "better": "lower",
-        "best_possible": 5, "proven_best": True}
+        "best_possible": 5, "proven_best": True, "cheapest_value": 10}
 
 
 @pytest.mark.parametrize("bound, short", [

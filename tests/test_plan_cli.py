@@ -37,9 +37,11 @@ def test_json_is_the_spec_document(q3_json):
     # q3's alternatives are proven best in their directions (tests/test_alternatives.py)
     assert [(a["label"], a["direction"]) for a in doc["options"][1:]] == [
         ("no consumer GPUs", {"key": "consumer", "value": 0, "unit": "consumer GPU",
-                              "better": "lower", "best_possible": 0, "proven_best": True}),
+                              "better": "lower", "best_possible": 0, "proven_best": True,
+                              "cheapest_value": 8}),
         ("fewest servers", {"key": "servers", "value": 5, "unit": "server",
-                            "better": "lower", "best_possible": 5, "proven_best": True})]
+                            "better": "lower", "best_possible": 5, "proven_best": True,
+                            "cheapest_value": 10})]
     assert set(o["servers"][0]) == {"id", "platform", "gpu", "gpu_count", "memory",
                                     "dimm_count", "storage", "drive_count", "owned",
                                     "disk_tb", "disk_used_tb"}

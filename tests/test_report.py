@@ -258,6 +258,11 @@ def test_assumption_tables(plan, tmp_path):
     # a quarter of a dollar short of proven: the same to the unit shown
     (DirectionFigure("tco", 10647.2, "USD", False, False, 10646.95),
      "USD 10,647 (the best possible)"),
+    # beside the cheapest plan's figure: what the alternative buys for its extra cost
+    (DirectionFigure("skus", 7, "SKU", True, False, 5, 8),
+     "7 SKUs against 8 SKUs for option 1 (best possible: at least 5 SKUs)"),
+    (DirectionFigure("vram", 1131, "GB", False, True, 1131.4, 971),
+     "1,131 GB against 971 GB for option 1 (the best possible)"),
 ])
 def test_the_summary_says_each_alternatives_figure_and_the_best_possible(fig, text):
     assert report.direction_text(fig) == text

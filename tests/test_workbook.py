@@ -379,7 +379,8 @@ def test_end_to_end_plan_workbook_recalculates_to_the_solver_total(tmp_path):
     assert set(memory["Fits"]) == {"yes"}  # every placement fits its GPU
     summary = pd.read_excel(out, sheet_name="Summary", header=3, index_col=0)
     # q3's fewest servers: 5, proven the fewest within 5% (test_alternatives.py)
-    assert summary.loc["  In that direction", "Option 2"] == "5 servers (the best possible)"
+    assert summary.loc["  In that direction", "Option 2"] == (
+        "5 servers against 10 servers for option 1 (the best possible)")
     assert pd.isna(summary.loc["  In that direction", "Option 1"])  # the cheapest: none
 
 

@@ -117,15 +117,16 @@ def least_in_direction(direction: Direction, bound: float | None, cheapest: floa
 
 
 def direction_figure(direction: Direction, option: PlanOption, catalog: Catalog,
-                     least: float | None) -> DirectionFigure:
+                     least: float | None, cheapest: PlanOption) -> DirectionFigure:
     """The option's figure in ``direction`` as a person reads it (spare VRAM positive), with
     ``least``, the least f any plan within the slack can have (``least_in_direction``; None:
-    not proven), read the same way."""
+    not proven), and the ``cheapest`` plan's figure, read the same way."""
     sign = -1.0 if direction.more_is_better else 1.0
     return DirectionFigure(direction.key, sign * direction.measure(option, catalog),
                            direction.unit or catalog.currency, direction.counted,
                            direction.more_is_better,
-                           None if least is None else sign * least)
+                           None if least is None else sign * least,
+                           sign * direction.measure(cheapest, catalog))
 
 
 def _cost_scale(cheapest: float, lower: float, slack: float) -> float:

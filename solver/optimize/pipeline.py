@@ -833,7 +833,8 @@ def _judge(run: _Run, within: _Within, d: Direction, out: Outcome, exp, bound: f
         seen[server_key(option)] = option.label
         short = within.short_of_best(d, option, catalog, bound)
         least = None if short is None else d.measure(option, catalog) - short
-        option = replace(option, direction=direction_figure(d, option, catalog, least))
+        option = replace(option, direction=direction_figure(d, option, catalog, least,
+                                                                  cheapest))
         run.options.append(option)
         if not solved:
             verdicts.capped(option, short, d, catalog.currency)

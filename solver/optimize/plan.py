@@ -221,6 +221,9 @@ class DirectionFigure:
     """No plan within the slack does better than this figure: a floor where less is better,
     a ceiling for spare VRAM (``alternatives.least_in_direction``); None when the search
     proved nothing in the direction."""
+    cheapest: float | None = None
+    """The cheapest plan's (option 1's) figure in the same direction, read the same way:
+    what the alternative gains over it for its extra cost."""
 
     @property
     def proven_best(self) -> bool:
@@ -242,7 +245,7 @@ class DirectionFigure:
         return {"key": self.key, "value": rounded(self.value), "unit": self.unit,
                 "better": "higher" if self.more_is_better else "lower",
                 "best_possible": rounded(self.best_possible),
-                "proven_best": self.proven_best}
+                "proven_best": self.proven_best, "cheapest_value": rounded(self.cheapest)}
 
 
 @dataclass(frozen=True)

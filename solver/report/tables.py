@@ -22,8 +22,9 @@ from .. import __version__, rules
 from ..estimate.memory import estimate
 from ..inputs.catalog import Catalog, GpuSku, MemorySku, Platform, StorageSku
 from ..inputs.workload import WorkloadFile
-from ..optimize.plan import DirectionFigure, PlanOption, PlanResult
+from ..optimize.plan import PlanOption, PlanResult
 from .metrics import option_metrics, target_status
+from .summary import direction_text
 
 KINDS = ("platform", "gpu", "memory", "storage")
 KIND_LABELS = {"platform": "Platforms", "gpu": "GPUs", "memory": "Memory", "storage": "Storage"}
@@ -94,21 +95,6 @@ def summary_table(result: PlanResult, catalog: Catalog) -> pd.DataFrame:
             }
         )
     return pd.DataFrame(rows)
-
-
-def direction_text(fig: DirectionFigure | None) -> str:
-    """An alternative's figure in its direction and the best any plan within the slack can
-    reach there: "5 servers (the best possible)", "23,200 W (best possible: at least
-    20,952 W)", "1,003 GB (best possible: at most 1,135 GB)"; "" for the cheapest plan."""
-    if fig is None:
-        return ""
-    value = fig.amount(fig.value)
-    if fig.best_possible is None:
-        return f"{value} (best possible not proven)"
-    if fig.proven_best or fig.amount(fig.best_possible) == value:
-        return f"{value} (the best possible)"  # to the unit shown
-    side = "at most" if fig.more_is_better else "at least"
-    return f"{value} (best possible: {side} {fig.amount(fig.best_possible)})"
 
 
 def _own_columns(opt: PlanOption) -> dict[str, float | int | None]:
