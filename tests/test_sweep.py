@@ -274,7 +274,7 @@ def test_cli_table_shows_the_knee(tiny, tmp_path, tiny_cost):
         ],
     )
     assert res.exit_code == 0, res.stderr
-    assert f"{tiny_cost:,.0f} USD (proven cheapest)" in res.stdout
+    assert f"USD {tiny_cost:,.0f} (proven cheapest)" in res.stdout
     assert "Smallest budget that serves every workload" in res.stdout
     assert "tiny-sweep.csv" in res.stdout
     assert not (tmp_path / "tiny-sweep.xlsx").exists()

@@ -359,10 +359,10 @@ def test_sweep_knee_under_tco_is_the_cheapest_full_plan_to_buy(monkeypatch):
     assert all(r.knee_budget == 7400 for r in run_.rows)
     text = " ".join(render_sweep(run_, wf.name, "USD", width=200).split())
     assert "Smallest budget that serves every workload (the cheapest full plan):" in text
-    assert "7,400 USD (proven cheapest)" in text
+    assert "USD 7,400 (proven cheapest)" in text
     assert "*: the budget covers its group's full plan (the cheapest, or under objective tco the one of lowest TCO)" in text
     assert ("The full plan of lowest TCO (objective tco), which every budget at or above its "
-            "cost buys: - growth 1, headroom 0.2: 12,200 USD, TCO 17,456 USD") in text
+            "cost buys: - growth 1, headroom 0.2: USD 12,200, TCO USD 17,456") in text
     doc = sweep_document(run_, build_sweep(wf, fx.catalog(), "7399"))
     assert doc["knees"][0]["knee_budget"] == 7400
     assert doc["knees"][0]["lowest_tco_plan"]["total_cost"] == BOX + 10000

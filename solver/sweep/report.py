@@ -164,7 +164,7 @@ def render_sweep(
         else:
             exact = ("proven cheapest" if k.status == "optimal"
                      else "best found, not proven cheapest")
-            out += bullets([(f"{label}: {_money(k.total_cost)} {currency} ({exact}); "
+            out += bullets([(f"{label}: {currency} {_money(k.total_cost)} ({exact}); "
                             f"{gpu_mix(k.gpus, ', ')}")], width)
     out += _preferred(run, currency, width)
     out.append("")
@@ -204,8 +204,8 @@ def _preferred(run: SweepRun, currency: str, width: int) -> list[str]:
                "its cost buys:", width)
     for p in dearer.values():
         exact = "proven lowest TCO" if p.status == "optimal" else "best found, not proven"
-        out += bullets([(f"{group_label(p.scenario)}: {_money(p.total_cost)} {currency}, TCO "
-                         f"{_money(p.tco)} {currency} ({exact}); {gpu_mix(p.gpus, ', ')}")],
+        out += bullets([(f"{group_label(p.scenario)}: {currency} {_money(p.total_cost)}, TCO "
+                         f"{currency} {_money(p.tco)} ({exact}); {gpu_mix(p.gpus, ', ')}")],
                        width)
     return out
 
