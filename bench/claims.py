@@ -83,31 +83,35 @@ ROUNDED_TOL = 0.5 + 1e-6
 """Tolerance of a "within" amount in W, GB or currency: the note rounds it to a unit."""
 
 AS_GOOD, NOT_FOUND = pipeline.AS_GOOD, pipeline.NOT_FOUND
-SLACK = rf"{DEFAULT_SLACK:.0%}"
+AS_GOODS = (AS_GOOD, pipeline.AS_GOOD_TCO)
+"""The "as good" reason under objective capex and under tco (option 1 is the lowest TCO)."""
+SLACK = rf"{DEFAULT_SLACK:.0%} of (?:the cheapest|option 1's TCO)"
 CAPPED = r"\(each alternative's search is capped at a share of rank 1's work\)"
 PROVEN_NOTE = re.compile(
-    rf"(?P<labels>.+): no plan within {SLACK} of the cheapest does better in that direction "
-    rf"\(proven by its search's bound\); a cheaper plan as good in it may exist {CAPPED}")
+    rf"(?P<labels>.+): no plan within {SLACK} does better in that direction "
+    rf"\(proven by its search's bound\); (?:a cheaper plan|a plan of lower TCO) as good in "
+    rf"it may exist {CAPPED}")
 WITHIN_NOTE = re.compile(
     rf"(?P<items>.+): the best plan found in that direction within its share of the search "
-    rf"{CAPPED}; how far the best possible within {SLACK} of the cheapest can be is proven by "
+    rf"{CAPPED}; how far the best possible within {SLACK} can be is proven by "
     r"its search's bound")
 WITHIN_ITEM = re.compile(r"(?P<label>[^,()]+) \(within (?P<amount>[^()]+) of the best "
                          r"possible\)(?:, |$)")
 UNPROVEN_NOTE = re.compile(
     rf"(?P<labels>.+): the best plan found in that direction within its share of the search "
     rf"{CAPPED}; a better one in that direction may exist")
-LEFT_OUT_NOTE = re.compile(rf"alternatives within {SLACK} of the cheapest left out: (?P<body>.+)")
+LEFT_OUT_NOTE = re.compile(rf"alternatives within {SLACK} left out: (?P<body>.+)")
 LEFT_OUT_ITEM = re.compile(r"(?P<labels>[^;()]+) \((?P<why>[^()]+)\)(?:; |$)")
 OTHER_REASONS = tuple(re.compile(r) for r in (
     re.escape(NOT_FOUND),
     re.escape(NOT_FOUND) + r"; the .+ plan is better in that direction",
     r"the .+ plan is better in that direction than its own search's plan",
     r"the same servers as the .+ plan",
-    rf"its servers, once packed, cost more than {SLACK} over the cheapest",
+    rf"its servers, once packed, cost more than {DEFAULT_SLACK:.0%} over the cheapest",
+    rf"its servers, once packed, have a TCO more than {DEFAULT_SLACK:.0%} over option 1's",
     r"its servers, once packed, broke the budget",
     r"the time limit ran out",
-    r"the cheapest plan has none",
+    r"(?:the cheapest plan|option 1) has none",
 ))
 """Why a direction was left out, where no claim is made."""
 OTHER_NOTES = tuple(re.compile(r) for r in (
@@ -279,11 +283,11 @@ def left_out_claims(body: str, run: Run, wf: WorkloadFile,
     if "; ".join(f"{', '.join(labels)} ({why})" for labels, why in items) != body:
         return None
     if not all(set(labels) <= by_label.keys()
-               and (why == AS_GOOD or any(r.fullmatch(why) for r in OTHER_REASONS))
+               and (why in AS_GOODS or any(r.fullmatch(why) for r in OTHER_REASONS))
                for labels, why in items):
         return None
     return [as_good_claim(run, by_label[lb], catalog)
-            for labels, why in items if why == AS_GOOD for lb in labels], set()
+            for labels, why in items if why in AS_GOODS for lb in labels], set()
 
 
 def _measured(run: Run, option: PlanOption, wf: WorkloadFile,

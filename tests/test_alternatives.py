@@ -208,6 +208,17 @@ def test_tco_objective_ranks_and_slacks_on_tco(monkeypatch):
     assert alt.over_cheapest == pytest.approx(10696.8 / 10647.2 - 1)
 
 
+def test_notes_under_the_tco_objective_measure_the_slack_from_option_1s_tco(monkeypatch):
+    """Under objective tco option 1 (C) is not the cheapest to buy (A is), so the notes say
+    "within 5% of option 1's TCO" and "option 1 has none", never "the cheapest"."""
+    fx.install(monkeypatch, {"a": (15, 10)})
+    r = run(_owning("tco"), fx.catalog(gpus=GPUS, platforms=PLATFORMS), top=6)
+    notes = " ".join(r.notes)
+    assert "within 5% of option 1's TCO" in notes
+    assert "no consumer GPUs (option 1 has none)" in notes
+    assert "cheapest" not in notes
+
+
 def test_each_alternative_searches_at_most_rank_1s_work(q3, default_catalog, monkeypatch):
     """Each direction's solves are capped at rank 1's ticks (deterministic work, not the
     clock): the plans stay checked and within the slack, rank 1 is unchanged, and a rerun

@@ -647,7 +647,8 @@ def _alternatives(run: _Run, slack: float) -> None:
     lp_bound = m.lp_bound  # pattern pricing under another objective must not move it
     verdicts = _Verdicts()
     seen = {server_key(cheapest): cheapest.label}
-    why_fewer = f"every direction within {slack:.0%} of the cheapest was tried"
+    words = _Words(run.objective == "tco")
+    why_fewer = f"every direction within {words.of(slack)} was tried"
     tried = directions(run.wf.policy)
     why_not = {d.key: d.applies(cheapest, catalog) for d in tried}
     todo = [d for d in tried if why_not[d.key] is None]
@@ -660,7 +661,7 @@ def _alternatives(run: _Run, slack: float) -> None:
                 break
             why = why_not[d.key]
             if why is not None:
-                verdicts.leave_out(why, d.label)
+                verdicts.leave_out(words.first(why), d.label)
                 continue
             if not run.clock.can_start(f"option {len(run.options) + 1}"):
                 why_fewer = "the time limit ran out"
@@ -681,7 +682,7 @@ def _alternatives(run: _Run, slack: float) -> None:
                 if packed is not None and within.over(run, again, packed) <= 0:
                     out, exp = again, packed
                     solved = False  # its optimum is on the tighter slack only
-            _judge(run, within, d, out, exp, bound, seen, verdicts, cheapest, solved)
+            _judge(run, within, d, out, exp, bound, seen, verdicts, cheapest, solved, words)
     finally:
         for ahead in begun.values():
             ahead.cancel()
@@ -691,7 +692,7 @@ def _alternatives(run: _Run, slack: float) -> None:
     m.prob.constraints.pop("cost_slack", None)
     restore_rows(m, held)
     _better_elsewhere(run, tried, verdicts.left_out, cheapest)
-    _note_alternatives(run, why_fewer, verdicts, slack)
+    _note_alternatives(run, why_fewer, verdicts, slack, words)
 
 
 def _begin_next(run: _Run, within: _Within, following: list[Direction],
@@ -712,8 +713,42 @@ def _begin_next(run: _Run, within: _Within, following: list[Direction],
 
 AS_GOOD = "none does better than the cheapest plan, proven by its search's bound"
 """Why a direction is left out when its search, proven, found nothing better."""
+AS_GOOD_TCO = "none does better than option 1, proven by its search's bound"
+"""``AS_GOOD`` under ``objective: tco``, where option 1 is the plan of lowest TCO."""
 NOT_FOUND = "no better plan found within its share of the search"
 """Why a direction is left out when its capped search found nothing better."""
+
+
+@dataclass(frozen=True)
+class _Words:
+    """What the alternatives' notes measure the slack from: the cheapest plan, or under
+    ``objective: tco`` option 1's TCO. There an alternative may cost less to buy than
+    option 1 (expand-pool: option 1 USD 450,020, a lab mix's fewest servers USD 72,390
+    against 87,110), and "within 5% of the cheapest" read as false."""
+
+    tco: bool
+
+    def of(self, slack: float) -> str:
+        """"5% of the cheapest" / "5% of option 1's TCO"."""
+        return f"{slack:.0%} of option 1's TCO" if self.tco else f"{slack:.0%} of the cheapest"
+
+    @property
+    def cheaper(self) -> str:
+        return "a plan of lower TCO" if self.tco else "a cheaper plan"
+
+    def over(self, slack: float) -> str:
+        """Why a plan repaired past the slack is left out."""
+        return (f"its servers, once packed, have a TCO more than {slack:.0%} over option 1's"
+                if self.tco else
+                f"its servers, once packed, cost more than {slack:.0%} over the cheapest")
+
+    @property
+    def as_good(self) -> str:
+        return AS_GOOD_TCO if self.tco else AS_GOOD
+
+    def first(self, why: str) -> str:
+        """A direction's reason, naming option 1 as the plan of lowest TCO under tco."""
+        return why.replace("the cheapest plan", "option 1") if self.tco else why
 
 
 def _better_elsewhere(run: _Run, tried: Sequence[Direction], left_out: dict[str, list[str]],
@@ -770,26 +805,26 @@ class _Verdicts:
             self.unproven.append(option.label)
 
 
-def _note_alternatives(run: _Run, why_fewer: str, verdicts: _Verdicts, slack: float) -> None:
+def _note_alternatives(run: _Run, why_fewer: str, verdicts: _Verdicts, slack: float,
+                       words: _Words) -> None:
     """The result's notes on the alternatives: fewer than asked, left out, not proven."""
     if len(run.options) < run.top:
         run.notes.append(f"{len(run.options)} of {run.top} options: {why_fewer}")
     if verdicts.left_out:
-        run.notes.append(f"alternatives within {slack:.0%} of the cheapest left out: "
+        run.notes.append(f"alternatives within {words.of(slack)} left out: "
                          + "; ".join(f"{', '.join(labels)} ({why})"
                                      for why, labels in verdicts.left_out.items()))
     capped = "(each alternative's search is capped at a share of rank 1's work)"
     if verdicts.cheaper_may_exist:
         run.notes.append(f"{', '.join(verdicts.cheaper_may_exist)}: no plan within "
-                         f"{slack:.0%} of the cheapest does better in that direction (proven by "
-                         f"its search's bound); a cheaper plan as good in it may exist {capped}")
+                         f"{words.of(slack)} does better in that direction (proven by its "
+                         f"search's bound); {words.cheaper} as good in it may exist {capped}")
     if verdicts.near:
         near = ", ".join(f"{label} (within {amount} of the best possible)"
                          for label, amount in verdicts.near.items())
         run.notes.append(f"{near}: the best plan found in that direction "
                          f"within its share of the search {capped}; how far the best possible "
-                         f"within {slack:.0%} of the cheapest can be is proven by its search's "
-                         "bound")
+                         f"within {words.of(slack)} can be is proven by its search's bound")
     if verdicts.unproven:
         run.notes.append(f"{', '.join(verdicts.unproven)}: the best plan found in that "
                          f"direction within its share of the search {capped}; a better one in "
@@ -797,7 +832,8 @@ def _note_alternatives(run: _Run, why_fewer: str, verdicts: _Verdicts, slack: fl
 
 
 def _judge(run: _Run, within: _Within, d: Direction, out: Outcome, exp, bound: float | None,
-           seen: dict, verdicts: _Verdicts, cheapest: PlanOption, solved: bool) -> None:
+           seen: dict, verdicts: _Verdicts, cheapest: PlanOption, solved: bool,
+           words: _Words) -> None:
     """Keep one direction's plan as the next option, or say in ``verdicts`` why not.
     ``bound``: what direction ``d``'s search proved on its objective over the slack;
     ``solved``: the plan is that search's proven optimum (``_Within.solved``)."""
@@ -811,8 +847,7 @@ def _judge(run: _Run, within: _Within, d: Direction, out: Outcome, exp, bound: f
     option = replace(option, label=label_of(d, option, catalog), lower_bound=None)
     again = seen.get(server_key(option))
     if run.value(option) > ceiling + 0.01:
-        verdicts.leave_out(f"its servers, once packed, cost more than {slack:.0%} over "
-                           "the cheapest", d.label)
+        verdicts.leave_out(words.over(slack), d.label)
     elif run.budget is not None and option.total_cost > run.budget + 0.01:
         verdicts.leave_out("its servers, once packed, broke the budget", d.label)
     elif not improves(d, option, cheapest, catalog):
@@ -826,7 +861,7 @@ def _judge(run: _Run, within: _Within, d: Direction, out: Outcome, exp, bound: f
         # does not (a generated 8-workload mix: "none does better" at 6 consumer GPUs, when
         # a plan with none costs 3.2% more, found by another direction).
         as_good = within.short_of_best(d, cheapest, catalog, bound) == 0
-        verdicts.leave_out(AS_GOOD if as_good else NOT_FOUND, d.label)
+        verdicts.leave_out(words.as_good if as_good else NOT_FOUND, d.label)
     elif again is not None:
         verdicts.leave_out(f"the same servers as the {again} plan", d.label)
     else:
