@@ -237,7 +237,8 @@ def estimate(workloads: Path, catalog: Path, gpus: tuple[str, ...], as_json: boo
                    "plans with another GPU mix / another GPU or server mix.")
 @click.option("--slack", type=FiniteFloatRange(0, 1), default=0.05, show_default=True,
               help="With --alternatives kinds: how much more than the cheapest plan an "
-                   "alternative may cost, as a fraction (0.05 = 5%).")
+                   "alternative may cost, as a fraction (0.05 = 5%); in TCO, over option 1's, "
+                   "under policy.objective: tco.")
 @click.option("--distinct", type=click.Choice(["gpus", "hardware"]), default=None, hidden=True,
               help="Old spelling of --alternatives gpu-mix / hardware.")
 @click.option("--no-workbook", is_flag=True, help="Do not write the Excel workbook.")
