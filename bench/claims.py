@@ -120,6 +120,7 @@ OTHER_NOTES = tuple(re.compile(r) for r in (
     r"option 1 is not proven optimal because of data drives",
     r"the wall clock, not the work budget, ended ",
     r"no R20 reference configuration priced",
+    r"written without activation checkpointing, ",
 ))
 """Notes that make no claim about the alternatives."""
 

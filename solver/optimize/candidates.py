@@ -264,6 +264,12 @@ def _max_slots(catalog: Catalog, gpu: GpuSku, exclude: tuple[str, ...] = ()) -> 
                 if p.takes(gpu) and p.sku not in exclude), default=0)
 
 
+def degrees_on(gpu: GpuSku, catalog: Catalog, policy: Policy) -> list[int]:
+    """Degrees a replica may use on this GPU: the policy's, within the catalog's largest
+    allowed server for it."""
+    return allowed_degrees(gpu, policy, _max_slots(catalog, gpu, policy.exclude))
+
+
 def replica_options(
     w: Workload, catalog: Catalog, policy: Policy
 ) -> tuple[list[ReplicaOption], list[Estimate]]:
@@ -280,7 +286,7 @@ def replica_options(
         if g.sku in policy.exclude:
             continue
         least_ram = float("inf")
-        for d in allowed_degrees(g, policy, _max_slots(catalog, g, policy.exclude)):
+        for d in degrees_on(g, catalog, policy):
             e = estimate(w, g, d, policy)
             tried.append(e)
             # A larger degree uses more GPUs; it is only worth offering if it needs
@@ -327,7 +333,7 @@ def timed_options(w: Workload, catalog: Catalog,
         if g.sku in policy.exclude:
             continue
         kept: list[ReplicaOption] = []
-        for d in allowed_degrees(g, policy, _max_slots(catalog, g, policy.exclude)):
+        for d in degrees_on(g, catalog, policy):
             e = estimate(w, g, d, policy)
             tried.append(e)
             if not e.fits:

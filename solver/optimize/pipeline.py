@@ -17,6 +17,7 @@ from ..inputs.catalog import Catalog
 from ..inputs.exclude import check_exclude
 from ..inputs.owned import check_inventory, check_site
 from ..inputs.workload import Policy, WorkloadFile
+from .advice import checkpointing_note, with_checkpointing
 from .alternatives import (
     DEFAULT_SLACK,
     MODES,
@@ -95,6 +96,10 @@ def infeasibility_reasons(wf: WorkloadFile, catalog: Catalog, cand: Candidates) 
                          default=0.0)
             fix = (f"lower policy.headroom (now {policy.headroom:g}; it would fit at "
                    f"{_floor(fit_at):g} or less), " if fit_at > 0 else "")
+            then = with_checkpointing(w, catalog, policy)
+            if then is not None:
+                fix += (f"set activation_checkpointing: true (it would fit on {then[0]} x "
+                        f"{then[1][0]}), ")
             most = max(max(p.allowed_gpu_counts()) for p in catalog.platforms)
             if policy.max_parallel_degree >= most:
                 # The servers bind, not the policy: raising its cap changes nothing.
@@ -938,6 +943,9 @@ def _result(run: _Run, with_baseline: bool) -> PlanResult:
                    "not checked on those servers. To fix: add cpu_cores to each platform"),)
     baseline, more, warnings = _reference(run, with_baseline, best, exact)
     notes += more
+    advice = checkpointing_note(run.wf, run.catalog)
+    if advice is not None:
+        notes += (advice,)
     clock = run.clock
     if clock.clock_stopped or clock.clock_skipped:
         did = []

@@ -1,0 +1,106 @@
+"""Advice beside a plan: what a change to a workload's own entry would save.
+
+Activation checkpointing (``activation_checkpointing: true``) keeps one input per layer
+instead of every layer's activations (docs/memory-model.md). A training job written without
+it may need several GPUs per replica only for its activations: QLoRA of a 70B model at
+4,096 tokens needs 4 x H200 without it and one H200 with it. The plan is made for the file
+as written; the note says what the change would do, so the reader decides.
+"""
+
+from __future__ import annotations
+
+from ..estimate.memory import estimate
+from ..inputs.catalog import Catalog
+from ..inputs.workload import Policy, Workload, WorkloadFile
+from .candidates import degrees_on
+
+TRAINING = ("train", "lora", "qlora")
+"""Kinds whose activations checkpointing shrinks."""
+NAMED_GPUS = 3
+"""GPUs named in a note, cheapest first."""
+Least = tuple[int, list[str]]
+"""The fewest GPUs per replica and the GPU SKUs that need that few (``fewest_gpus``)."""
+
+
+def fewest_gpus(w: Workload, catalog: Catalog, policy: Policy) -> Least | None:
+    """The fewest GPUs one replica of ``w`` fits on, over every GPU and degree the policy
+    allows (``degrees_on``), and the GPU SKUs that need that few, cheapest first; None
+    where it fits nowhere."""
+    least: int | None = None
+    skus: list[tuple[float, str]] = []
+    for g in catalog.gpus:
+        if g.sku in policy.exclude:
+            continue
+        for d in degrees_on(g, catalog, policy):
+            if least is not None and d > least:
+                break
+            if estimate(w, g, d, policy).fits:
+                if least is None or d < least:
+                    least, skus = d, []
+                skus.append((g.price, g.sku))
+                break
+    if least is None:
+        return None
+    return least, [sku for _, sku in sorted(skus)]
+
+
+def with_checkpointing(w: Workload, catalog: Catalog, policy: Policy) -> Least | None:
+    """``fewest_gpus`` of a training workload written without activation checkpointing,
+    were it on; None where it is on already, or the workload does not train."""
+    if w.kind not in TRAINING or w.activation_checkpointing:
+        return None
+    return fewest_gpus(w.model_copy(update={"activation_checkpointing": True}), catalog,
+                       policy)
+
+
+def checkpointing_gain(w: Workload, catalog: Catalog,
+                       policy: Policy) -> tuple[Least | None, Least] | None:
+    """For a training workload written without activation checkpointing: the fewest GPUs a
+    replica fits on now (None: none) and with it, where it is fewer; else None."""
+    if w.kind not in TRAINING or w.activation_checkpointing:
+        return None
+    now = fewest_gpus(w, catalog, policy)
+    if now is not None and now[0] == 1:
+        return None  # one GPU already: checkpointing cannot need fewer
+    then = with_checkpointing(w, catalog, policy)
+    if then is None or (now is not None and then[0] >= now[0]):
+        return None
+    return now, then
+
+
+def gain_text(gain: tuple[Least | None, Least]) -> str:
+    """"on 1 GPU (a100-80g-pcie, ...) instead of at least 4 GPUs (h200-sxm)"."""
+    now, then = gain
+    return (f"on {_gpus(then)} instead of " + ("at least " if now is not None else "")
+            + _gpus(now))
+
+
+def checkpointing_note(wf: WorkloadFile, catalog: Catalog) -> str | None:
+    """One note on the training workloads written without activation checkpointing whose
+    replicas would fit on fewer GPUs with it; None where none would."""
+    items = [(w.name, gain) for w in wf.workloads
+             if (gain := checkpointing_gain(w, catalog, wf.policy)) is not None]
+    if not items:
+        return None
+    one = len(items) == 1
+    who = (f"{items[0][0]} would fit on fewer GPUs per replica with activation_checkpointing: "
+           "true in its entry" if one else
+           f"{len(items)} training workloads would fit on fewer GPUs per replica with "
+           "activation_checkpointing: true in their entries")
+    cuts = "; ".join(("" if one else f"{name} ") + gain_text(gain) for name, gain in items)
+    return (f"written without activation checkpointing, {who} (each training step then "
+            "takes longer, as it recomputes the activations; this plan is for the file as "
+            f"written): {cuts}")
+
+
+def _gpus(least: Least | None) -> str:
+    """"4 GPUs (h200-sxm)", "1 GPU (a100-80g-pcie, a100-80g-sxm, h100-pcie or 3 others)", "none
+    (it fits on no GPU the policy allows without it)"."""
+    if least is None:
+        return "none (it fits on no GPU the policy allows without it)"
+    count, skus = least
+    named = ", ".join(skus[:NAMED_GPUS])
+    more = len(skus) - NAMED_GPUS
+    if more > 0:
+        named += f" or {more} other{'s' if more > 1 else ''}"
+    return f"{count} GPU{'s' if count > 1 else ''} ({named})"
