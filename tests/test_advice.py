@@ -54,6 +54,24 @@ def test_no_advice_with_checkpointing_on_or_on_one_gpu_already(tmp_path, default
     assert checkpointing_note(q3, default_catalog) is None  # q3's jobs gain nothing
 
 
+def test_a_long_mix_names_a_few_jobs_and_counts_the_rest(tmp_path, default_catalog):
+    body = "".join(f"""\
+  - name: job-{i}
+    kind: qlora
+    model: llama-3.1-70b
+    seq_len: 4096
+    lora_rank: 16
+    global_batch: 16
+""" for i in range(7))
+    path = tmp_path / "many.yaml"
+    path.write_text("name: many\nworkloads:\n" + body)
+    note = checkpointing_note(load_workloads(path), default_catalog)
+    assert note.startswith("written without activation checkpointing, 7 training workloads "
+                           "would fit on fewer GPUs per replica")
+    assert note.count("instead of at least 4 GPUs (h200-sxm)") == 5
+    assert note.endswith("; and 2 more (plan-buy estimate shows each)")
+
+
 def test_the_plan_carries_the_advice_in_json_and_workbook(tmp_path):
     out = tmp_path / "out"
     res = CliRunner().invoke(main, [str(_file(tmp_path)), "--json", "--top", "1",

@@ -18,6 +18,8 @@ TRAINING = ("train", "lora", "qlora")
 """Kinds whose activations checkpointing shrinks."""
 NAMED_GPUS = 3
 """GPUs named in a note, cheapest first."""
+LISTED = 5
+"""Workloads a note names at most, the largest cuts first."""
 Least = tuple[int, list[str]]
 """The fewest GPUs per replica and the GPU SKUs that need that few (``fewest_gpus``)."""
 
@@ -87,10 +89,20 @@ def checkpointing_note(wf: WorkloadFile, catalog: Catalog) -> str | None:
            "true in its entry" if one else
            f"{len(items)} training workloads would fit on fewer GPUs per replica with "
            "activation_checkpointing: true in their entries")
-    cuts = "; ".join(("" if one else f"{name} ") + gain_text(gain) for name, gain in items)
+    # The largest cuts first; a long mix lists a few (its estimate shows every one).
+    shown = sorted(items, key=lambda it: -_saved(it[1]))[:LISTED]
+    cuts = "; ".join(("" if one else f"{name} ") + gain_text(gain) for name, gain in shown)
+    if len(items) > len(shown):
+        cuts += f"; and {len(items) - len(shown)} more (plan-buy estimate shows each)"
     return (f"written without activation checkpointing, {who} (each training step then "
             "takes longer, as it recomputes the activations; this plan is for the file as "
             f"written): {cuts}")
+
+
+def _saved(gain: tuple[Least | None, Least]) -> int:
+    """GPUs per replica the setting saves (fitting at all counts as the most)."""
+    now, then = gain
+    return 10**6 if now is None else now[0] - then[0]
 
 
 def _gpus(least: Least | None) -> str:
