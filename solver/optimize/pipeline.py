@@ -728,8 +728,8 @@ NOT_FOUND = "no better plan found within its share of the search"
 class _Words:
     """What the alternatives' notes measure the slack from: the cheapest plan, or under
     ``objective: tco`` option 1's TCO. There an alternative may cost less to buy than
-    option 1 (expand-pool: option 1 USD 450,020, a lab mix's fewest servers USD 72,390
-    against 87,110), and "within 5% of the cheapest" read as false."""
+    option 1 (a lab's mix: option 1 buys for USD 87,110, its fewest-servers alternative for
+    USD 72,390), and "within 5% of the cheapest" read as false."""
 
     tco: bool
 

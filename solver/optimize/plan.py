@@ -222,8 +222,9 @@ class DirectionFigure:
     a ceiling for spare VRAM (``alternatives.least_in_direction``); None when the search
     proved nothing in the direction."""
     cheapest: float | None = None
-    """The cheapest plan's (option 1's) figure in the same direction, read the same way:
-    what the alternative gains over it for its extra cost."""
+    """Option 1's figure in the same direction, read the same way (the cheapest plan; the
+    lowest TCO under ``objective: tco``, as ``over_cheapest`` is): what the alternative
+    gains over it for what it costs more."""
 
     @property
     def proven_best(self) -> bool:

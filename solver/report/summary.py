@@ -38,10 +38,10 @@ def use_cell(value: float | None, status: str | None) -> str:
 
 
 def direction_text(fig: DirectionFigure | None) -> str:
-    """An alternative's figure in its direction, the cheapest plan's beside it, and the best
-    any plan within the slack can reach there: "5 servers against 10 for option 1 (the best
+    """An alternative's figure in its direction, option 1's beside it, and the best any plan
+    within the slack can reach there: "5 servers against 10 servers for option 1 (the best
     possible)", "23,200 W against 29,500 W for option 1 (best possible: at least
-    20,952 W)"; "" for the cheapest plan."""
+    20,952 W)"; "" for option 1."""
     if fig is None:
         return ""
     value = fig.amount(fig.value)
@@ -213,7 +213,7 @@ def _options_table(result: PlanResult, catalog: Catalog, width: int,
 def _direction_lines(result: PlanResult, width: int) -> list[str]:
     """What each alternative buys for its extra cost, in the direction it pushes, beside
     the cheapest plan's figure ("fewest SKUs +0.8%" shows the same GPUs and servers as
-    option 1 in the table: its 7 SKUs against 9 are the difference)."""
+    option 1 in the table on q3 with --top 7: its 7 SKUs against 8 are the difference)."""
     shown = [f"option {o.rank}, {o.label}: {direction_text(o.direction)}"
              for o in result.options if o.direction is not None]
     if not shown:
