@@ -266,3 +266,23 @@ def test_assumption_tables(plan, tmp_path):
 ])
 def test_the_summary_says_each_alternatives_figure_and_the_best_possible(fig, text):
     assert report.direction_text(fig) == text
+
+
+def test_throughput_lines_say_once_what_two_alternatives_share():
+    """Options 2 and 3 serve the target on the same replicas: option 3's block is one line."""
+    from types import SimpleNamespace
+
+    from solver.optimize.plan import TargetFigure
+    from solver.report.summary import _throughput_lines
+
+    def option(rank, replicas, rate):
+        return SimpleNamespace(rank=rank, throughput=(TargetFigure(
+            "pretrain", "train", 23148, rate, replicas, 4 * replicas, 0.9,
+            tokens=2e10, days_to_finish=2e10 / rate / 86400),))
+
+    result = SimpleNamespace(options=[option(1, 1, 26237), option(2, 3, 33108),
+                                      option(3, 3, 33108)])
+    text = "\n".join(_throughput_lines(result, 100))
+    assert text.count("pretrain: ") == 2
+    assert "Throughput targets, option 2:\n" in text
+    assert "Throughput targets, option 3: as option 2." in text

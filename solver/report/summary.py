@@ -314,16 +314,23 @@ def _plain(note: str) -> str:
 
 
 def _throughput_lines(result: PlanResult, width: int) -> list[str]:
-    """Option 1's figure per throughput target; later options only where theirs differ."""
+    """Option 1's figure per throughput target; later options only where theirs differ, in
+    one line when they are an earlier option's ("Throughput targets, option 3: as option
+    2.": two alternatives that serve the targets on the same replicas)."""
     out: list[str] = []
     first = target_lines(result.options[0]) if result.options else []
+    earlier: dict[tuple[str, ...], int] = {}
     for o in result.options:
         mine = target_lines(o)
         shown = mine if o.rank == 1 else [t for t in mine if t not in first]
-        if shown:
+        if shown and o.rank > 1 and tuple(mine) in earlier:
+            out += wrap(f"Throughput targets, option {o.rank}: as option "
+                        f"{earlier[tuple(mine)]}.", width) + [""]
+        elif shown:
             what = "" if o.rank == 1 or len(shown) == len(mine) else " (where it differs)"
             out.append(f"Throughput targets, option {o.rank}{what}:")
             out += bullets(shown, width) + [""]
+        earlier.setdefault(tuple(mine), o.rank)
     return out
 
 
