@@ -254,6 +254,15 @@ def _model_at(root: type[BaseModel], loc: tuple) -> type[BaseModel] | None:
     return models[0] if models else None
 
 
+def _nested_home(parent: type[BaseModel], key: str) -> str | None:
+    """The field of ``parent`` whose own model has a field ``key`` (a workload's
+    ``cpu_cores`` written beside ``data`` instead of inside it); None when none has, or
+    more than one."""
+    homes = [name for name, info in parent.model_fields.items()
+             if any(_is_model(m) and key in m.model_fields for m in _members(info.annotation))]
+    return homes[0] if len(homes) == 1 else None
+
+
 def _short(value: Any) -> str:
     if isinstance(value, str):
         return repr(clip(value, MAX_ECHO - 2))
@@ -295,6 +304,11 @@ def _describe(
                 ),
                 close[0],
             )
+        home = _nested_home(parent, key) if parent else None
+        if home is not None:
+            where = (f"unknown field '{shown}' here; it belongs under '{home}'. To fix: move it "
+                     f"into {home}: ({home}.{key})")
+            return loc, where, None
         allowed = f"; allowed fields: {', '.join(names)}" if names else ""
         return loc, f"unknown field '{shown}'. To fix: remove it{allowed}", None
     if kind == "missing":
