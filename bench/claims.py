@@ -112,6 +112,7 @@ OTHER_REASONS = tuple(re.compile(r) for r in (
     r"its servers, once packed, broke the budget",
     r"the time limit ran out",
     r"(?:the cheapest plan|option 1) has none",
+    r"(?:the cheapest plan|option 1) has no GPU",
 ))
 """Why a direction was left out, where no claim is made."""
 OTHER_NOTES = tuple(re.compile(r) for r in (

@@ -116,6 +116,18 @@ def test_the_terminal_says_what_each_alternative_gains_over_the_cheapest(four, m
             "possible)") in text
 
 
+def test_a_plan_without_gpus_is_not_pushed_to_spare_vram(tmp_path, default_catalog):
+    """A mix of preprocessing jobs: most spare VRAM would buy idle GPUs for it alone."""
+    from solver.inputs.loading import load_workloads
+
+    path = tmp_path / "etl.yaml"
+    path.write_text("name: etl\nworkloads:\n  - {name: dedup, kind: preprocess, replicas: 3, "
+                    "data: {in_memory_gb: 400}}\n")
+    r = pipeline.plan(load_workloads(path), default_catalog, top=6, with_baseline=False)
+    assert not any(s.gpu_count for o in r.options for s in o.servers)
+    assert "most spare VRAM (the cheapest plan has no GPU)" in " ".join(r.notes)
+
+
 def test_fewest_skus_drops_to_one_gpu_sku(monkeypatch):
     """small (24 GB, $1000) for a and big (80 GB, $10000) for b is cheapest (4 SKUs: box2,
     d32, small, big); within a 70% slack two bigs in the same box need 3 SKUs."""

@@ -242,6 +242,14 @@ def _has_consumer(o: PlanOption, catalog: Catalog) -> str | None:
     return None
 
 
+def _has_gpus(o: PlanOption, catalog: Catalog) -> str | None:
+    """Spare VRAM is room for growth on GPUs the plan uses: a plan without any (a mix of
+    preprocessing jobs) would buy idle GPUs for it alone."""
+    if not any(s.gpu and s.gpu_count for s in o.servers):
+        return "the cheapest plan has no GPU"
+    return None
+
+
 TCO = Direction("tco", "lowest TCO", 1.0, define_tco, _tco, unit="")
 """Lowest total cost of ownership: offered with ``policy.tco`` under ``objective: capex``."""
 
@@ -252,8 +260,8 @@ DIRECTIONS: tuple[Direction, ...] = (
               _has_consumer, counted=True, unit="consumer GPU"),
     Direction("skus", "fewest SKUs", 1.0, define_sku_count, _skus, counted=True, unit="SKU"),
     Direction("power", "lowest power", 100.0, define_power, _power, unit="W"),
-    Direction("vram", "most spare VRAM", 10.0, define_spare_vram, _spare, unit="GB",
-              more_is_better=True),
+    Direction("vram", "most spare VRAM", 10.0, define_spare_vram, _spare, _has_gpus,
+              unit="GB", more_is_better=True),
 )
 """The directions tried, in this order, until ``--top`` options are found."""
 
