@@ -13,6 +13,7 @@ import json
 import openpyxl
 import pytest
 from click.testing import CliRunner
+from conftest import DATA
 
 from cli import main
 from solver.errors import InfeasibleError
@@ -20,16 +21,7 @@ from solver.inputs.loading import load_workloads
 from solver.optimize.advice import checkpointing_note
 from solver.optimize.pipeline import plan
 
-QLORA = """\
-name: tuning
-workloads:
-  - name: qlora-llama70
-    kind: qlora
-    model: llama-3.1-70b
-    seq_len: 4096
-    lora_rank: 16
-    global_batch: 16
-{extra}"""
+QLORA = (DATA / "qlora-70b.yaml").read_text(encoding="utf-8")
 ADVICE = ("written without activation checkpointing, qlora-llama70 would fit on fewer GPUs "
           "per replica with activation_checkpointing: true in its entry (each training step "
           "then takes longer, as it recomputes the activations; this plan is for the file as "
@@ -39,7 +31,7 @@ ADVICE = ("written without activation checkpointing, qlora-llama70 would fit on 
 
 def _file(tmp_path, extra: str = "", policy: str = ""):
     path = tmp_path / "tuning.yaml"
-    path.write_text(QLORA.format(extra=extra) + policy)
+    path.write_text(QLORA + extra + policy)
     return path
 
 
@@ -90,6 +82,17 @@ def test_the_estimate_says_what_checkpointing_would_fit_on(tmp_path):
         "-> with activation_checkpointing: true a replica would fit on 1 GPU (a100-80g-pcie, "
         "a100-80g-sxm, h100-pcie or 2 others) instead of at least 4 GPUs (h200-sxm) (each "
         "training step then takes longer)")
+
+
+def test_the_estimate_json_carries_the_same_facts(tmp_path):
+    res = CliRunner().invoke(main, ["estimate", str(_file(tmp_path)), "--json"])
+    assert res.exit_code == 0, res.output
+    assert json.loads(res.stdout)["checkpointing"] == [{
+        "workload": "qlora-llama70", "fewest_gpus": 4, "gpus": ["h200-sxm"],
+        "with_checkpointing": {"fewest_gpus": 1, "gpus": [
+            "a100-80g-pcie", "a100-80g-sxm", "h100-pcie", "h100-sxm", "h200-sxm"]}}]
+    on = CliRunner().invoke(main, ["estimate", str(_file(tmp_path, "    activation_checkpointing: true\n")), "--json"])
+    assert "checkpointing" not in json.loads(on.stdout)
 
 
 def test_a_job_that_fits_nowhere_is_told_that_checkpointing_fits_it(tmp_path,

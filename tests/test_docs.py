@@ -137,9 +137,12 @@ def test_json_doc_matches_plan_output():
 def test_json_doc_matches_estimate_output():
     got = run_json("estimate", str(WORKLOADS / "q3.yaml"), "--gpu", "h100-sxm")
     docs = sections("json.md")
-    assert set(docs["The estimate document"]) == set(got)
+    # checkpointing only where a job would fit on fewer GPUs with it (not on q3)
+    advised = run_json("estimate", str(ROOT / "tests" / "data" / "qlora-70b.yaml"))
+    assert set(docs["The estimate document"]) == set(got) | set(advised)
     assert set(docs["`rows[]` (estimate)"]) == keys_in(got, "rows[]")
     assert set(docs["`rows[].breakdown`"]) == keys_in(got, "rows[].breakdown")
+    assert set(docs["`checkpointing[]` (estimate)"]) == keys_in(advised, "checkpointing[]")
 
 
 def test_json_doc_matches_sweep_output(tmp_path):

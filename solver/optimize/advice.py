@@ -77,11 +77,26 @@ def gain_text(gain: tuple[Least | None, Least]) -> str:
             + _gpus(now))
 
 
+def checkpointing_gains(wf: WorkloadFile,
+                        catalog: Catalog) -> list[tuple[str, tuple[Least | None, Least]]]:
+    """(workload, ``checkpointing_gain``) for each workload that has one, in file order."""
+    return [(w.name, gain) for w in wf.workloads
+            if (gain := checkpointing_gain(w, catalog, wf.policy)) is not None]
+
+
+def gain_json(name: str, gain: tuple[Least | None, Least]) -> dict:
+    """``checkpointing[]`` of ``estimate --json`` (docs/json.md)."""
+    now, then = gain
+    return {"workload": name,
+            "fewest_gpus": None if now is None else now[0],
+            "gpus": [] if now is None else now[1],
+            "with_checkpointing": {"fewest_gpus": then[0], "gpus": then[1]}}
+
+
 def checkpointing_note(wf: WorkloadFile, catalog: Catalog) -> str | None:
     """One note on the training workloads written without activation checkpointing whose
     replicas would fit on fewer GPUs with it; None where none would."""
-    items = [(w.name, gain) for w in wf.workloads
-             if (gain := checkpointing_gain(w, catalog, wf.policy)) is not None]
+    items = checkpointing_gains(wf, catalog)
     if not items:
         return None
     one = len(items) == 1
