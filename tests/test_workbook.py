@@ -381,6 +381,11 @@ def test_end_to_end_plan_workbook_recalculates_to_the_solver_total(tmp_path):
     # q3's fewest servers: 5, proven the fewest within 5% (test_alternatives.py)
     assert summary.loc["  In that direction", "Option 2"] == (
         "5 servers against 10 servers for option 1 (the best possible)")
+    # 61 characters in a column of 26: the row is sized for them (no application grows a
+    # row for wrapped text in a written file)
+    ws = openpyxl.load_workbook(out)["Summary"]
+    row = next(c.row for c in ws["A"] if c.value == "  In that direction")
+    assert ws.row_dimensions[row].height == 45
     assert pd.isna(summary.loc["  In that direction", "Option 1"])  # the cheapest: none
 
 

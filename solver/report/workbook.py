@@ -64,6 +64,9 @@ ASSUMPTIONS_COL_WIDTH = 40
 """Widest a column of the Assumptions sheet grows: descriptions and hashes wrap."""
 SWEEP_COL_WIDTH = 45
 """Widest a column of the Sweep sheet grows: the lists of GPUs and workloads wrap."""
+OPTION_COL_WIDTH = 26
+"""Widest an option's column of the Summary grows: what it optimises and its figure in
+that direction wrap in it."""
 KNEE_LABEL_WIDTH = 16
 """Width the Sweep sheet's knee table gives its scenario-group labels (they wrap)."""
 DEFAULT_COL_PX = 64
@@ -910,6 +913,10 @@ class _Book:
                     sh.put(r, c, status, f.below if status in ("below", "above") else f.within)
                 else:
                     sh.put(r, c, _plain(rec[key]), fmt)
+                    if fmt is f.wrap_right:  # a row never grows for wrapped text by itself
+                        text = str(_plain(rec[key]) or "")
+                        sh.lines[r] = max(sh.lines.get(r, 1),
+                                          len(_wrap(text, OPTION_COL_WIDTH - 4)))
             r += 1
         r += 1
         for text in (*res.notes, *(f"Warning: {w}" for w in res.warnings)):
@@ -924,7 +931,7 @@ class _Book:
         sh.widths[0] = max(36, min(sh.widths.get(0, 0), 60))
         sh.widths[1] = max(sh.widths.get(1, 10), 20)
         for c in range(2, 2 + len(opts)):
-            sh.widths[c] = min(max(sh.widths.get(c, 0), 16), 26)
+            sh.widths[c] = min(max(sh.widths.get(c, 0), 16), OPTION_COL_WIDTH)
         sh.finish(freeze_col=1)
 
     def _left_out(self) -> str:
