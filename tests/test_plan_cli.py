@@ -77,11 +77,11 @@ def test_infeasible_exits_3_with_reason(tmp_path):
     assert "Traceback" not in result.output
 
 
-@pytest.mark.parametrize("cap, raise_it", [(1, True), (64, False)])
-def test_infeasible_advice_raises_the_parallel_cap_only_where_it_binds(tmp_path, cap, raise_it):
-    """A 405B full training run needs more than 8 GPUs' VRAM: under a cap of 1 raising it is
-    the advice; under a cap of 64 the servers (8 GPUs at most, a replica on one server) bind,
-    and "raise max_parallel_degree" would send the user in a circle."""
+@pytest.mark.parametrize("cap", [1, 64])
+def test_infeasible_advice_names_the_servers_when_no_cap_would_help(tmp_path, cap):
+    """A 405B full training run needs more than 8 GPUs' VRAM (932 GB each on 8 H200): under
+    a cap of 1 or of 64 the servers (8 GPUs at most, a replica on one server) bind, and
+    "raise max_parallel_degree" would send the user in a circle."""
     f = tmp_path / "big.yaml"
     f.write_text(
         f"name: big\npolicy: {{max_parallel_degree: {cap}}}\nworkloads:\n"
@@ -90,9 +90,21 @@ def test_infeasible_advice_raises_the_parallel_cap_only_where_it_binds(tmp_path,
     )
     result = CliRunner().invoke(main, [str(f), "--no-workbook"])
     assert result.exit_code == 3
-    assert ("raise max_parallel_degree" in result.output) is raise_it
+    assert "raise max_parallel_degree" not in result.output
     assert ("a replica runs within one server, and no server of the catalog holds more than "
-            "8 GPUs" in result.output) is not raise_it
+            "8 GPUs" in result.output)
+
+
+def test_infeasible_advice_raises_a_parallel_cap_to_where_the_job_fits(tmp_path):
+    """QLoRA of a 70B model fits on 4 x H200 (tests/data/qlora-70b.yaml): under a cap of 1
+    the advice is the cap and the value that fits, beside checkpointing."""
+    f = tmp_path / "capped.yaml"
+    f.write_text((DATA / "qlora-70b.yaml").read_text() + "policy: {max_parallel_degree: 1}\n")
+    result = CliRunner().invoke(main, [str(f), "--no-workbook"])
+    assert result.exit_code == 3
+    text = " ".join(result.output.split())
+    assert "max_parallel_degree caps a replica at 1 GPU." in text
+    assert "raise max_parallel_degree to 4 (it would fit on 4 x h200-sxm)" in text
 
 
 def test_bad_budget_is_usage_error():

@@ -11,8 +11,8 @@ from __future__ import annotations
 
 from ..estimate.memory import estimate
 from ..inputs.catalog import Catalog
-from ..inputs.workload import Policy, Workload, WorkloadFile
-from .candidates import degrees_on
+from ..inputs.workload import PARALLEL_DEGREES, Policy, Workload, WorkloadFile
+from .candidates import degrees_on, max_slots
 
 TRAINING = ("train", "lora", "qlora")
 """Kinds whose activations checkpointing shrinks."""
@@ -131,3 +131,45 @@ def _gpus(least: Least | None) -> str:
     if more > 0:
         named += f" or {more} other{'s' if more > 1 else ''}"
     return f"{count} GPU{'s' if count > 1 else ''} ({named})"
+
+
+def parallel_advice(w: Workload, catalog: Catalog, policy: Policy) -> tuple[str, str]:
+    """For a workload that fits on no GPU and degree the policy allows: what keeps a replica
+    from spanning more GPUs, and the fix that would let it fit ("" where none would).
+
+    A degree the policy refuses on a GPU (``max_parallel_degree``, or
+    ``max_pcie_parallel_degree`` beyond its NVLink domain) but that a catalog server holds is
+    tried: where the replica fits there, the fix names the setting and the value ("raise
+    max_pcie_parallel_degree to 8 (it would fit on 8 x a100-80g-pcie)"); where it fits at
+    none, the servers bind and raising a cap would only send the user in a circle."""
+    allowed = [g for g in catalog.gpus if g.sku not in policy.exclude]
+    most = max((max_slots(catalog, g, policy.exclude) for g in allowed), default=0)
+    found: tuple[int, float, str, list[str]] | None = None
+    for g in allowed:
+        slots = max_slots(catalog, g, policy.exclude)
+        reach = max(degrees_on(g, catalog, policy), default=0)
+        for d in PARALLEL_DEGREES:
+            if d <= reach or d > slots or (found is not None and d > found[0]):
+                continue
+            if estimate(w, g, d, policy).fits:
+                knobs = [k for k, binds in (
+                    ("max_parallel_degree", d > policy.max_parallel_degree),
+                    ("max_pcie_parallel_degree",
+                     d > g.nvlink_gpus and d > policy.max_pcie_parallel_degree)) if binds]
+                if found is None or (d, g.price) < found[:2]:
+                    found = (d, g.price, g.sku, knobs)
+                break
+    if found is None:
+        servers = (f"a replica runs within one server, and no server of the catalog holds "
+                   f"more than {most} GPUs")
+        return servers, ""
+    d, _, sku, knobs = found
+    most_gpus = policy.max_parallel_degree
+    caps = {"max_parallel_degree": f"max_parallel_degree caps a replica at {most_gpus} "
+                                   f"GPU{'s' if most_gpus > 1 else ''}",
+            "max_pcie_parallel_degree": f"max_pcie_parallel_degree caps it at "
+                                        f"{policy.max_pcie_parallel_degree} outside an NVLink "
+                                        "domain"}
+    return (" and ".join(caps[k] for k in knobs),
+            f"raise {' and '.join(f'{k} to {d}' for k in knobs)} (it would fit on {d} x {sku}), ")
+

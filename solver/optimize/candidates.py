@@ -258,7 +258,7 @@ def _dominates(a: ServerType, b: ServerType, catalog: Catalog) -> bool:
     return a.ram_gb >= b.ram_gb and cost_a <= cost_b
 
 
-def _max_slots(catalog: Catalog, gpu: GpuSku, exclude: tuple[str, ...] = ()) -> int:
+def max_slots(catalog: Catalog, gpu: GpuSku, exclude: tuple[str, ...] = ()) -> int:
     """Most GPUs of this SKU one allowed server can be bought with (O1 counts)."""
     return max((max(p.allowed_gpu_counts()) for p in catalog.platforms
                 if p.takes(gpu) and p.sku not in exclude), default=0)
@@ -267,7 +267,7 @@ def _max_slots(catalog: Catalog, gpu: GpuSku, exclude: tuple[str, ...] = ()) -> 
 def degrees_on(gpu: GpuSku, catalog: Catalog, policy: Policy) -> list[int]:
     """Degrees a replica may use on this GPU: the policy's, within the catalog's largest
     allowed server for it."""
-    return allowed_degrees(gpu, policy, _max_slots(catalog, gpu, policy.exclude))
+    return allowed_degrees(gpu, policy, max_slots(catalog, gpu, policy.exclude))
 
 
 def replica_options(

@@ -17,7 +17,7 @@ from ..inputs.catalog import Catalog
 from ..inputs.exclude import check_exclude
 from ..inputs.owned import check_inventory, check_site
 from ..inputs.workload import Policy, WorkloadFile
-from .advice import checkpointing_note, with_checkpointing
+from .advice import checkpointing_note, parallel_advice, with_checkpointing
 from .alternatives import (
     DEFAULT_SLACK,
     MODES,
@@ -75,8 +75,10 @@ def infeasibility_reasons(wf: WorkloadFile, catalog: Catalog, cand: Candidates) 
     """Why each workload that cannot run anywhere cannot (empty when every one can)."""
     policy = wf.policy
     reasons = _storage_reasons(wf, catalog)
-    best_gpu = max(catalog.gpus, key=lambda g: g.vram_gb)
+    allowed = [g for g in catalog.gpus if g.sku not in policy.exclude] or list(catalog.gpus)
+    best_gpu = max(allowed, key=lambda g: g.vram_gb)
     line = usable(best_gpu.vram_gb, policy)
+    among = "among the GPUs not excluded" if policy.exclude else "in the catalog"
     for w in wf.workloads:
         opts = cand.options[w.name]
         timed = None if opts or not is_timed(w) else timed_reason(
@@ -89,9 +91,11 @@ def infeasibility_reasons(wf: WorkloadFile, catalog: Catalog, cand: Candidates) 
             if not tried:
                 reasons.append(f"{w.name}: no GPU in the catalog fits any platform")
                 continue
-            e = min(tried, key=lambda e: e.vram_gb_per_gpu)
-            # Headroom is what blocks when some option would fit on the bare card.
             vram = {g.sku: g.vram_gb for g in catalog.gpus}
+            # The least need, on the largest card among equals (every GPU needs as much at
+            # one degree: the one that comes nearest is named).
+            e = min(tried, key=lambda e: (e.vram_gb_per_gpu, -vram.get(e.gpu or "", 0.0)))
+            # Headroom is what blocks when some option would fit on the bare card.
             fit_at = max((1 - t.vram_gb_per_gpu / vram[t.gpu] for t in tried if t.gpu in vram),
                          default=0.0)
             fix = (f"lower policy.headroom (now {policy.headroom:g}; it would fit at "
@@ -100,18 +104,11 @@ def infeasibility_reasons(wf: WorkloadFile, catalog: Catalog, cand: Candidates) 
             if then is not None:
                 fix += (f"set activation_checkpointing: true (it would fit on {then[0]} x "
                         f"{then[1][0]}), ")
-            most = max(max(p.allowed_gpu_counts()) for p in catalog.platforms)
-            if policy.max_parallel_degree >= most:
-                # The servers bind, not the policy: raising its cap changes nothing.
-                cap = (f"a replica runs within one server, and no server of the catalog holds "
-                       f"more than {most} GPUs")
-            else:
-                cap = (f"allowed degrees are capped at {policy.max_parallel_degree} overall and "
-                       f"at {policy.max_pcie_parallel_degree} outside an NVLink domain")
-                fix += "raise max_parallel_degree, "
+            cap, raise_cap = parallel_advice(w, catalog, policy)
+            fix += raise_cap
             reasons.append(
                 f"{w.name} needs {e.vram_gb_per_gpu:.1f} GB per GPU even at degree {e.degree} "
-                f"on {e.gpu}; the largest usable VRAM in the catalog is {line:.1f} GB "
+                f"on {e.gpu}; the largest usable VRAM {among} is {line:.1f} GB "
                 f"({best_gpu.sku} {best_gpu.vram_gb:g} GB x {1 - policy.headroom:g}) — {cap}. "
                 f"To fix: {fix}lower the batch/context/seq_len, or add a larger GPU"
             )
