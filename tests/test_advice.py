@@ -106,6 +106,7 @@ def test_a_job_that_fits_nowhere_is_told_that_checkpointing_fits_it(tmp_path,
     assert "set activation_checkpointing: true (it would fit on 1 x a100-80g-pcie)" in text
     # The PCIe cards left are held to 2 per replica; 8 x A100 80GB PCIe would hold it.
     assert ("the largest usable VRAM among the GPUs not excluded is 64.0 GB (a100-80g-pcie "
-            "80 GB x 0.8) — max_pcie_parallel_degree caps it at 2 outside an NVLink domain"
+            "80 GB x 0.8) — max_pcie_parallel_degree caps a replica at 2 GPUs outside an NVLink "
+            "domain"
             in text)
     assert "raise max_pcie_parallel_degree to 8 (it would fit on 8 x a100-80g-pcie)" in text

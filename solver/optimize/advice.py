@@ -1,10 +1,13 @@
-"""Advice beside a plan: what a change to a workload's own entry would save.
+"""Advice: what a change to the file would do, where the plan or its refusal cannot show it.
 
 Activation checkpointing (``activation_checkpointing: true``) keeps one input per layer
 instead of every layer's activations (docs/memory-model.md). A training job written without
 it may need several GPUs per replica only for its activations: QLoRA of a 70B model at
 4,096 tokens needs 4 x H200 without it and one H200 with it. The plan is made for the file
 as written; the note says what the change would do, so the reader decides.
+
+A workload that fits on no GPU is refused (exit 3); ``parallel_advice`` says which degree
+cap keeps it from more GPUs and the value at which it would fit, or that the servers bind.
 """
 
 from __future__ import annotations
@@ -167,9 +170,9 @@ def parallel_advice(w: Workload, catalog: Catalog, policy: Policy) -> tuple[str,
     most_gpus = policy.max_parallel_degree
     caps = {"max_parallel_degree": f"max_parallel_degree caps a replica at {most_gpus} "
                                    f"GPU{'s' if most_gpus > 1 else ''}",
-            "max_pcie_parallel_degree": f"max_pcie_parallel_degree caps it at "
-                                        f"{policy.max_pcie_parallel_degree} outside an NVLink "
-                                        "domain"}
+            "max_pcie_parallel_degree": f"max_pcie_parallel_degree caps a replica at "
+                                        f"{policy.max_pcie_parallel_degree} GPUs outside an "
+                                        "NVLink domain"}
     return (" and ".join(caps[k] for k in knobs),
             f"raise {' and '.join(f'{k} to {d}' for k in knobs)} (it would fit on {d} x {sku}), ")
 
