@@ -133,7 +133,12 @@ def _gpus(least: Least | None) -> str:
     more = len(skus) - NAMED_GPUS
     if more > 0:
         named += f" or {more} other{'s' if more > 1 else ''}"
-    return f"{count} GPU{'s' if count > 1 else ''} ({named})"
+    return f"{_count(count)} ({named})"
+
+
+def _count(n: int) -> str:
+    """"1 GPU", "4 GPUs"."""
+    return f"{n} GPU{'s' if n != 1 else ''}"
 
 
 def parallel_advice(w: Workload, catalog: Catalog, policy: Policy) -> tuple[str, str]:
@@ -167,12 +172,11 @@ def parallel_advice(w: Workload, catalog: Catalog, policy: Policy) -> tuple[str,
                    f"more than {most} GPUs")
         return servers, ""
     d, _, sku, knobs = found
-    most_gpus = policy.max_parallel_degree
-    caps = {"max_parallel_degree": f"max_parallel_degree caps a replica at {most_gpus} "
-                                   f"GPU{'s' if most_gpus > 1 else ''}",
+    caps = {"max_parallel_degree": f"max_parallel_degree caps a replica at "
+                                   f"{_count(policy.max_parallel_degree)}",
             "max_pcie_parallel_degree": f"max_pcie_parallel_degree caps a replica at "
-                                        f"{policy.max_pcie_parallel_degree} GPUs outside an "
-                                        "NVLink domain"}
+                                        f"{_count(policy.max_pcie_parallel_degree)} outside "
+                                        "an NVLink domain"}
     return (" and ".join(caps[k] for k in knobs),
             f"raise {' and '.join(f'{k} to {d}' for k in knobs)} (it would fit on {d} x {sku}), ")
 
