@@ -210,12 +210,12 @@ def estimate(workloads: Path, catalog: Path, gpus: tuple[str, ...], as_json: boo
     except PlanBuyError as exc:
         _fail(exc)
     if as_json:
-        from solver.optimize.advice import checkpointing_gains, gain_json
+        from solver.optimize.advice import checkpointing_gains
 
         doc: dict = {"rows": [r.to_json() for r in rows]}
         gains = checkpointing_gains(wf, cat)
         if gains:
-            doc["checkpointing"] = [gain_json(name, gain) for name, gain in gains]
+            doc["checkpointing"] = [gain.to_json() for gain in gains]
         _print(json.dumps(doc, indent=2))
     else:
         _print(render_estimate_table(wf, cat, rows, width=terminal_width(sys.stdout)))

@@ -12,6 +12,8 @@ cap keeps it from more GPUs and the value at which it would fit, or that the ser
 
 from __future__ import annotations
 
+from dataclasses import dataclass
+
 from ..estimate.memory import estimate
 from ..inputs.catalog import Catalog
 from ..inputs.workload import PARALLEL_DEGREES, Policy, Workload, WorkloadFile
@@ -23,14 +25,71 @@ NAMED_GPUS = 3
 """GPUs named in a note, cheapest first."""
 LISTED = 5
 """Workloads a note names at most, the largest cuts first."""
-Least = tuple[int, list[str]]
-"""The fewest GPUs per replica and the GPU SKUs that need that few (``fewest_gpus``)."""
 
 
-def fewest_gpus(w: Workload, catalog: Catalog, policy: Policy) -> Least | None:
+@dataclass(frozen=True)
+class Fewest:
+    """The fewest GPUs one replica fits on, and the GPU SKUs that need that few."""
+
+    gpus: int
+    skus: tuple[str, ...]
+    """Cheapest first."""
+
+    def text(self) -> str:
+        """"4 GPUs (h200-sxm)", "1 GPU (a100-80g-pcie, a100-80g-sxm, h100-pcie or 2 others)"."""
+        named = ", ".join(self.skus[:NAMED_GPUS])
+        more = len(self.skus) - NAMED_GPUS
+        if more > 0:
+            named += f" or {more} other{'s' if more > 1 else ''}"
+        return f"{_count(self.gpus)} ({named})"
+
+    def to_json(self) -> dict:
+        return {"fewest_gpus": self.gpus, "gpus": list(self.skus)}
+
+
+@dataclass(frozen=True)
+class CheckpointingGain:
+    """A training workload written without activation checkpointing whose replica would fit
+    on fewer GPUs with it."""
+
+    workload: str
+    now: Fewest | None
+    """As written (None: it fits on no GPU the policy allows)."""
+    then: Fewest
+    """With ``activation_checkpointing: true``: fewer GPUs."""
+
+    @property
+    def saved(self) -> int:
+        """GPUs per replica the setting saves (fitting at all counts as the most)."""
+        return 10**6 if self.now is None else self.now.gpus - self.then.gpus
+
+    def text(self) -> str:
+        """"on 1 GPU (a100-80g-pcie, ...) instead of at least 4 GPUs (h200-sxm)"."""
+        before = ("none (it fits on no GPU the policy allows without it)" if self.now is None
+                  else f"at least {self.now.text()}")
+        return f"on {self.then.text()} instead of {before}"
+
+    def to_json(self) -> dict:
+        """``checkpointing[]`` of ``estimate --json`` (docs/json.md)."""
+        now = self.now.to_json() if self.now is not None else {"fewest_gpus": None, "gpus": []}
+        return {"workload": self.workload, **now, "with_checkpointing": self.then.to_json()}
+
+
+@dataclass(frozen=True)
+class DegreeAdvice:
+    """What keeps a replica from spanning more GPUs, and the fix that would let it fit."""
+
+    binds: str
+    """"max_pcie_parallel_degree caps a replica at 2 GPUs outside an NVLink domain", or the
+    servers: "a replica runs within one server, and no server ... holds more than 8 GPUs"."""
+    fix: str
+    """"raise max_pcie_parallel_degree to 8 (it would fit on 8 x a100-80g-pcie), "; "" where
+    no degree any server holds would fit it."""
+
+
+def fewest_gpus(w: Workload, catalog: Catalog, policy: Policy) -> Fewest | None:
     """The fewest GPUs one replica of ``w`` fits on, over every GPU and degree the policy
-    allows (``degrees_on``), and the GPU SKUs that need that few, cheapest first; None
-    where it fits nowhere."""
+    allows (``degrees_on``), and the GPUs that need that few; None where it fits nowhere."""
     least: int | None = None
     skus: list[tuple[float, str]] = []
     for g in catalog.gpus:
@@ -46,10 +105,10 @@ def fewest_gpus(w: Workload, catalog: Catalog, policy: Policy) -> Least | None:
                 break
     if least is None:
         return None
-    return least, [sku for _, sku in sorted(skus)]
+    return Fewest(least, tuple(sku for _, sku in sorted(skus)))
 
 
-def with_checkpointing(w: Workload, catalog: Catalog, policy: Policy) -> Least | None:
+def with_checkpointing(w: Workload, catalog: Catalog, policy: Policy) -> Fewest | None:
     """``fewest_gpus`` of a training workload written without activation checkpointing,
     were it on; None where it is on already, or the workload does not train."""
     if w.kind not in TRAINING or w.activation_checkpointing:
@@ -59,91 +118,50 @@ def with_checkpointing(w: Workload, catalog: Catalog, policy: Policy) -> Least |
 
 
 def checkpointing_gain(w: Workload, catalog: Catalog,
-                       policy: Policy) -> tuple[Least | None, Least] | None:
-    """For a training workload written without activation checkpointing: the fewest GPUs a
-    replica fits on now (None: none) and with it, where it is fewer; else None."""
+                       policy: Policy) -> CheckpointingGain | None:
+    """What checkpointing would save a training workload written without it; None where
+    it is on, or would not need fewer GPUs."""
     if w.kind not in TRAINING or w.activation_checkpointing:
         return None
     now = fewest_gpus(w, catalog, policy)
-    if now is not None and now[0] == 1:
+    if now is not None and now.gpus == 1:
         return None  # one GPU already: checkpointing cannot need fewer
     then = with_checkpointing(w, catalog, policy)
-    if then is None or (now is not None and then[0] >= now[0]):
+    if then is None or (now is not None and then.gpus >= now.gpus):
         return None
-    return now, then
+    return CheckpointingGain(w.name, now, then)
 
 
-def gain_text(gain: tuple[Least | None, Least]) -> str:
-    """"on 1 GPU (a100-80g-pcie, ...) instead of at least 4 GPUs (h200-sxm)"."""
-    now, then = gain
-    return (f"on {_gpus(then)} instead of " + ("at least " if now is not None else "")
-            + _gpus(now))
-
-
-def checkpointing_gains(wf: WorkloadFile,
-                        catalog: Catalog) -> list[tuple[str, tuple[Least | None, Least]]]:
-    """(workload, ``checkpointing_gain``) for each workload that has one, in file order."""
-    return [(w.name, gain) for w in wf.workloads
+def checkpointing_gains(wf: WorkloadFile, catalog: Catalog) -> list[CheckpointingGain]:
+    """``checkpointing_gain`` of each workload that has one, in file order."""
+    return [gain for w in wf.workloads
             if (gain := checkpointing_gain(w, catalog, wf.policy)) is not None]
-
-
-def gain_json(name: str, gain: tuple[Least | None, Least]) -> dict:
-    """``checkpointing[]`` of ``estimate --json`` (docs/json.md)."""
-    now, then = gain
-    return {"workload": name,
-            "fewest_gpus": None if now is None else now[0],
-            "gpus": [] if now is None else now[1],
-            "with_checkpointing": {"fewest_gpus": then[0], "gpus": then[1]}}
 
 
 def checkpointing_note(wf: WorkloadFile, catalog: Catalog) -> str | None:
     """One note on the training workloads written without activation checkpointing whose
     replicas would fit on fewer GPUs with it; None where none would."""
-    items = checkpointing_gains(wf, catalog)
-    if not items:
+    gains = checkpointing_gains(wf, catalog)
+    if not gains:
         return None
-    one = len(items) == 1
-    who = (f"{items[0][0]} would fit on fewer GPUs per replica with activation_checkpointing: "
-           "true in its entry" if one else
-           f"{len(items)} training workloads would fit on fewer GPUs per replica with "
+    one = len(gains) == 1
+    who = (f"{gains[0].workload} would fit on fewer GPUs per replica with "
+           "activation_checkpointing: true in its entry" if one else
+           f"{len(gains)} training workloads would fit on fewer GPUs per replica with "
            "activation_checkpointing: true in their entries")
     # The largest cuts first; a long mix lists a few (its estimate shows every one).
-    shown = sorted(items, key=lambda it: -_saved(it[1]))[:LISTED]
-    cuts = "; ".join(("" if one else f"{name} ") + gain_text(gain) for name, gain in shown)
-    if len(items) > len(shown):
-        cuts += f"; and {len(items) - len(shown)} more (plan-buy estimate shows each)"
+    shown = sorted(gains, key=lambda g: -g.saved)[:LISTED]
+    cuts = "; ".join(("" if one else f"{g.workload} ") + g.text() for g in shown)
+    if len(gains) > len(shown):
+        cuts += f"; and {len(gains) - len(shown)} more (plan-buy estimate shows each)"
     return (f"written without activation checkpointing, {who} (each training step then "
             "takes longer, as it recomputes the activations; this plan is for the file as "
             f"written): {cuts}")
 
 
-def _saved(gain: tuple[Least | None, Least]) -> int:
-    """GPUs per replica the setting saves (fitting at all counts as the most)."""
-    now, then = gain
-    return 10**6 if now is None else now[0] - then[0]
-
-
-def _gpus(least: Least | None) -> str:
-    """"4 GPUs (h200-sxm)", "1 GPU (a100-80g-pcie, a100-80g-sxm, h100-pcie or 3 others)", "none
-    (it fits on no GPU the policy allows without it)"."""
-    if least is None:
-        return "none (it fits on no GPU the policy allows without it)"
-    count, skus = least
-    named = ", ".join(skus[:NAMED_GPUS])
-    more = len(skus) - NAMED_GPUS
-    if more > 0:
-        named += f" or {more} other{'s' if more > 1 else ''}"
-    return f"{_count(count)} ({named})"
-
-
-def _count(n: int) -> str:
-    """"1 GPU", "4 GPUs"."""
-    return f"{n} GPU{'s' if n != 1 else ''}"
-
-
-def parallel_advice(w: Workload, catalog: Catalog, policy: Policy) -> tuple[str, str]:
+def parallel_advice(w: Workload, catalog: Catalog, policy: Policy) -> DegreeAdvice:
     """For a workload that fits on no GPU and degree the policy allows: what keeps a replica
-    from spanning more GPUs, and the fix that would let it fit ("" where none would).
+    from spanning more GPUs, and the fix that would let it fit.
 
     A degree the policy refuses on a GPU (``max_parallel_degree``, or
     ``max_pcie_parallel_degree`` beyond its NVLink domain) but that a catalog server holds is
@@ -153,6 +171,7 @@ def parallel_advice(w: Workload, catalog: Catalog, policy: Policy) -> tuple[str,
     allowed = [g for g in catalog.gpus if g.sku not in policy.exclude]
     most = max((max_slots(catalog, g, policy.exclude) for g in allowed), default=0)
     found: tuple[int, float, str, list[str]] | None = None
+    """(degree, GPU price, GPU, the settings that refuse it) of the least degree that fits."""
     for g in allowed:
         slots = max_slots(catalog, g, policy.exclude)
         reach = max(degrees_on(g, catalog, policy), default=0)
@@ -168,15 +187,19 @@ def parallel_advice(w: Workload, catalog: Catalog, policy: Policy) -> tuple[str,
                     found = (d, g.price, g.sku, knobs)
                 break
     if found is None:
-        servers = (f"a replica runs within one server, and no server of the catalog holds "
-                   f"more than {most} GPUs")
-        return servers, ""
+        return DegreeAdvice(f"a replica runs within one server, and no server of the catalog "
+                            f"holds more than {most} GPUs", "")
     d, _, sku, knobs = found
     caps = {"max_parallel_degree": f"max_parallel_degree caps a replica at "
                                    f"{_count(policy.max_parallel_degree)}",
             "max_pcie_parallel_degree": f"max_pcie_parallel_degree caps a replica at "
                                         f"{_count(policy.max_pcie_parallel_degree)} outside "
                                         "an NVLink domain"}
-    return (" and ".join(caps[k] for k in knobs),
-            f"raise {' and '.join(f'{k} to {d}' for k in knobs)} (it would fit on {d} x {sku}), ")
+    return DegreeAdvice(" and ".join(caps[k] for k in knobs),
+                        f"raise {' and '.join(f'{k} to {d}' for k in knobs)} (it would fit "
+                        f"on {d} x {sku}), ")
 
+
+def _count(n: int) -> str:
+    """"1 GPU", "4 GPUs"."""
+    return f"{n} GPU{'s' if n != 1 else ''}"

@@ -102,14 +102,15 @@ def infeasibility_reasons(wf: WorkloadFile, catalog: Catalog, cand: Candidates) 
                    f"{_floor(fit_at):g} or less), " if fit_at > 0 else "")
             then = with_checkpointing(w, catalog, policy)
             if then is not None:
-                fix += (f"set activation_checkpointing: true (it would fit on {then[0]} x "
-                        f"{then[1][0]}), ")
-            cap, raise_cap = parallel_advice(w, catalog, policy)
-            fix += raise_cap
+                fix += (f"set activation_checkpointing: true (it would fit on {then.gpus} x "
+                        f"{then.skus[0]}), ")
+            degrees = parallel_advice(w, catalog, policy)
+            fix += degrees.fix
             reasons.append(
                 f"{w.name} needs {e.vram_gb_per_gpu:.1f} GB per GPU even at degree {e.degree} "
                 f"on {e.gpu}; the largest usable VRAM {among} is {line:.1f} GB "
-                f"({best_gpu.sku} {best_gpu.vram_gb:g} GB x {1 - policy.headroom:g}) — {cap}. "
+                f"({best_gpu.sku} {best_gpu.vram_gb:g} GB x {1 - policy.headroom:g}) — "
+                f"{degrees.binds}. "
                 f"To fix: {fix}lower the batch/context/seq_len, or add a larger GPU"
             )
             continue

@@ -21,7 +21,7 @@ from ..estimate.memory import Estimate, estimate
 from ..estimate.throughput import Throughput, throughput
 from ..inputs.catalog import Catalog, GpuSku
 from ..inputs.workload import Policy, WorkloadFile
-from ..optimize.advice import checkpointing_gain, gain_text
+from ..optimize.advice import checkpointing_gain
 from ..optimize.candidates import policy_degrees
 from .text import DEFAULT_WIDTH, Column, bullets, table, wrap
 
@@ -211,6 +211,6 @@ def render_estimate_table(wf: WorkloadFile, catalog: Catalog, rows: Sequence[Est
         gain = checkpointing_gain(w, catalog, wf.policy)
         if gain is not None:
             parts += wrap(f"-> with activation_checkpointing: true a replica would fit "
-                          f"{gain_text(gain)} (each training step then takes longer)", width,
+                          f"{gain.text()} (each training step then takes longer)", width,
                           indent="  ", hang="     ")
     return "\n".join(parts)
