@@ -52,3 +52,11 @@ def write_yaml(tmp_path: Path):
         return path
 
     return write
+
+
+@pytest.fixture(autouse=True)
+def default_width(monkeypatch):
+    """Every test lays text out at the default width (100) unless it sets ``COLUMNS``
+    itself: a shell that exports its own (60, 90) wrapped "please report" or a progress
+    hint across lines and failed tests that read the text, not its layout."""
+    monkeypatch.delenv("COLUMNS", raising=False)
