@@ -58,7 +58,8 @@ class Direction:
     measure: Callable[[PlanOption, Catalog], float]
     """f on an expanded plan, in the same units (lower is better)."""
     applies: Callable[[PlanOption, Catalog], str | None] = lambda option, catalog: None
-    """Why the direction has nothing to offer against the cheapest plan (None: try it)."""
+    """Why the direction has nothing to offer against the cheapest plan, said of that plan
+    ("has none"; None: try it)."""
     counted: bool = False
     """f counts whole things (servers, GPUs, SKUs) with ``step`` 1: a search's bound then
     proves a least value of f rounded up to a whole one (``least_in_direction``)."""
@@ -238,7 +239,7 @@ def spare_vram_gb(o: PlanOption, catalog: Catalog) -> float:
 
 def _has_consumer(o: PlanOption, catalog: Catalog) -> str | None:
     if _consumer(o, catalog) == 0:
-        return "the cheapest plan has none"
+        return "has none"
     return None
 
 
@@ -246,7 +247,7 @@ def _has_gpus(o: PlanOption, catalog: Catalog) -> str | None:
     """Spare VRAM is room for growth on GPUs the plan uses: a plan without any (a mix of
     preprocessing jobs) would buy idle GPUs for it alone."""
     if not any(s.gpu and s.gpu_count for s in o.servers):
-        return "the cheapest plan has no GPU"
+        return "has no GPU"
     return None
 
 

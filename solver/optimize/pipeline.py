@@ -664,7 +664,7 @@ def _alternatives(run: _Run, slack: float) -> None:
                 break
             why = why_not[d.key]
             if why is not None:
-                verdicts.leave_out(words.first(why), d.label)
+                verdicts.leave_out(f"{words.first} {why}", d.label)
                 continue
             if not run.clock.can_start(f"option {len(run.options) + 1}"):
                 why_fewer = "the time limit ran out"
@@ -749,9 +749,11 @@ class _Words:
     def as_good(self) -> str:
         return AS_GOOD_TCO if self.tco else AS_GOOD
 
-    def first(self, why: str) -> str:
-        """A direction's reason, naming option 1 as the plan of lowest TCO under tco."""
-        return why.replace("the cheapest plan", "option 1") if self.tco else why
+    @property
+    def first(self) -> str:
+        """What a direction's reason is said of (``Direction.applies``): "the cheapest
+        plan", or option 1, the plan of lowest TCO, under tco."""
+        return "option 1" if self.tco else "the cheapest plan"
 
 
 def _better_elsewhere(run: _Run, tried: Sequence[Direction], left_out: dict[str, list[str]],
