@@ -1,20 +1,54 @@
-"""``plan-buy schema``: JSON Schema of the input files, for editors."""
+"""``plan-buy schema``: JSON Schema of the input files, for editors and people's own checks.
+
+Every shipped input file must validate against the schema plan-buy prints, whichever YAML
+loader reads it: PyYAML (YAML 1.1, what most scripts use) and ruamel.yaml (YAML 1.2, what
+editors' language servers follow). A file that means one thing to plan-buy and another to
+those loaders (``1.0e11`` is text to YAML 1.1; an unquoted date is a date object) fails here.
+"""
 
 from __future__ import annotations
 
 import json
+from pathlib import Path
 
+import jsonschema
 import pytest
+import yaml
 from click.testing import CliRunner
+from conftest import DEFAULT_CATALOG, ROOT, WORKLOADS
+from ruamel.yaml import YAML
 
 from cli import main
+from solver.inputs.loading import read_yaml
+
+SHIPPED = [*sorted(WORKLOADS.glob("*.yaml")), DEFAULT_CATALOG,
+           ROOT / "solver" / "data" / "default-catalog.yaml"]
+
+
+def _kind(path: Path) -> str:
+    return "workloads" if path.parent == WORKLOADS else "catalog"
+
+
+def _schema(kind: str) -> dict:
+    res = CliRunner().invoke(main, ["schema", kind])
+    assert res.exit_code == 0, res.output
+    return json.loads(res.stdout)
+
+
+def _pyyaml(text: str):
+    return yaml.safe_load(text)
+
+
+def _ruamel(text: str):
+    return YAML(typ="safe", pure=True).load(text)
+
+
+LOADERS = {"pyyaml-1.1": _pyyaml, "ruamel-1.2": _ruamel}
 
 
 @pytest.mark.parametrize(("kind", "field"), [("workloads", "workloads"), ("catalog", "gpus")])
 def test_schema_is_json_with_field_descriptions(kind, field):
-    res = CliRunner().invoke(main, ["schema", kind])
-    assert res.exit_code == 0, res.output
-    doc = json.loads(res.stdout)
+    doc = _schema(kind)
     assert doc["$schema"].startswith("https://json-schema.org/")
     assert field in doc["properties"]
     described = [p for d in doc["$defs"].values() for p in d.get("properties", {}).values()
@@ -22,10 +56,23 @@ def test_schema_is_json_with_field_descriptions(kind, field):
     assert len(described) > 10  # field docstrings became descriptions
 
 
-def test_workloads_schema_accepts_the_shipped_examples(root):
-    jsonschema = pytest.importorskip("jsonschema")
-    import yaml
+def test_every_shipped_file_is_checked():
+    names = {p.name for p in SHIPPED}
+    assert {"q3.yaml", "deadlines.yaml", "default.yaml", "default-catalog.yaml"} <= names
 
-    doc = json.loads(CliRunner().invoke(main, ["schema", "workloads"]).stdout)
-    for name in ("q3.yaml", "deadlines.yaml"):
-        jsonschema.validate(yaml.safe_load((root / "workloads" / name).read_text()), doc)
+
+@pytest.mark.parametrize("loader", LOADERS)
+@pytest.mark.parametrize("path", SHIPPED, ids=lambda p: p.name)
+def test_shipped_file_validates_against_the_printed_schema(path, loader):
+    data = LOADERS[loader](path.read_text(encoding="utf-8"))
+    errors = sorted(jsonschema.Draft202012Validator(_schema(_kind(path))).iter_errors(data),
+                    key=lambda e: list(map(str, e.absolute_path)))
+    assert not errors, "\n".join(
+        f"{path.name}: {'.'.join(map(str, e.absolute_path))}: {e.message}" for e in errors)
+
+
+@pytest.mark.parametrize("loader", LOADERS)
+@pytest.mark.parametrize("path", SHIPPED, ids=lambda p: p.name)
+def test_shipped_file_means_the_same_to_every_loader(path, loader):
+    # plan-buy reads 1e11 as a number (YAML 1.2); a file written for it must not depend on that.
+    assert LOADERS[loader](path.read_text(encoding="utf-8")) == read_yaml(path)
