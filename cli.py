@@ -50,6 +50,21 @@ class FiniteFloatRange(click.FloatRange):
         return rv
 
 
+class Money(click.ParamType):
+    """An amount above 0 read by the one money parser (1500000, 1.5M, 500k), as
+    policy.budget and each value of sweep --budget are."""
+
+    name = "AMOUNT"
+
+    def convert(self, value, param, ctx):
+        from solver.inputs.money import parse_money
+
+        try:
+            return parse_money(value)
+        except ValueError as exc:
+            self.fail(str(exc), param, ctx)
+
+
 def _fail(exc: PlanBuyError) -> None:
     message = f"plan-buy: {exc}"
     if sys.stderr.isatty():  # a pipe or a log file keeps each line whole, for grep
@@ -226,8 +241,9 @@ def estimate(workloads: Path, catalog: Path, gpus: tuple[str, ...], as_json: boo
 @catalog_option
 @click.option("--top", type=click.IntRange(1, 20), default=3, show_default=True,
               help="How many distinct purchase plans to rank.")
-@click.option("--budget", type=FiniteFloatRange(min=0, min_open=True), default=None,
-              help="Spending cap (catalog currency); overrides the file's policy.budget.")
+@click.option("--budget", type=Money(), default=None,
+              help="Spending cap (catalog currency; 1500000, 1.5M or 500k); overrides the "
+                   "file's policy.budget.")
 @click.option("--out", "out_dir", type=click.Path(path_type=Path, file_okay=False),
               default=Path("out"), show_default=True, help="Folder for the workbook.")
 @solver_option

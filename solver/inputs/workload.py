@@ -34,6 +34,7 @@ from pydantic import (
 )
 
 from .base import Label, Name, PathText, StrictModel, Text, clip
+from .money import Money
 from .ownership import OwnedServer, Site, TcoPolicy
 
 # Hard caps that make an absurd file fail fast instead of hanging the solver.
@@ -504,8 +505,8 @@ class Policy(StrictModel):
     """Most GPUs one replica may span outside an NVLink domain, a power of two (R10)."""
     growth: float = Field(default=1.0, gt=0.0, le=100.0)
     """Demand multiplier: replicas planned = ceil(replicas x growth) (R19)."""
-    budget: float | None = Field(default=None, gt=0)
-    """Optional spending cap in the catalog's currency."""
+    budget: Money | None = None
+    """Optional spending cap in the catalog's currency: 1500000, or with a suffix 1.5M, 500k."""
     ram_ratio_single_gpu_train: float = Field(default=1.5, ge=0, le=100)
     """R12: host RAM = 1.5 x VRAM for single-GPU training."""
     ram_ratio_multi_gpu_train: float = Field(default=0.8, ge=0, le=100)

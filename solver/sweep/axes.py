@@ -16,6 +16,7 @@ from pydantic import ValidationError
 
 from ..errors import InputError
 from ..inputs.catalog import Catalog
+from ..inputs.money import parse_amount
 
 MAX_SCENARIOS = 5000
 """More scenarios than this is a typo in a range, not a question a planner asks."""
@@ -28,7 +29,6 @@ PRICE_KINDS = {
     "storage": "storage",
 }
 """--price targets that name a whole kind -> the catalog field holding it."""
-_SUFFIX = {"k": 1e3, "m": 1e6, "g": 1e9}
 _RANGE = re.compile(r"^([^:]+):([^:]+):([^:]+)$")
 
 Prices = tuple[tuple[str, float], ...]
@@ -37,17 +37,11 @@ Prices = tuple[tuple[str, float], ...]
 
 # -- Axes -------------------------------------------------------------------------------
 def _number(text: str, option: str) -> float:
-    t = text.strip().replace("_", "")
-    scale = _SUFFIX.get(t[-1:].lower(), 1.0) if t else 1.0
+    # The parser plan --budget and policy.budget use too (k / M / G suffixes).
     try:
-        value = float(t[:-1] if scale != 1.0 else t) * scale
-    except ValueError:
-        raise InputError(
-            f"{option}: '{text}' is not a number. To fix: write e.g. 500000, 500k or 1.5M"
-        ) from None
-    if not math.isfinite(value):
-        raise InputError(f"{option}: '{text}' is not a finite number")
-    return value
+        return parse_amount(text)
+    except ValueError as exc:
+        raise InputError(f"{option}: {exc}") from None
 
 
 def parse_values(

@@ -123,7 +123,8 @@ def build_sweep(
     """
     p = wf.policy
     budgets: tuple[float | None, ...] = (
-        parse_values(budget, "--budget", 0.0, strict=True) if budget else (p.budget,)
+        parse_values(budget, "--budget", 0.0, strict=True) if budget is not None
+        else (p.budget,)  # --budget "" is a mistake to report, not "no budget"
     )
     budgets = tuple(sorted(budgets, key=lambda b: -1 if b is None else b))
     growths = parse_values(growth, "--growth", 0.0, strict=True) if growth else (p.growth,)
