@@ -65,6 +65,40 @@ class Money(click.ParamType):
             self.fail(str(exc), param, ctx)
 
 
+OUT_FILE_TYPES = (".xlsx", ".xls", ".xlsm", ".ods", ".csv", ".json", ".txt", ".pdf")
+"""Endings that make ``--out`` a file name rather than a folder."""
+
+
+def _out_option(writes: tuple[str, ...], help: str):
+    """``--out``: a folder, or the name of a file of a type the command writes (``writes``,
+    the first being the main one). Another file type is refused rather than made a folder."""
+
+    def check(ctx: click.Context, param: click.Parameter, value: Path) -> Path:
+        suffix = value.suffix.lower()
+        if value.is_dir() or suffix in writes:
+            return value
+        if suffix in OUT_FILE_TYPES or value.is_file():
+            kinds = " and ".join(writes)
+            raise click.BadParameter(
+                f"'{value}' is {'an existing file' if value.is_file() else f'a {suffix} file'}; "
+                f"--out takes a folder or a file name ending {' or '.join(writes)} (this "
+                f"command writes {kinds} files). To fix: --out {value.with_suffix(writes[0])}, "
+                f"or a folder such as --out {value.parent / (value.stem + '-out')}", ctx, param)
+        return value
+
+    return click.option("--out", "out_dir", type=click.Path(path_type=Path), default=Path("out"),
+                        show_default=True, callback=check, help=help)
+
+
+def _out_place(out: Path, stem: str) -> tuple[Path, str]:
+    """(folder, file stem) of a run's files: ``--out`` names a folder (files
+    ``<out>/<stem>.xlsx``...) or a file (``report.xlsx``): that file, and the run's other
+    files beside it under its stem (``report.csv``)."""
+    if out.suffix.lower() in OUT_FILE_TYPES and not out.is_dir():
+        return out.parent, out.stem
+    return out, stem
+
+
 def _fail(exc: PlanBuyError) -> None:
     message = f"plan-buy: {exc}"
     if sys.stderr.isatty():  # a pipe or a log file keeps each line whole, for grep
@@ -244,8 +278,8 @@ def estimate(workloads: Path, catalog: Path, gpus: tuple[str, ...], as_json: boo
 @click.option("--budget", type=Money(), default=None,
               help="Spending cap (catalog currency; 1500000, 1.5M or 500k); overrides the "
                    "file's policy.budget.")
-@click.option("--out", "out_dir", type=click.Path(path_type=Path, file_okay=False),
-              default=Path("out"), show_default=True, help="Folder for the workbook.")
+@_out_option((".xlsx",), "Folder for the workbook (<folder>/<name>.xlsx), or the workbook's "
+                         "own file name ending .xlsx.")
 @solver_option
 @click.option("--time-limit", type=FiniteFloatRange(min=1), default=None,
               help="Seconds for the whole run; the best plan found by then is reported "
@@ -292,7 +326,8 @@ def plan(workloads: Path, catalog: Path, top: int, budget: float | None, out_dir
         if not no_workbook:
             from solver.report.files import check_writable
 
-            check_writable(out_dir / f"{wf.name}.xlsx")
+            folder, stem = _out_place(out_dir, wf.name)
+            check_writable(folder / f"{stem}.xlsx")
             _import_meanwhile("solver.report.workbook")
         reserve = 0.0 if no_workbook else workbook_reserve(
             sum(wf.planned_replicas(w) for w in wf.workloads), top)
@@ -321,7 +356,7 @@ def plan(workloads: Path, catalog: Path, top: int, budget: float | None, out_dir
         if not no_workbook:
             from solver.report.workbook import write_workbook
 
-            book = write_workbook(out_dir / f"{wf.name}.xlsx", result, wf, cat,
+            book = write_workbook(folder / f"{stem}.xlsx", result, wf, cat,
                                   {"workloads": workloads, "catalog": catalog}, full=full)
     except NothingServedError as exc:
         if as_json:  # the facts as a document too; the message still goes to stderr
@@ -362,8 +397,9 @@ def plan(workloads: Path, catalog: Path, top: int, budget: float | None, out_dir
               help="policy.objective values: minimise capital cost, TCO, or both.")
 @click.option("--jobs", type=click.IntRange(min=1), default=None,
               help="Worker processes [default: all CPUs].")
-@click.option("--out", "out_dir", type=click.Path(path_type=Path, file_okay=False),
-              default=Path("out"), show_default=True, help="Folder for the CSV and workbook.")
+@_out_option((".xlsx", ".csv"), "Folder for the CSV and workbook (<folder>/<name>-sweep.csv, "
+                                ".xlsx), or a file name ending .xlsx or .csv: report.xlsx "
+                                "writes report.xlsx and report.csv.")
 @solver_option
 @click.option("--time-limit", type=FiniteFloatRange(min=1), default=None,
               help="Seconds for each scenario's run; a scenario that runs out says so.")
@@ -409,9 +445,10 @@ def sweep(workloads: Path, catalog: Path, budget: str | None, growth: str | None
         finally:
             if bar is not None:
                 bar.render_finish()
-        files, skipped = write_sweep_files(run, grid, out_dir,
+        folder, stem = _out_place(out_dir, f"{wf.name}-sweep")
+        files, skipped = write_sweep_files(run, grid, folder,
                                            {"workloads": workloads, "catalog": catalog},
-                                           workbook=not no_workbook)
+                                           workbook=not no_workbook, stem=stem)
     except PlanBuyError as exc:
         _fail(exc)
     if as_json:

@@ -108,3 +108,40 @@ def test_sweep_empty_budget_is_refused_not_run_without_one(tmp_path):
     assert result.exit_code == 2, result.output
     assert "--budget: '' has an empty value" in result.output
     assert not list(tmp_path.iterdir())
+
+
+# --- --out: a folder, or the file itself ---------------------------------------------------
+def test_plan_out_ending_xlsx_writes_that_file(tmp_path):
+    target = tmp_path / "reports" / "report.xlsx"
+    result = CliRunner().invoke(main, ["plan", SMALL, "--top", "1", "--out", str(target)])
+    assert result.exit_code == 0, result.output
+    assert target.is_file() and target.read_bytes()[:2] == b"PK"  # a workbook, not a folder
+    assert sorted(p.name for p in target.parent.iterdir()) == ["report.xlsx"]
+    assert f"Workbook: {target}" in result.output
+
+
+def test_sweep_out_ending_xlsx_puts_the_csv_beside_it(tmp_path):
+    target = tmp_path / "q.xlsx"
+    result = CliRunner().invoke(main, ["sweep", SMALL, "--growth", "1,1.5", "--jobs", "1",
+                                       "--out", str(target)])
+    assert result.exit_code == 0, result.output
+    assert target.is_file() and (tmp_path / "q.csv").is_file()
+    assert sorted(p.name for p in tmp_path.iterdir()) == ["q.csv", "q.xlsx"]
+
+
+def test_an_existing_folder_named_like_a_workbook_stays_a_folder(tmp_path):
+    folder = tmp_path / "old.xlsx"
+    folder.mkdir()
+    result = CliRunner().invoke(main, ["plan", SMALL, "--top", "1", "--out", str(folder)])
+    assert result.exit_code == 0, result.output
+    assert (folder / "small.xlsx").is_file()
+
+
+@pytest.mark.parametrize(("command", "name"), [("plan", "report.csv"), ("plan", "r.json"),
+                                               ("sweep", "r.ods")])
+def test_out_naming_a_file_the_command_does_not_write_is_refused(command, name, tmp_path):
+    result = CliRunner().invoke(main, [command, SMALL, "--no-workbook", "--out",
+                                       str(tmp_path / name)])
+    assert result.exit_code == 2, result.output
+    assert "--out" in result.output and "To fix: --out " in result.output
+    assert not list(tmp_path.iterdir())

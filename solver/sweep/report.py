@@ -367,9 +367,11 @@ def _preferred_json(row: ScenarioRow | None) -> dict | None:
 
 
 def write_sweep_files(
-    run: SweepRun, sweep: Sweep, out_dir: Path, sources: dict[str, Path], workbook: bool = True
+    run: SweepRun, sweep: Sweep, out_dir: Path, sources: dict[str, Path], workbook: bool = True,
+    stem: str | None = None,
 ) -> tuple[list[Path], str | None]:
-    """Write ``<name>-sweep.csv`` and (with a base plan) ``<name>-sweep.xlsx``.
+    """Write ``<stem>.csv`` and (with a base plan) ``<stem>.xlsx`` in ``out_dir``; the stem
+    is ``<name>-sweep`` unless given (``--out report.xlsx`` gives ``report``).
 
     The workbook's options are the unswept input's plan; its Sweep sheet is the table.
 
@@ -380,9 +382,9 @@ def write_sweep_files(
         InputError: the folder or a file cannot be written.
     """
     out_dir = Path(out_dir)
-    name = sweep.wf.name
+    stem = stem or f"{sweep.wf.name}-sweep"
     frame = sweep_frame(run, sweep.price_targets)
-    csv = write_csv(out_dir / f"{name}-sweep.csv", frame)
+    csv = write_csv(out_dir / f"{stem}.csv", frame)
     files, skipped = [csv], None
     if workbook:
         base = run.base
@@ -394,7 +396,7 @@ def write_sweep_files(
 
             files.append(
                 write_workbook(
-                    out_dir / f"{name}-sweep.xlsx",
+                    out_dir / f"{stem}.xlsx",
                     base.result,
                     sweep.wf,
                     sweep.catalog,
