@@ -13,6 +13,7 @@ from pathlib import Path
 import pytest
 
 from solver.inputs.loading import load_catalog, load_workloads
+from solver.inputs.workload import Policy
 from solver.optimize.plan import (
     Baseline,
     BomLine,
@@ -127,7 +128,7 @@ def plan():
 
 def test_summary_has_one_row_per_option_and_costs_add_up(plan):
     result, _, catalog = plan
-    df = report.summary_table(result, catalog)
+    df = report.summary_table(result, catalog, Policy())
     assert list(df["rank"]) == [1, 2]
     for _, row in df.iterrows():
         parts = sum(row[f"{k}_cost"] for k in report.KINDS)

@@ -11,10 +11,10 @@ from collections import Counter
 from pathlib import Path
 
 from ..inputs.catalog import Catalog
-from ..inputs.workload import WorkloadFile
+from ..inputs.workload import Policy, WorkloadFile
 from ..optimize.full import FullPlan
-from ..optimize.plan import DirectionFigure, PlanOption, PlanResult
-from .metrics import TARGETS, option_metrics
+from ..optimize.plan import Baseline, DirectionFigure, PlanOption, PlanResult
+from .metrics import TARGETS, USE_TARGET, option_metrics
 from .text import DEFAULT_WIDTH, Column, bullets, table, wrap
 
 
@@ -24,17 +24,27 @@ def money(value: float, currency: str) -> str:
 
 
 def target_text(metric: str) -> str:
-    """The utilisation target in words: ``target 85%+`` or ``target 70-80%``."""
-    low, high = TARGETS[metric]
-    return f"target {low:.0%}+" if high is None else f"target {low:.0%}-{high:.0%}"
+    """The utilisation target in words: ``target 85%+``."""
+    return f"target {TARGETS[metric]:.0%}+"
 
 
-def use_cell(value: float | None, status: str | None) -> str:
-    """``63% (under)`` the target in the header; a plain figure when on target; ``-`` with nothing installed."""
+def use_cell(value: float | None, status: str | None, target: float | None = None) -> str:
+    """``63% (under)`` the target in the header, ``60% (under 81%)`` a lower target of its
+    own; a plain figure when on target; ``-`` with nothing installed."""
     if value is None:
         return "-"
-    word = {"below": " (under)", "above": " (over)"}.get(status or "", "")
-    return f"{value:.0%}{word}"
+    if status != "below":
+        return f"{value:.0%}"
+    return f"{value:.0%} (under)" if target is None else f"{value:.0%} (under {target:.0%})"
+
+
+def use_rule_lines(policy: Policy, width: int) -> list[str]:
+    """What the use columns measure: one rule for the headroom and the targets."""
+    line = 1 - policy.headroom
+    return wrap(f"Memory use is a share of usable memory: installed less the "
+                f"{policy.headroom:.0%} headroom ({line:.0%} of it), so 100% is full to the "
+                f"headroom line. Target {USE_TARGET:.0%}+; host RAM: or what the fewest DIMMs "
+                "those servers take allow.", width)
 
 
 def direction_text(fig: DirectionFigure | None) -> str:
@@ -154,7 +164,8 @@ def render_plan_summary(result: PlanResult, catalog: Catalog, name: str,
                   f"{catalog.price_note or 'catalog prices'}.", width)
     lines.append("")
     if not buys_nothing:
-        lines += _options_table(result, catalog, width, by_tco) + [""]
+        lines += _options_table(result, catalog, width, by_tco,
+                                wf.policy if wf is not None else Policy()) + [""]
         lines += _direction_lines(result, width)
     if budget is not None:
         lines += _budget_lines(result, wf, full, budget, cur, width)
@@ -173,7 +184,7 @@ def render_plan_summary(result: PlanResult, catalog: Catalog, name: str,
 
 
 def _options_table(result: PlanResult, catalog: Catalog, width: int,
-                   by_tco: bool = False) -> list[str]:
+                   by_tco: bool = False, policy: Policy | None = None) -> list[str]:
     """One row per option: what it optimises and how much over option 1, cost (and TCO,
     what the options are ranked by, under objective tco), GPUs, ..."""
     tcos = [o.own.tco for o in result.options if o.own is not None and o.own.tco is not None]
@@ -186,20 +197,24 @@ def _options_table(result: PlanResult, catalog: Catalog, width: int,
         Column("GPUs", justify="left", wrap=True),
         Column("servers"),
         Column("most GPUs on one job", keep=3),
-        Column(f"planned VRAM use ({target_text('vram')})"),
-        Column(f"planned host RAM use ({target_text('ram')})", keep=1),
+        Column(f"VRAM use ({target_text('vram')})"),
+        Column(f"host RAM use ({target_text('ram')})", keep=1),
         Column("host memory GB/s per GPU", keep=2),
     ]
+    policy = policy or Policy()
     rows = []
     for i, o in enumerate(result.options):
-        m = option_metrics(o, catalog)
+        m = option_metrics(o, catalog, policy)
         bw = f"{m.host_bw_gbps_per_gpu:.0f}" if m.host_bw_gbps_per_gpu else "-"
         owning = [money(tcos[i], result.currency)] if tco else []
         rows.append([str(o.rank), _aim(o), money(o.total_cost, result.currency), *owning,
                      gpu_list(o), str(m.servers), str(m.max_degree),
-                     use_cell(m.vram_util, m.vram_status), use_cell(m.ram_util, m.ram_status),
+                     use_cell(m.vram_util, m.vram_status),
+                     use_cell(m.ram_util, m.ram_status,
+                              None if m.ram_target == USE_TARGET else m.ram_target),
                      bw])
     out = table(columns, rows, width)
+    out += use_rule_lines(policy, width)
     if by_tco and len(result.options) > 1:
         out += wrap("Options are ranked by total cost of ownership (see Cost of owning); "
                     "the percentages are over option 1's.", width)
@@ -308,11 +323,6 @@ def _includes_lines(result: PlanResult, catalog: Catalog, width: int) -> list[st
     return out + [""]
 
 
-def _plain(note: str) -> str:
-    """A note without the rule number it starts with (rules are listed in the docs)."""
-    return note.removeprefix("R20 ")
-
-
 def _throughput_lines(result: PlanResult, width: int) -> list[str]:
     """Option 1's figure per throughput target; later options only where theirs differ, in
     one line when they are an earlier option's ("Throughput targets, option 3: as option
@@ -352,22 +362,33 @@ def _own_cost_lines(result: PlanResult, width: int) -> list[str]:
     return out
 
 
+def reference_name(b: Baseline) -> str:
+    """The rule-of-thumb pool in plain words: "8 servers of 4x A100 80GB, 512 GB DDR4-3200,
+    8 TB NVMe (the usual server for medium models)"."""
+    scenario, _, label = b.name.removeprefix("R20 ").partition(": ")
+    label = label or scenario
+    return (f"{b.servers} server{'s' if b.servers != 1 else ''} of {label} (the usual "
+            f"server for {b.scenario} models)")
+
+
 def _reference_lines(result: PlanResult, width: int, buys_nothing: bool = False
                      ) -> list[str]:
+    """The rule-of-thumb pool only where it tells something: it runs the mix and costs
+    differently; notes and warnings."""
     out: list[str] = []
     b = result.baseline
-    if b:
+    if b and result.options and abs(b.saving or 0.0) >= 0.5:
+        cur = result.currency
+        than = "less" if (b.saving or 0.0) > 0 else "more"
         out += wrap(
-            f"Rule-of-thumb reference ({_plain(b.name)}): {b.servers} server(s), "
-            f"{money(b.total_cost, result.currency)}; option 1 saves "
-            f"{money(b.saving or 0.0, result.currency)} ({b.saving_pct or 0.0:.0%}).", width)
+            f"Bought by rule of thumb, {reference_name(b)}, the mix would cost "
+            f"{money(b.total_cost, cur)}: option 1 costs {money(abs(b.saving or 0.0), cur)} "
+            f"({abs(b.saving_pct or 0.0):.0%}) {than}.", width)
     for note in result.notes:
         if buys_nothing and "no other distinct purchase list" in note:
             continue  # nothing bought: "1 of 3 options" would only confuse
         if note.startswith("R20"):
-            head, _, rest = _plain(note).partition(": ")
-            out += wrap(f"Rule-of-thumb reference: {head}:", width)
-            out += bullets(rest.split("; ") if rest else [], width)
+            continue  # why no rule-of-thumb pool applies tells nothing to act on (--json has it)
         else:
             out += wrap(f"Note: {note}.", width, hang="  ")
     for warning in result.warnings:

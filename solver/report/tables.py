@@ -21,9 +21,9 @@ import pandas as pd
 from .. import __version__, rules
 from ..estimate.memory import estimate
 from ..inputs.catalog import Catalog, GpuSku, MemorySku, Platform, StorageSku
-from ..inputs.workload import WorkloadFile
+from ..inputs.workload import Policy, WorkloadFile
 from ..optimize.plan import PlanOption, PlanResult
-from .metrics import option_metrics, target_status
+from .metrics import option_metrics
 from .summary import direction_text
 
 KINDS = ("platform", "gpu", "memory", "storage")
@@ -42,7 +42,9 @@ RULES = (
     ("R15", "Headroom: VRAM and RAM planned only up to (1 - headroom) of installed"),
     ("R16", "Heterogeneous pool: each job on the cheapest GPU that fits it"),
     ("R17", "Shareable jobs share a GPU; pool cost charged back to teams by use"),
-    ("R18", "Utilisation targets: VRAM >= 85%, RAM 70-80%, compute >= 90%, bandwidth >= 60%"),
+    ("R18", ("Utilisation targets: planned VRAM and host RAM >= 85% of usable (installed "
+             "less headroom; host RAM: or what the fewest DIMMs the servers take allow), "
+             "compute >= 90%, bandwidth >= 60%")),
     ("R19", "Growth: replicas planned = ceil(replicas x growth)"),
     ("R20", "Saving measured against the rule-of-thumb reference configuration for the mix's scale"),
 )
@@ -57,12 +59,13 @@ def sha256_of(path: Path) -> str:
     return h.hexdigest()
 
 
-def summary_table(result: PlanResult, catalog: Catalog) -> pd.DataFrame:
-    """One row per ranked option: costs by kind, counts, R18 utilisation, R20 saving."""
+def summary_table(result: PlanResult, catalog: Catalog, policy: Policy) -> pd.DataFrame:
+    """One row per ranked option: costs by kind, counts, R18 utilisation (of the memory
+    ``policy``'s headroom leaves usable), R20 saving."""
     ref = result.baseline.total_cost if result.baseline is not None else None
     rows = []
     for opt in result.options:
-        m = option_metrics(opt, catalog)
+        m = option_metrics(opt, catalog, policy)
         saving = ref - opt.total_cost if ref is not None else None
         rows.append(
             {
@@ -79,11 +82,11 @@ def summary_table(result: PlanResult, catalog: Catalog) -> pd.DataFrame:
                 "installed_vram_gb": m.installed_vram_gb,
                 "planned_vram_gb": m.planned_vram_gb,
                 "vram_util": m.vram_util,
-                "vram_vs_target": target_status("vram", m.vram_util),
+                "vram_vs_target": m.vram_status,
                 "installed_ram_gb": m.installed_ram_gb,
                 "planned_ram_gb": m.planned_ram_gb,
                 "ram_util": m.ram_util,
-                "ram_vs_target": target_status("ram", m.ram_util),
+                "ram_vs_target": m.ram_status,
                 "host_bw_gbps_per_gpu": m.host_bw_gbps_per_gpu,
                 "installed_storage_tb": m.installed_storage_tb,
                 "unserved": ", ".join(opt.unserved),

@@ -37,6 +37,7 @@ from . import tables as report
 from .cells import starts_like_formula
 from .files import replacing
 from .metrics import target_label
+from .summary import reference_name
 
 if TYPE_CHECKING:
     import pandas as pd
@@ -787,7 +788,7 @@ class _Book:
     def _summary(self, sh: _Sheet) -> None:
         f = self.fmt
         res = self.result
-        summ = report.summary_table(res, self.catalog)
+        summ = report.summary_table(res, self.catalog, self.wf.policy)
         opts = list(res.options)
         gap = "" if res.gap is None else f", {res.gap:.2%} above its proven lower bound"
         sh.long_note(2, f"Solver: {res.status} ({res.solver or 'solver not recorded'}{gap}). "
@@ -803,7 +804,8 @@ class _Book:
         # minimised: capital cost, or TCO under objective tco (its row comes further down).
         by_tco = self.by_tco
         rows: list[tuple[str, str, str, Any]] = [
-            ("Total cost", "", "total", f.money_total),
+            ("Total cost", "capex (purchase); ranked by TCO, below" if by_tco else "",
+             "total", f.money_total),
             ("  Over the cheapest", "by TCO" if by_tco else "", "over_cheapest", f.pct),
             ("Optimises", "", "label", f.wrap_right),
             ("  In that direction", "best possible within the slack, proven", "direction",
@@ -812,22 +814,23 @@ class _Book:
             ("GPUs", "", "gpus", f.int),
             ("GPUs by SKU", "", "gpus_by_sku", f.wrap_right),
             ("Servers", "", "servers", f.int),
-            ("Largest parallel degree", "R8", "max_degree", f.int),
-            ("Planned VRAM utilisation", f"R18: {target_label('vram')}", "vram_util", f.pct),
+            ("Largest parallel degree", "most GPUs one replica spans", "max_degree", f.int),
+            ("Planned VRAM use (share of usable)", target_label("vram"), "vram_util", f.pct),
             ("  VRAM vs target", "", "vram_vs_target", None),
-            ("Planned host RAM utilisation", f"R18: {target_label('ram')}", "ram_util", f.pct),
+            ("Planned host RAM use (share of usable)",
+             f"{target_label('ram')}, or what the fewest DIMMs allow", "ram_util", f.pct),
             ("  RAM vs target", "", "ram_vs_target", None),
             ("Installed VRAM (GB)", "", "installed_vram_gb", f.num),
             ("Installed host RAM (GB)", "", "installed_ram_gb", f.num),
             (
                 "Host memory bandwidth per GPU (GB/s)",
-                "R14: min over servers",
+                "the lowest of its GPU servers",
                 "host_bw_gbps_per_gpu",
                 f.num,
             ),
             ("Installed storage (TB)", "", "installed_storage_tb", f.num2),
             ("Unserved workloads", "", "unserved", f.wrap_right),
-            ("Power drawn (kW)", "P1", "power_kw", f.num),
+            ("Power drawn (kW)", "at full load", "power_kw", f.num),
         ]
         tco = self.wf.policy.tco
         if self.wf.site is not None:
@@ -837,20 +840,18 @@ class _Book:
                      ("Owned servers idle", "", "owned_idle", f.int)]
         if tco is not None:
             rows += [
-                (f"Energy over {tco.years} years", "P2", "energy_cost", f.money),
+                (f"Energy over {tco.years} years", "", "energy_cost", f.money),
                 (f"TCO over {tco.years} years", "see the TCO sheet", "tco", f.money_bold),
             ]
             if any(o.own is not None and o.own.cloud is not None for o in opts):
                 rows += [(f"Renting the same GPUs for {tco.years} years", "P5", "cloud_cost",
                           f.money),
                          ("Buying breaks even after (months)", "", "break_even_month", f.num)]
-        if base is None:
-            rows.append(("R20 reference configuration", "none applies to this mix", "", None))
-        if base is not None:
+        if base is not None:  # a reference that could not run the mix tells nothing
             rows += [
-                (f"R20 reference: {base.name}", "", "reference", f.money),
-                ("Saving vs R20 reference", "", "saving", f.money),
-                ("Saving vs R20 reference (%)", "", "saving_pct", f.pct),
+                (f"Rule-of-thumb pool: {reference_name(base)}", "", "reference", f.money),
+                ("Saving vs the rule-of-thumb pool", "", "saving", f.money),
+                ("Saving vs the rule-of-thumb pool (%)", "", "saving_pct", f.pct),
             ]
         if any(o.lower_bound is not None for o in opts):
             what = "TCO" if by_tco else "cost"
@@ -920,7 +921,9 @@ class _Book:
             r += 1
         r += 1
         for text in (*res.notes, *(f"Warning: {w}" for w in res.warnings)):
-            sh.long_note(r, text.removeprefix("R20 "))
+            if text.startswith("R20"):  # why no rule-of-thumb pool applies: JSON keeps it
+                continue
+            sh.long_note(r, text)
             r += 1
         left_out = self._left_out()
         if left_out:
