@@ -286,3 +286,44 @@ def test_reference_scenarios_validate(name: str):
     low, high = R20_SIZES[name]
     assert low <= max(w.arch.params_b for w in wf.workloads if w.model) <= high
     assert sum(w.storage_tb for w in wf.workloads) > 0
+
+
+# --- requests_per_s: the request rate serving teams quote ------------------------------------
+REQUESTS = """name: rq
+workloads:
+  - {name: chat, kind: inference, model: llama-3.1-8b, batch: auto, prompt_tokens: 1024,
+     output_tokens: 256, RATE, max_tpot_ms: 50}
+"""
+
+
+def test_requests_per_s_is_requests_times_output_tokens(write_yaml):
+    from solver.estimate.throughput import target_tokens_per_s
+
+    w = load_workloads(write_yaml(REQUESTS.replace("RATE", "requests_per_s: 20"))).workloads[0]
+    assert w.requests_per_s == 20 and w.tokens_per_s is None
+    assert w.output_tokens_per_s == target_tokens_per_s(w) == 20 * 256
+    assert w.context == 1024 + 256
+
+
+def test_plan_json_shows_the_request_rate_and_what_it_means(write_yaml):
+    import json
+
+    from cli import main
+
+    def plan(rate: str) -> dict:
+        path = write_yaml(REQUESTS.replace("RATE", rate), f"{rate.split(':')[0]}.yaml")
+        result = CliRunner().invoke(main, ["plan", str(path), "--no-workbook", "--json"])
+        assert result.exit_code == 0, result.output
+        return json.loads(result.stdout)
+
+    by_requests, by_tokens = plan("requests_per_s: 20"), plan("tokens_per_s: 5120")
+    fig = by_requests["options"][0]["throughput"][0]
+    assert fig["target_requests_per_s"] == 20 and fig["output_tokens_per_request"] == 256
+    assert fig["target_tokens_per_s"] == 20 * 256
+    assert fig["requests_per_s"] == pytest.approx(fig["tokens_per_s"] / 256, abs=0.01)
+    assert fig["requests_per_s"] >= 20
+    # The same target as tokens_per_s = 20 x 256: the same purchase.
+    same = by_tokens["options"][0]
+    assert same["throughput"][0]["target_requests_per_s"] is None
+    assert same["total_cost"] == by_requests["options"][0]["total_cost"]
+    assert same["lines"] == by_requests["options"][0]["lines"]

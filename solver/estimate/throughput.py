@@ -383,9 +383,10 @@ def throughput(w: Workload, gpu: GpuSku, degree: int, policy: Policy,
 
 def target_tokens_per_s(w: Workload) -> float | None:
     """T1: tokens/s the workload needs: tokens / (deadline_days x 86,400) for training,
-    ``tokens_per_s`` for inference; None without a target (before growth, R19)."""
+    ``tokens_per_s`` (or ``requests_per_s`` x ``output_tokens``) for inference; None without a
+    target (before growth, R19)."""
     if w.kind == "inference":
-        return w.tokens_per_s
+        return w.output_tokens_per_s
     if w.tokens is not None and w.deadline_days is not None:
         return w.tokens / (w.deadline_days * SECONDS_PER_DAY)
     return None

@@ -61,8 +61,8 @@ ALL_LINEAR = "all-linear"
 DEFAULT_LORA_TARGETS = {"lora": ("q", "v"), "qlora": LORA_MODULES}
 """Adapted modules when ``lora_targets`` is not given: q and v for lora (LoRA paper, PEFT's
 LLaMA default), every linear layer for qlora (QLoRA paper, Sec. 4)."""
-INFERENCE_TARGETS = ("tokens_per_s", "prompt_tokens", "output_tokens", "max_tpot_ms",
-                     "max_ttft_ms")
+INFERENCE_TARGETS = ("tokens_per_s", "requests_per_s", "prompt_tokens", "output_tokens",
+                     "max_tpot_ms", "max_ttft_ms")
 """Time-target and request-shape fields of inference (T1)."""
 
 
@@ -267,6 +267,11 @@ class Workload(StrictModel):
     """Training kinds: days the run may take; needs tokens / (days x 86,400) tokens/s."""
     tokens_per_s: PositiveFloat | None = Field(default=None, le=1e12)
     """Inference: output tokens per second the service must sustain at peak."""
+    requests_per_s: PositiveFloat | None = Field(default=None, le=1e9)
+    """Inference: requests per second the service must sustain at peak, each of
+    prompt_tokens in and output_tokens out (both needed); the same target as
+    tokens_per_s = requests_per_s x output_tokens (each request's prefill is counted in
+    what a replica delivers). Give this or tokens_per_s, not both."""
     prompt_tokens: PositiveInt | None = Field(default=None, le=10_000_000)
     """Inference: mean prompt (input) tokens per request."""
     output_tokens: PositiveInt | None = Field(default=None, le=10_000_000)
@@ -396,6 +401,14 @@ class Workload(StrictModel):
         return self
 
     @property
+    def output_tokens_per_s(self) -> float | None:
+        """Inference: output tokens/s the service must sustain: ``tokens_per_s``, or
+        ``requests_per_s`` x ``output_tokens``; None without a rate target."""
+        if self.requests_per_s is not None and self.output_tokens is not None:
+            return self.requests_per_s * self.output_tokens
+        return self.tokens_per_s
+
+    @property
     def _lengths_given(self) -> bool:
         return self.prompt_tokens is not None and self.output_tokens is not None
 
@@ -423,6 +436,7 @@ class Workload(StrictModel):
                 f"{given} needs {absent}: a training target is tokens over deadline_days. "
                 f"To fix: add {absent}: ... or remove {given}"
             )
+        self._check_request_rate()
         if self.kind == "inference" and self.context is not None and self._lengths_given:
             need = (self.prompt_tokens or 0) + (self.output_tokens or 0)
             if need > self.context:
@@ -431,6 +445,28 @@ class Workload(StrictModel):
                     "the KV cache could not hold one request. To fix: raise context or "
                     "remove it (it then defaults to prompt_tokens + output_tokens)"
                 )
+
+    def _check_request_rate(self) -> None:
+        """requests_per_s: one rate target, and a request's length to read it in."""
+        if self.requests_per_s is None:
+            return
+        if self.tokens_per_s is not None:
+            raise ValueError(
+                f"give tokens_per_s or requests_per_s, not both (requests_per_s "
+                f"{self.requests_per_s:g} means {self.requests_per_s:g} x output_tokens "
+                "tokens/s). To fix: remove tokens_per_s, or remove requests_per_s")
+        if not self._lengths_given:
+            absent = [f for f in ("prompt_tokens", "output_tokens") if getattr(self, f) is None]
+            raise ValueError(
+                f"requests_per_s needs {' and '.join(absent)}: a request's length turns the "
+                "request rate into the tokens/s to serve (requests_per_s x output_tokens). "
+                f"To fix: add {', '.join(f'{a}: {EXAMPLE_LENGTHS[a]}' for a in absent)} "
+                "(your service's mean request)")
+        rate = self.output_tokens_per_s or 0.0
+        if rate > MAX_OUTPUT_TOKENS_PER_S:
+            raise ValueError(
+                f"requests_per_s x output_tokens is {rate:,.0f} output tokens/s, more than the "
+                f"{MAX_OUTPUT_TOKENS_PER_S:,.0f} plan-buy plans for. To fix: check both figures")
 
     @property
     def arch(self) -> ModelArch:
@@ -483,6 +519,12 @@ class Workload(StrictModel):
         if self.kind == "inference":
             return degree * 2
         return max(1, self.data.workers)
+
+
+MAX_OUTPUT_TOKENS_PER_S = 1e12
+"""Largest serving target, tokens_per_s or requests_per_s x output_tokens."""
+EXAMPLE_LENGTHS = {"prompt_tokens": 1024, "output_tokens": 256}
+"""A typical chat request's lengths, for messages."""
 
 
 def _power_of_two(name: str, value: int) -> int:

@@ -116,6 +116,19 @@ class TargetFigure:
     """Inference: the slowest replica's time per output token, ms."""
     ttft_ms: float | None = None
     """Inference: the slowest replica's time to first token, ms."""
+    output_tokens: int | None = None
+    """Inference with a ``requests_per_s`` target: output tokens per request, which turns
+    tokens/s into requests/s (requests/s = tokens/s ÷ output_tokens)."""
+
+    @property
+    def requests_per_s(self) -> float | None:
+        """Requests/s delivered: tokens/s ÷ output tokens per request (requests_per_s only)."""
+        return None if not self.output_tokens else self.tokens_per_s / self.output_tokens
+
+    @property
+    def target_requests_per_s(self) -> float | None:
+        """The request rate to serve, x growth (requests_per_s targets only)."""
+        return None if not self.output_tokens else self.target_tokens_per_s / self.output_tokens
 
     @property
     def compute_utilisation(self) -> float:
@@ -145,6 +158,9 @@ class TargetFigure:
             "gpu_hours": r(self.gpu_hours, 1),
             "tpot_ms": r(self.tpot_ms, 2),
             "ttft_ms": r(self.ttft_ms, 1),
+            "requests_per_s": r(self.requests_per_s, 2),
+            "target_requests_per_s": r(self.target_requests_per_s, 2),
+            "output_tokens_per_request": self.output_tokens,
         }
 
 

@@ -39,5 +39,6 @@ def target_figures(placements: tuple[Placement, ...], wf: WorkloadFile,
             workload=w.name, kind=w.kind, target_tokens_per_s=need, tokens_per_s=delivered,
             replicas=len(mine), gpus=sum(p.gpus for p in mine), fraction=eta,
             tokens=tokens, days_to_finish=days, tpot_ms=tpot, ttft_ms=ttft,
+            output_tokens=w.output_tokens if w.requests_per_s is not None else None,
         ))
     return tuple(out)
