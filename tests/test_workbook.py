@@ -523,3 +523,53 @@ def test_cli_workbooks_print_legibly(tmp_path):
     assert wb["Sweep"].print_title_cols == "$A:$A"
     # The charts start a printed page of their own.
     assert wb["Sweep"].row_breaks.brk and wb["Summary"].row_breaks.brk
+
+
+def owned_plan():
+    """(PlanResult, WorkloadFile, Catalog): one option on an owned server, where team search
+    runs alone, and a bought one, where devtools runs (it has a replica on both)."""
+    from test_report import bom
+
+    from solver.inputs.loading import load_catalog, load_workloads
+    from solver.optimize.plan import Placement, PlanOption, PlanResult, Server
+
+    catalog, wf = load_catalog(CATALOG), load_workloads(WORKLOADS)
+    owned = Server("s1", "srv-4gpu-ddr4", "a100-80g-pcie", 4, "ddr4-3200-64g", 16,
+                   "nvme-u2-3.84t", 2, owned=True)
+    bought = Server("s2", "srv-4gpu-ddr4", "l40s", 4, "ddr4-3200-64g", 16, "nvme-u2-3.84t", 2)
+    places = (
+        Placement("embeddings-serving", 1, "s1", "a100-80g-pcie", 1, 6.0, 3.0, (0,)),
+        Placement("code-lora-8b", 1, "s1", "a100-80g-pcie", 1, 30.0, 45.0, (1,)),
+        Placement("code-lora-8b", 2, "s2", "l40s", 1, 30.0, 45.0, (0,)),
+    )
+    lines = bom([bought], catalog)
+    opt = PlanOption(rank=1, total_cost=round(sum(ln.extended for ln in lines), 2),
+                     servers=(owned, bought), lines=lines, placements=places)
+    return PlanResult(status="optimal", currency="USD", options=(opt,)), wf, catalog
+
+
+def test_teams_charge_what_is_bought_and_show_owned_servers_apart(tmp_path):
+    """A team running only on owned servers is charged nothing; the teams add up to the
+    purchase (before: shares over owned + bought servers, stored values over both, charged
+    search for the owned A100 and devtools for more than the option cost)."""
+    from solver.report.tables import team_costs
+
+    result, wf, catalog = owned_plan()
+    opt = result.options[0]
+    df = team_costs(opt, wf, catalog).set_index("team")
+    assert df.loc["search", "total_cost"] == 0
+    assert df.loc["search", "owned_gpu_equivalents"] == 1
+    assert df.loc["devtools", "total_cost"] == pytest.approx(opt.total_cost)
+    assert (df.loc["devtools", "gpu_equivalents"], df.loc["devtools", "owned_gpu_equivalents"]
+            ) == (1, 1)
+    book = write_workbook(tmp_path / "owned.xlsx", result, wf, catalog, SOURCES)
+    ws = openpyxl.load_workbook(book, data_only=True)["Teams"]
+    rows = list(ws.iter_rows(values_only=True))
+    header = rows.index(next(r for r in rows if r[0] == "Option" and "Adds up" in r))
+    check = dict(zip(rows[header], rows[header + 1], strict=False))
+    assert check["Total cost"] == pytest.approx(opt.total_cost)
+    assert (check["Difference"], check["Adds up"]) == (0, True)
+    labels = rows[3]
+    assert "GPUs used on owned servers (not charged)" in labels
+    search = next(r for r in rows if r[1] == "search")
+    assert search[labels.index("Total cost")] == 0

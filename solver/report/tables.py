@@ -291,20 +291,26 @@ def _gpu_units(opt: PlanOption, team: dict[str, str]) -> dict[str, dict[str, flo
 
 
 def team_costs(opt: PlanOption, wf: WorkloadFile, catalog: Catalog) -> pd.DataFrame:
-    """Charge one option's cost to teams by the GPUs, RAM and storage their jobs use (R17).
+    """Charge what one option buys to teams by the GPUs, RAM and storage their jobs use (R17).
 
-    Per server, GPU and platform cost follow GPU-equivalents used (CPU-only platforms
-    follow host RAM), DIMM cost follows host RAM; storage cost follows each served
-    workload's dataset + checkpoints TB over the pool. Idle capacity on a server is
-    shared pro rata by the teams on it, so the team costs add up to the option's total.
+    Only servers bought are charged: owned servers (P4) cost nothing, and what each team runs
+    on them is shown apart (``owned_gpu_equivalents``, ``owned_host_ram_gb``), so a team
+    running only on owned servers is charged nothing. Per bought server, GPU and platform
+    cost follow GPU-equivalents used (CPU-only platforms follow host RAM), DIMM cost follows
+    host RAM; the drives bought follow the dataset + checkpoints TB of the workloads with a
+    replica on a bought server. Idle capacity on a server is shared pro rata by the teams on
+    it, so the team costs add up to the option's purchase (its bill of materials).
     """
     team = _team_of(wf)
+    owned = {s.id for s in opt.servers if s.owned}
     gpu_units = _gpu_units(opt, team)
     ram: dict[str, dict[str, float]] = defaultdict(lambda: defaultdict(float))
     for p in opt.placements:
         ram[p.server][team.get(p.workload, UNASSIGNED)] += p.host_ram_gb
     cost: dict[str, defaultdict[str, float]] = {k: defaultdict(float) for k in KINDS}
     for s in opt.servers:
+        if s.owned:
+            continue
         g, r = gpu_units.get(s.id, {}), ram.get(s.id, {})
         first, second = (g, r) if s.gpu_count else (r, g)
         charges = {
@@ -316,26 +322,24 @@ def team_costs(opt: PlanOption, wf: WorkloadFile, catalog: Catalog) -> pd.DataFr
             w1, w2 = (r, g) if k == "memory" else (first, second)
             if amount and not (_split(amount, w1, cost[k]) or _split(amount, w2, cost[k])):
                 cost[k][UNASSIGNED] += amount
-    served = {p.workload for p in opt.placements}
+    on_bought = {p.workload for p in opt.placements if p.server not in owned}
     tb: defaultdict[str, float] = defaultdict(float)
     for w in wf.workloads:
-        if w.name in served:
+        if w.name in on_bought:
             tb[w.team] += w.storage_tb
-    storage = sum(s.drive_count * catalog.price_of(s.storage) for s in opt.servers if s.storage)
+    storage = sum(s.drive_count * catalog.price_of(s.storage)
+                  for s in opt.servers if s.storage and not s.owned)
     spent = {t: sum(cost[k][t] for k in KINDS) for t in set().union(*cost.values())}
     if storage and not (
         _split(storage, tb, cost["storage"]) or _split(storage, spent, cost["storage"])
     ):
         cost["storage"][UNASSIGNED] += storage
-    gpus: defaultdict[str, float] = defaultdict(float)
-    ram_gb: defaultdict[str, float] = defaultdict(float)
-    for server_units in gpu_units.values():
-        for t, u in server_units.items():
-            gpus[t] += u
-    for server_ram in ram.values():
-        for t, v in server_ram.items():
-            ram_gb[t] += v
-    teams = sorted(set().union(*cost.values(), gpus, ram_gb), key=lambda t: (t == UNASSIGNED, t))
+    gpus = _per_team(gpu_units, lambda sid: sid not in owned)
+    ram_gb = _per_team(ram, lambda sid: sid not in owned)
+    owned_gpus = _per_team(gpu_units, lambda sid: sid in owned)
+    owned_ram = _per_team(ram, lambda sid: sid in owned)
+    teams = sorted(set().union(*cost.values(), gpus, ram_gb, owned_gpus, owned_ram),
+                   key=lambda t: (t == UNASSIGNED, t))
     kind_total = {k: sum(cost[k].values()) for k in KINDS}
     rows = []
     for t in teams:
@@ -346,6 +350,8 @@ def team_costs(opt: PlanOption, wf: WorkloadFile, catalog: Catalog) -> pd.DataFr
             "gpu_equivalents": gpus.get(t, 0.0),
             "host_ram_gb": ram_gb.get(t, 0.0),
             "storage_tb": tb.get(t, 0.0),
+            "owned_gpu_equivalents": owned_gpus.get(t, 0.0),
+            "owned_host_ram_gb": owned_ram.get(t, 0.0),
         }
         for k in KINDS:
             row[f"{k}_share"] = cost[k].get(t, 0.0) / kind_total[k] if kind_total[k] else 0.0
@@ -356,10 +362,27 @@ def team_costs(opt: PlanOption, wf: WorkloadFile, catalog: Catalog) -> pd.DataFr
     return pd.DataFrame(rows)
 
 
+def _per_team(per_server: dict[str, dict[str, float]], keep: Callable[[str], bool]
+              ) -> defaultdict[str, float]:
+    """Σ over the servers ``keep`` selects of each team's figure on that server."""
+    out: defaultdict[str, float] = defaultdict(float)
+    for sid, by_team in per_server.items():
+        if keep(sid):
+            for t, v in by_team.items():
+                out[t] += v
+    return out
+
+
 def teams_table(result: PlanResult, wf: WorkloadFile, catalog: Catalog) -> pd.DataFrame:
-    """``team_costs`` for every option, stacked (an ``option`` column tells them apart)."""
+    """``team_costs`` for every option, stacked (an ``option`` column tells them apart); the
+    owned-server columns only when some option runs on owned servers."""
     frames = [team_costs(opt, wf, catalog) for opt in result.options]
-    return pd.concat(frames, ignore_index=True) if frames else pd.DataFrame()
+    if not frames:
+        return pd.DataFrame()
+    df = pd.concat(frames, ignore_index=True)
+    if not any(s.owned for opt in result.options for s in opt.servers):
+        df = df.drop(columns=["owned_gpu_equivalents", "owned_host_ram_gb"])
+    return df
 
 
 def catalog_table(catalog: Catalog) -> pd.DataFrame:

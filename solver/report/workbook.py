@@ -168,6 +168,8 @@ LABELS = {
     "kv_cache_gb": "KV cache (GB)",
     "overhead_gb": "Overhead (GB)",
     "gpu_equivalents": "GPUs used",
+    "owned_gpu_equivalents": "GPUs used on owned servers (not charged)",
+    "owned_host_ram_gb": "Host RAM on owned servers (GB)",
     "storage_tb": "Storage (TB)",
     "server_disk_used_tb": "Server disk used (TB)",
     "server_disk_tb": "Server disk installed (TB)",
@@ -585,9 +587,13 @@ class _Book:
             (
                 "Teams",
                 (
-                    "Chargeback (R17): each team's share of the GPUs, host RAM and storage its "
-                    "jobs use; idle capacity is shared by the teams on that server."
-                ),
+                    "Chargeback (R17) of what each option buys: each team's share of the "
+                    "GPUs, host RAM and storage its jobs use on the servers bought; idle "
+                    "capacity is shared by the teams on that server. "
+                    + ("Servers already owned cost nothing and are not charged: what each "
+                       "team runs on them is shown in its own columns."
+                       if self.wf.inventory else "")
+                ).strip(),
             ),
             (
                 "Assumptions",
@@ -1137,6 +1143,9 @@ class _Book:
 
     # -- Teams ----------------------------------------------------------------------------
     def _teams(self, sh: _Sheet) -> None:
+        """Each team's share of each kind of what an option buys, times the option sheet's
+        subtotal of that kind (live), and a check that the teams add up to the option total.
+        Every stored value is what its formula computes from the stored values it reads."""
         f = self.fmt
         df = report.teams_table(self.result, self.wf, self.catalog)
         if df.empty:
@@ -1144,51 +1153,65 @@ class _Book:
             return
         cols = list(df.columns)
         c_of = {c: i for i, c in enumerate(cols)}
-        sh.header(HEADER_ROW, [_label(c) for c in cols])
+        owned = "owned_gpu_equivalents" in cols
+        labels = {"gpu_equivalents": "GPUs used on servers bought",
+                  "host_ram_gb": "Host RAM on servers bought (GB)"} if owned else {}
+        sh.header(HEADER_ROW, [labels.get(c) or _label(c) for c in cols],
+                  numeric=_numeric_columns(df))
         first = HEADER_ROW + 1
         last = first + len(df) - 1
+        sums: dict[tuple[int, str], float] = {}
         for r, rec in enumerate(df.to_dict("records"), start=first):
             rank = int(rec["option"].split()[-1])
+            row_total = 0.0
             for c, name in enumerate(cols):
                 value = _plain(rec[name])
                 kind = name.removesuffix("_cost")
                 if name.endswith("_cost") and kind in report.KINDS:
                     share = xl_rowcol_to_cell(r, c_of[f"{kind}_share"])
-                    subtotal = self.totals[rank][kind][0]
+                    subtotal, amount = self.totals[rank][kind]
+                    value = float(rec[f"{kind}_share"]) * amount
+                    row_total += value
                     sh.formula(r, c, f"={share}*{subtotal}", value, f.money)
                 elif name == "total_cost":
                     a = xl_rowcol_to_cell(r, c_of["platform_cost"])
                     b = xl_rowcol_to_cell(r, c_of["storage_cost"])
+                    value = row_total
                     sh.formula(r, c, f"=SUM({a}:{b})", value, f.money_row_total)
                 else:
                     sh.put(
                         r, c, value, f.for_column(name) or (f.int if name == "workloads" else None)
                     )
+                if name.endswith("_cost"):
+                    sums[(rank, name)] = sums.get((rank, name), 0.0) + value
         sh.ws.autofilter(HEADER_ROW, 0, last, len(cols) - 1)
         row = last + 3
         sh.section(row - 1, "Totals by option (check: team costs add up to the option total)")
-        sums = ["platform_cost", "gpu_cost", "memory_cost", "storage_cost", "total_cost"]
-        sh.header(
-            row, ["Option"] + [_label(s) for s in sums] + ["Option sheet total", "Difference"]
-        )
+        names = ["platform_cost", "gpu_cost", "memory_cost", "storage_cost", "total_cost"]
+        sh.header(row, ["Option"] + [_label(s) for s in names]
+                  + ["Option sheet total", "Difference", "Adds up"])
         opt_col = f"${xl_col_to_name(0)}${first + 1}:${xl_col_to_name(0)}${last + 1}"
         for r, opt in enumerate(self.result.options, start=row + 1):
             sh.put(r, 0, f"Option {opt.rank}")
-            for c, name in enumerate(sums, start=1):
+            for c, name in enumerate(names, start=1):
                 col = xl_col_to_name(c_of[name])
                 rng = f"${col}${first + 1}:${col}${last + 1}"
-                value = float(df.loc[df["option"] == f"Option {opt.rank}", name].sum())
                 sh.formula(
                     r,
                     c,
                     f"=SUMIF({opt_col},{xl_rowcol_to_cell(r, 0)},{rng})",
-                    value,
+                    sums.get((opt.rank, name), 0.0),
                     f.money_bold if name == "total_cost" else f.money,
                 )
             cell, total = self.totals[opt.rank]["total"]
-            sh.formula(r, len(sums) + 1, f"={cell}", total, f.money)
-            diff = f"={xl_rowcol_to_cell(r, len(sums))}-{xl_rowcol_to_cell(r, len(sums) + 1)}"
-            sh.formula(r, len(sums) + 2, diff, 0.0, f.money)
+            sh.formula(r, len(names) + 1, f"={cell}", total, f.money)
+            # Rounded to the cent: float sums of shares leave 1e-11 that would print "-$0.00".
+            d = len(names) + 2
+            diff = f"=ROUND({xl_rowcol_to_cell(r, d - 2)}-{xl_rowcol_to_cell(r, d - 1)},2)"
+            value = round(sums.get((opt.rank, "total_cost"), 0.0) - total, 2) + 0.0
+            sh.formula(r, d, diff, value, f.money)
+            sh.formula(r, d + 1, f"=ABS({xl_rowcol_to_cell(r, d)})<0.01", abs(value) < 0.01,
+                       f.center)
         sh.finish(freeze_col=2)
 
     # -- Throughput (T5) ------------------------------------------------------------------
