@@ -31,7 +31,7 @@ def test_json_is_the_spec_document(q3_json):
     o = doc["options"][0]
     assert set(o) == {"rank", "label", "total_cost", "over_cheapest", "servers", "lines",
                       "placements", "unserved", "throughput", "capex", "energy_cost", "tco",
-                      "power_kw", "racks", "cloud_cost", "break_even_month", "idle",
+                      "power_kw", "racks", "cloud_cost", "bought_running_cost", "break_even_month", "idle",
                       "direction"}
     assert o["direction"] is None  # rank 1 pushes no direction
     # q3's alternatives are proven best in their directions (tests/test_alternatives.py)

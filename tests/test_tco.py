@@ -394,3 +394,40 @@ def test_the_options_table_shows_the_tco_it_ranks_by(monkeypatch):
         header = next(line for line in text.splitlines() if line.startswith("#"))
         assert ("TCO" in header.split()) is shown
         assert ("USD 17,456" in text.split("Cost of owning")[0]) is shown
+
+
+def test_renting_compares_only_what_is_bought():
+    """P5 by hand: an owned box with 2 big GPUs (0.8 kW) and a bought one with 1 big GPU
+    (0.4 kW, capex $12,200) in 1 kW racks: 2 racks, 1 of them added by the purchase.
+    Renting the GPU bought: 1 x $2/h x 8,760 x 3 years = $52,560 ($1,460 a month); its
+    running cost: energy 0.4 x 13,140 = $5,256, support 10% x 3 x 12,200 = $3,660, the rack
+    it adds 3 x $1,200 = $3,600: $12,516 ($347.67 a month). Break-even = 12,200 ÷ (1,460 −
+    347.67) = 10.97 months. Counting the owned GPUs too said 3.4 months."""
+    from solver.inputs.catalog import CloudPrice
+    from solver.inputs.ownership import Site, TcoPolicy
+    from solver.optimize.owning import own_cost
+    from solver.optimize.plan import Server
+
+    catalog = fx.catalog().model_copy(update={"cloud": [CloudPrice(gpu="big", per_gpu_hour=2.0)]})
+    owned = Server("s1", "box2", "big", 2, "d32", 2, None, 0, owned=True)
+    bought = Server("s2", "box2", "big", 1, "d32", 2, None, 0)
+    tco = TcoPolicy(kwh_price=0.5, years=3, pue=1.0, utilisation=1.0,
+                    support_pct_per_year=0.1, rack_cost_per_year=1200)
+    own = own_cost([owned, bought], BOX + 10000, tco, Site(racks=3, rack_kw=1.0, rack_units=42),
+                   catalog)
+    assert own.racks == 2 and own.racks_added == 1
+    assert own.cloud == pytest.approx(52_560)
+    assert own.bought_running == pytest.approx(5_256 + 3_660 + 3_600)
+    assert own.break_even_month == pytest.approx(12_200 / (52_560 / 36 - 12_516 / 36), abs=0.05)
+    assert own.break_even_month == 11.0
+    # The terminal says what is compared and which running costs are counted.
+    from solver.optimize.plan import PlanOption
+    from solver.report.summary import own_lines
+
+    opt = PlanOption(rank=1, total_cost=12_200, servers=(owned, bought), lines=(),
+                     placements=(), own=own)
+    text = " ".join(own_lines(opt, "USD"))
+    assert ("renting the 1 GPU bought (not the owned ones) for 3 years: USD 52,560 (USD 1,460 "
+            "a month), against capex and a running cost of USD 348 a month (energy of the "
+            "servers bought, support on capex, the 1 rack they add); buying breaks even after "
+            "11.0 months") in text

@@ -74,7 +74,7 @@ def test_tco_recalculates_and_follows_the_kwh_price(tco_book, tmp_path):
         delta = 0.10 * opt.own.power_kw * 8760 * tco.years * tco.utilisation * tco.pue
         assert xl.evaluate(f"TCO!F{r}") == pytest.approx(opt.own.tco + delta, abs=0.05)
     summary = wb["Summary"]
-    row = _find(summary, "TCO over 4 years")
+    row = _find(openpyxl.load_workbook(book, data_only=True)["Summary"], "TCO over 4 years")
     assert summary.cell(row, 3).value.startswith("=TCO!")
 
 
@@ -90,3 +90,43 @@ def test_summary_says_how_the_options_are_ranked(tco_book, tmp_path):
     write_workbook(out, plan(by_tco, catalog, top=1, with_baseline=False), by_tco, catalog, {})
     assert openpyxl.load_workbook(out)["Summary"]["A2"].value.startswith(
         "Ranked by total cost of ownership, lowest first.")
+
+
+def test_summary_figures_follow_the_yellow_years_and_kwh_cells(tco_book, tmp_path):
+    """Years 4 -> 2 and kWh price 0.15 -> 0.30 edited on the Assumptions sheet, recalculated
+    in LibreOffice: every Summary figure that depends on them moves, row labels included
+    (before: energy, renting and break-even were fixed values under "Energy over 4 years").
+    The lower bound is the solver's and says so."""
+    import recalc
+
+    if recalc.soffice() is None:
+        pytest.skip("LibreOffice (soffice) is not installed: the edit is not recalculated")
+    book, result, wf = tco_book
+    wb = openpyxl.load_workbook(book)
+    a = wb["Assumptions"]
+    a[f"B{_find(a, 'Years')}"] = 2
+    a[f"B{_find(a, 'Electricity price')}"] = 0.30
+    edited = tmp_path / "edited.xlsx"
+    wb.save(edited)
+    s = openpyxl.load_workbook(recalc.recalculate([edited], tmp_path / "lo")[edited],
+                               data_only=True)["Summary"]
+    tco = wf.policy.tco
+    per_kw = 8760 * 2 * tco.utilisation * tco.pue * 0.30
+    assert result.options[0].own.cloud is not None
+    for c, opt in enumerate(result.options, start=3):
+        own, capex = opt.own, opt.total_cost
+        energy = own.power_kw * per_kw
+        assert s.cell(_find(s, "Energy over 2 years"), c).value == pytest.approx(energy, abs=0.01)
+        assert s.cell(_find(s, "TCO over 2 years"), c).value == pytest.approx(
+            capex * (1 + 2 * tco.support_pct_per_year) + energy, abs=0.01)
+        if own.cloud is None:
+            continue
+        rent = own.cloud / 4 * 2
+        assert s.cell(_find(s, "Renting the GPUs bought for 2 years"), c).value == (
+            pytest.approx(rent, abs=0.01))
+        running = own.bought_power_kw * per_kw / 2 + tco.support_pct_per_year * capex
+        month = s.cell(_find(s, "Buying breaks even after (months)"), c).value
+        if rent / 2 > running:
+            assert month == pytest.approx(capex / ((rent / 2 - running) / 12), abs=0.05)
+        else:
+            assert month == "renting stays cheaper"

@@ -185,24 +185,32 @@ class OwnCost:
     tco: float | None = None
     """capex + energy + support + rack cost (needs ``policy.tco``)."""
     cloud: float | None = None
-    """P5: renting the same GPUs for the horizon at the same utilisation (needs ``policy.tco``
-    and a cloud price for every GPU SKU of the plan)."""
+    """P5: renting the GPUs bought (owned servers' GPUs left out) for the horizon at the same
+    utilisation (needs ``policy.tco`` and a cloud price for every GPU SKU bought)."""
     years: int | None = None
+    bought_power_kw: float | None = None
+    """Σ rated power of the servers bought, kW (the owned ones left out)."""
+    racks_added: int | None = None
+    """Racks the plan uses beyond those its owned servers alone would take (P3)."""
+    bought_running: float | None = None
+    """P5: running cost of what is bought over the horizon: its energy, support on capex and
+    the racks it adds (what renting is compared with, beside capex)."""
 
     @property
     def running_per_year(self) -> float | None:
-        """Energy + support + racks per year."""
+        """Energy + support + racks per year, of every server the plan runs."""
         if self.tco is None or not self.years:
             return None
         return (self.tco - self.capex) / self.years
 
     @property
     def break_even_month(self) -> float | None:
-        """P5: the month from which owning has cost less than renting (capex ÷ (monthly rent
-        − monthly running cost)); None when renting stays cheaper or no rent is known."""
-        if self.cloud is None or self.running_per_year is None or not self.years:
+        """P5: the month from which buying has cost less than renting the same GPUs, both of
+        what is bought only: capex ÷ (monthly rent − monthly running cost of what is bought).
+        None when renting stays cheaper or no rent is known."""
+        if self.cloud is None or self.bought_running is None or not self.years:
             return None
-        monthly_gain = (self.cloud / self.years - self.running_per_year) / 12
+        monthly_gain = (self.cloud - self.bought_running) / (12 * self.years)
         if monthly_gain <= 0:
             return None
         return round(self.capex / monthly_gain, 1)
@@ -374,6 +382,7 @@ class PlanOption:
             "power_kw": None if own is None else round(own.power_kw, 3),
             "racks": get("racks"),
             "cloud_cost": get("cloud"),
+            "bought_running_cost": get("bought_running") if get("cloud") is not None else None,
             "break_even_month": None if own is None else own.break_even_month,
             "idle": [s.to_json() for s in self.idle],
         }

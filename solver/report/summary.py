@@ -13,7 +13,8 @@ from pathlib import Path
 from ..inputs.catalog import Catalog
 from ..inputs.workload import Policy, WorkloadFile
 from ..optimize.full import FullPlan
-from ..optimize.plan import Baseline, DirectionFigure, PlanOption, PlanResult
+from ..optimize.owning import kw_text
+from ..optimize.plan import Baseline, DirectionFigure, OwnCost, PlanOption, PlanResult
 from .metrics import TARGETS, USE_TARGET, option_metrics
 from .text import DEFAULT_WIDTH, Column, bullets, table, wrap
 
@@ -101,7 +102,7 @@ def own_lines(option: PlanOption, currency: str) -> list[str]:
         head += f", support {money(own.support, currency)}" if own.support else ""
         head += f", racks {money(own.rack_cost, currency)}" if own.rack_cost else ""
         head += ")"
-    head += f"; {own.power_kw:,.1f} kW"
+    head += f"; {kw_text(own.power_kw)} kW"
     if own.racks is not None:
         head += f" in {own.racks} rack(s)"
     out = [head]
@@ -110,12 +111,28 @@ def own_lines(option: PlanOption, currency: str) -> list[str]:
         out.append(f"owned servers: {used} used, {len(option.idle)} idle (idle ones draw "
                    "nothing)")
     if own.cloud is not None:
-        line = f"renting the same GPUs for {own.years} years: {money(own.cloud, currency)}"
-        month = own.break_even_month
-        line += (f"; buying breaks even after {month:.0f} months" if month is not None
-                 else "; renting stays cheaper over the horizon")
-        out.append(line)
+        out.append(_rent_line(option, own, currency, owned=bool(used)))
     return out
+
+
+def _rent_line(option: PlanOption, own: OwnCost, currency: str, owned: bool) -> str:
+    """P5 in words: renting the GPUs bought against their capex and running cost, which
+    running costs are counted, and the month buying breaks even."""
+    months = 12 * (own.years or 1)
+    gpus = sum(s.gpu_count for s in option.servers if not s.owned and s.gpu)
+    n = f"{gpus} GPU" + ("" if gpus == 1 else "s")
+    what = (f"renting the {n} bought (not the owned ones)" if owned
+            else f"renting the same {n}")
+    racks = own.racks_added or 0
+    counted = ("energy of the servers bought, support on capex"
+               + (f", the {racks} rack{'' if racks == 1 else 's'} they add" if racks else ""))
+    line = (f"{what} for {own.years} years: {money(own.cloud or 0.0, currency)} "
+            f"({money((own.cloud or 0.0) / months, currency)} a month), against capex and a "
+            f"running cost of {money((own.bought_running or 0.0) / months, currency)} a month "
+            f"({counted})")
+    month = own.break_even_month
+    return line + (f"; buying breaks even after {month:,.1f} months" if month is not None
+                   else "; renting stays cheaper over the horizon")
 
 
 def status_sentence(result: PlanResult, budgeted: bool, tco: bool = False) -> str:
@@ -351,7 +368,7 @@ def _own_cost_lines(result: PlanResult, width: int) -> list[str]:
     if owns and all(own.tco is None and own.cloud is None for own in owns) and not any(
             o.idle or any(s.owned for s in o.servers) for o in result.options):
         # Only power to say: one line (policy.tco adds energy, TCO and renting per option).
-        power = ", ".join(f"{o.own.power_kw:,.1f} kW (option {o.rank})"
+        power = ", ".join(f"{kw_text(o.own.power_kw)} kW (option {o.rank})"
                           for o in result.options if o.own is not None)
         return wrap(f"Power drawn at full load: {power}.", width) + [""]
     for o in result.options:

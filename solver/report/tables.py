@@ -117,25 +117,29 @@ def _own_columns(opt: PlanOption) -> dict[str, float | int | None]:
 
 def tco_rows(opt: PlanOption, years: int) -> pd.DataFrame:
     """Cost of owning one option year by year (P2): capex in year 0, then energy, support
-    and racks each year, and the cumulative total (what the TCO sheet writes as formulas)."""
+    and racks each year, and the cumulative total (what the TCO sheet writes as formulas);
+    with a rent to compare (P5), renting the GPUs bought and the running cost of what is
+    bought (energy of the servers bought, support, the racks they add), and both cumulated
+    from the capex."""
     own = opt.own
     rows = []
-    cum = 0.0
     for y in range(years + 1):
         capex = opt.total_cost if y == 0 else 0.0
         running = [0.0, 0.0, 0.0]
         if own is not None and own.tco is not None and y > 0:
             running = [(own.energy or 0.0) / years, (own.support or 0.0) / years,
                        (own.rack_cost or 0.0) / years]
-        total = capex + sum(running)
-        cum += total
-        rent = (own.cloud / years if own is not None and own.cloud is not None and y > 0
-                else 0.0)
+        rent = bought = 0.0
+        if own is not None and own.cloud is not None and y > 0:
+            rent, bought = own.cloud / years, (own.bought_running or 0.0) / years
         rows.append({"year": y, "capex": capex, "energy_cost": running[0],
-                     "support_cost": running[1], "rack_cost": running[2], "total": total,
-                     "cumulative": cum, "rent": rent})
+                     "support_cost": running[1], "rack_cost": running[2],
+                     "total": capex + sum(running), "rent": rent, "bought_running": bought,
+                     "bought_total": capex + bought})
     df = pd.DataFrame(rows)
+    df["cumulative"] = df["total"].cumsum()
     df["cumulative_rent"] = df["rent"].cumsum()
+    df["cumulative_bought"] = df["bought_total"].cumsum()
     return df
 
 

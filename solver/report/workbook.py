@@ -32,6 +32,7 @@ from xlsxwriter.utility import quote_sheetname, xl_col_to_name, xl_rowcol_to_cel
 from .. import __version__
 from ..inputs.catalog import Catalog
 from ..inputs.workload import WorkloadFile
+from ..optimize.owning import kw_text
 from ..optimize.plan import PlanResult
 from . import tables as report
 from .cells import starts_like_formula
@@ -72,6 +73,8 @@ KNEE_LABEL_WIDTH = 16
 """Width the Sweep sheet's knee table gives its scenario-group labels (they wrap)."""
 DEFAULT_COL_PX = 64
 """Pixels of a column whose width is not set (Excel's default 8.43 characters)."""
+STAYS_CHEAPER = "renting stays cheaper"
+"""The break-even cell when renting the GPUs bought never costs more than buying them."""
 CURRENCY_SYMBOLS = {"USD": "$", "EUR": "€", "GBP": "£", "JPY": "¥", "CNY": "¥"}
 
 
@@ -250,6 +253,7 @@ class _Formats:
         self.int = add({"num_format": "#,##0", "valign": "top"})
         self.num = add({"num_format": "#,##0.0", "valign": "top"})
         self.num2 = add({"num_format": "#,##0.00", "valign": "top"})
+        self.num_right = add({"num_format": "#,##0.0", "valign": "top", "align": "right"})
         self.pct = add({"num_format": "0.0%", "valign": "top"})
         self.pct_bold = add({"num_format": "0.0%", "bold": True, "top": 1, "valign": "top"})
         self.bold_top = add({"bold": True, "top": 1})
@@ -327,10 +331,11 @@ class _Sheet:
             ws.write_string(row, col, text, fmt or self.fmt.text)
             self._width(col, len(text) + 1)
 
-    def formula(self, row: int, col: int, formula: str, value: float, fmt=None) -> None:
+    def formula(self, row: int, col: int, formula: str, value: float | str, fmt=None) -> None:
         """A live formula stored with its computed value (read without recalculation)."""
         self.ws.write_formula(row, col, formula, fmt, value)
-        self._width(col, len(f"{value:,.2f}") + 4)
+        shown = f"{value:,.2f}" if isinstance(value, (int, float)) else str(value)
+        self._width(col, len(shown) + 4)
 
     def header(self, row: int, labels: list[str], col: int = 0, numeric=()) -> None:
         """A header row; labels of numeric columns (indices in ``numeric``) align right."""
@@ -560,6 +565,9 @@ class _Book:
         """Assumptions cells of the cost-of-owning inputs (kwh_price, pue, ...; cloud:SKU)."""
         self.totals: dict[int, dict[str, tuple[str, float]]] = {}
         """rank -> 'platform'/'gpu'/'memory'/'storage'/'total' -> (cell ref, value)."""
+        self.own_refs: dict[int, dict[str, Any]] = {}
+        """rank -> 'energy'/'rent': (TCO sheet, row of its yearly figures); 'break_even':
+        (cell ref, value) -- what the Summary's cost-of-owning rows refer to."""
 
     def write(self) -> None:
         cur, date = self.catalog.currency, self.catalog.prices_as_of.isoformat()
@@ -850,9 +858,11 @@ class _Book:
                 (f"TCO over {tco.years} years", "see the TCO sheet", "tco", f.money_bold),
             ]
             if any(o.own is not None and o.own.cloud is not None for o in opts):
-                rows += [(f"Renting the same GPUs for {tco.years} years", "P5", "cloud_cost",
-                          f.money),
-                         ("Buying breaks even after (months)", "", "break_even_month", f.num)]
+                rows += [(f"Renting the GPUs bought for {tco.years} years",
+                          "owned servers left out", "cloud_cost", f.money),
+                         ("Buying breaks even after (months)",
+                          "capex ÷ monthly (rent − running cost)",
+                          "break_even_month", f.num_right)]
         if base is not None:  # a reference that could not run the mix tells nothing
             rows += [
                 (f"Rule-of-thumb pool: {reference_name(base)}", "", "reference", f.money),
@@ -861,15 +871,18 @@ class _Book:
             ]
         if any(o.lower_bound is not None for o in opts):
             what = "TCO" if by_tco else "cost"
-            rows.append((f"Proven lower bound on {what} (no plan of this rank costs less)", "",
-                         "lower_bound", f.money))
+            rows.append((f"Proven lower bound on {what} (no plan of this rank costs less)",
+                         "as solved: does not follow edits", "lower_bound", f.money))
             rows.append((f"  {what[0].upper() + what[1:]} above the bound (%)", "", "bound_gap",
                          f.pct))
         r = HEADER_ROW + 1
         # Every row's position first: a formula may refer to a row further down.
         row_of = {key: HEADER_ROW + 1 + i for i, (_, _, key, _) in enumerate(rows) if key}
         for label, target, key, fmt in rows:
-            sh.put(r, 0, label, f.bold if key == "total" else None)
+            if key in ("energy_cost", "tco", "cloud_cost") and tco is not None:
+                self._years_label(sh, r, label, tco.years)
+            else:
+                sh.put(r, 0, label, f.bold if key == "total" else None)
             if key == "reference":  # one input cell; every option's saving refers to it
                 sh.put(r, 1, float(base.total_cost if base else 0.0), f.price_input)
             else:
@@ -911,10 +924,9 @@ class _Book:
                 elif not key:
                     continue
                 elif key == "bound_gap":
-                    lb = o.lower_bound  # on what the program minimised (TCO: by_tco)
-                    value = o.objective_value("tco" if by_tco else "capex")
-                    sh.put(r, c, None if lb is None or not value
-                           else max(0.0, (value - lb) / value), fmt)
+                    self._bound_gap(sh, r, c, o, row_of, fmt)
+                elif key in ("energy_cost", "cloud_cost", "break_even_month"):
+                    self._own_figure(sh, r, c, o, key, fmt)
                 elif key.endswith("_vs_target"):
                     status = _plain(rec[key])
                     sh.put(r, c, status, f.below if status in ("below", "above") else f.within)
@@ -942,6 +954,48 @@ class _Book:
         for c in range(2, 2 + len(opts)):
             sh.widths[c] = min(max(sh.widths.get(c, 0), 16), OPTION_COL_WIDTH)
         sh.finish(freeze_col=1)
+
+    def _years_label(self, sh: _Sheet, r: int, label: str, years: int) -> None:
+        """A row label naming the horizon, as a formula on the Years cell of the
+        Assumptions sheet ("Energy over 4 years"), so it follows an edit there."""
+        head, _, tail = label.partition(f" {years} years")
+        value = f"{head} {years} years{tail}"
+        sh.formula(r, 0, f'="{head} "&{self.own_cell["years"]}&" years{tail}"', value,
+                   self.fmt.text)
+        sh._width(0, len(value) + 1)
+
+    def _own_figure(self, sh: _Sheet, r: int, c: int, o, key: str, fmt) -> None:
+        """Energy and rent over the horizon (Σ the TCO sheet's yearly row) and the
+        break-even month (the TCO sheet's cell): live on the Assumptions inputs."""
+        refs = self.own_refs.get(o.rank, {})
+        if key == "break_even_month":
+            if "break_even" in refs:
+                ref, value = refs["break_even"]
+                sh.formula(r, c, f"={ref}", value, fmt)
+            return
+        where = refs.get("energy" if key == "energy_cost" else "rent")
+        value = getattr(o.own, "energy" if key == "energy_cost" else "cloud", None)
+        if where is None or value is None:
+            sh.put(r, c, None, fmt)
+            return
+        tco_sheet, row = where
+        years = self.wf.policy.tco.years  # type: ignore[union-attr]
+        first, last = tco_sheet.ref(row, 1), xl_rowcol_to_cell(row, years + 1, True, True)
+        sh.formula(r, c, f"=SUM({first}:{last})", float(value), fmt)
+
+    def _bound_gap(self, sh: _Sheet, r: int, c: int, o, row_of: dict[str, int], fmt) -> None:
+        """How far the option's cost (its TCO under objective tco) lies above the proven
+        lower bound, as a formula on the two cells above it."""
+        lb = o.lower_bound  # on what the program minimised (TCO: by_tco)
+        key = "tco" if self.by_tco else "total"
+        if lb is None or key not in self.totals[o.rank]:
+            sh.put(r, c, None, fmt)
+            return
+        value = self.totals[o.rank][key][1]
+        cost = xl_rowcol_to_cell(row_of[key], c)
+        bound = xl_rowcol_to_cell(row_of["lower_bound"], c)
+        sh.formula(r, c, f'=IF({cost}=0,"",MAX(0,({cost}-{bound})/{cost}))',
+                   max(0.0, (value - lb) / value) if value else "", fmt)
 
     def _left_out(self) -> str:
         """Under a budget that leaves work out: what option 1 leaves out and what serving
@@ -1023,12 +1077,12 @@ class _Book:
 
     def _tco(self, sh: _Sheet) -> None:
         """Per option: capex (year 0, from its bill of materials), energy, support and racks
-        per year, the total and the cumulative cost, and renting the same GPUs; a chart of
-        cumulative cost per option, buy vs rent."""
+        per year, the total and the cumulative cost; with a rent known (P5), renting the GPUs
+        bought against what is bought (capex and its running cost) and the month buying
+        breaks even; a chart of cumulative cost per option, buy vs rent."""
         tco = self.wf.policy.tco
         assert tco is not None
         f, years = self.fmt, tco.years
-        c = self.own_cell
         sh.header(HEADER_ROW, ["", *[f"Year {y}" for y in range(years + 1)]],
                   numeric=set(range(1, years + 2)))
         year_row = HEADER_ROW + 1
@@ -1038,72 +1092,116 @@ class _Book:
         row = year_row + 2
         series: list[tuple[str, int, bool]] = []
         for opt in self.result.options:
-            own = opt.own
-            if own is None:
+            if opt.own is None:
                 continue
-            df = report.tco_rows(opt, years)
-            sh.section(row, f"Option {opt.rank}: {own.power_kw:,.1f} kW"
-                            + (f", {own.racks} rack(s)" if own.racks is not None else ""))
-            row += 1
-            kw_row, racks_row, capex_row = row, row + 1, row + 2
-            sh.put(kw_row, 0, "Power drawn (kW)")
-            sh.put(kw_row, 1, float(own.power_kw), f.num)
-            sh.put(racks_row, 0, "Racks used")
-            sh.put(racks_row, 1, int(own.racks or 0), f.int)
-            kw = xl_rowcol_to_cell(kw_row, 1, True, True)
-            racks = xl_rowcol_to_cell(racks_row, 1, True, True)
-            labels = ["Capex", "Energy", "Support", "Racks", "Total", "Cumulative"]
-            has_rent = own.cloud is not None
-            if has_rent:
-                labels += ["Renting the same GPUs", "Cumulative rent"]
-            for i, label in enumerate(labels):
-                sh.put(capex_row + i, 0, label, f.bold if label.startswith("Cum") else None)
-            gpus = opt.gpus_by_sku()
-            for y, rec in enumerate(df.itertuples(index=False)):
-                col = y + 1
-                yr = xl_rowcol_to_cell(year_row, col)
-                live = f"{yr}>=1,{yr}<={c['years']}"
-                cell = {k: xl_rowcol_to_cell(capex_row + i, col) for i, k in enumerate(
-                    ("capex", "energy", "support", "racks", "total", "cum", "rent", "cumrent"))}
-                if y == 0:
-                    total_ref, total_value = self.totals[opt.rank]["total"]
-                    sh.formula(capex_row, col, f"={total_ref}", total_value, f.money)
-                else:
-                    sh.put(capex_row, col, 0.0, f.money)
-                sh.formula(capex_row + 1, col,
-                           f"=IF(AND({live}),{kw}*8760*{c['utilisation']}*{c['pue']}*"
-                           f"{c['kwh_price']},0)", float(rec.energy_cost), f.money)
-                capex0 = xl_rowcol_to_cell(capex_row, 1, True, True)
-                sh.formula(capex_row + 2, col, f"=IF(AND({live}),{c['support']}*{capex0},0)",
-                           float(rec.support_cost), f.money)
-                sh.formula(capex_row + 3, col, f"=IF(AND({live}),{racks}*{c['rack']},0)",
-                           float(rec.rack_cost), f.money)
-                sh.formula(capex_row + 4, col, f"=SUM({cell['capex']}:{cell['racks']})",
-                           float(rec.total), f.money_bold)
-                prev = xl_rowcol_to_cell(capex_row + 5, col - 1) if y else None
-                sh.formula(capex_row + 5, col,
-                           f"={prev}+{cell['total']}" if prev else f"={cell['total']}",
-                           float(rec.cumulative), f.money_bold)
-                if has_rent:
-                    rent = "+".join(f"{n}*{c['cloud:' + sku]}" for sku, n in sorted(gpus.items()))
-                    sh.formula(capex_row + 6, col,
-                               f"=IF(AND({live}),({rent})*8760*{c['utilisation']},0)",
-                               float(rec.rent), f.money)
-                    prev = xl_rowcol_to_cell(capex_row + 7, col - 1) if y else None
-                    sh.formula(capex_row + 7, col,
-                               f"={prev}+{cell['rent']}" if prev else f"={cell['rent']}",
-                               float(rec.cumulative_rent), f.money)
-            last = df.iloc[-1]
-            self.totals[opt.rank]["tco"] = (sh.ref(capex_row + 5, years + 1),
-                                             round(float(last["cumulative"]), 2))
-            series.append((f"Option {opt.rank}: buy", capex_row + 5, False))
-            if has_rent:
-                series.append((f"Option {opt.rank}: rent", capex_row + 7, True))
-            row = capex_row + len(labels) + 1
+            row = self._tco_option(sh, opt, year_row, row, series)
         sh.breaks.append(row + 1)  # the chart on a page of its own, never cut by a break
         self._tco_chart(sh, series, year_row, years, row + 1)
         sh.widths[0] = max(sh.widths.get(0, 0), 26)
         sh.finish(freeze_col=1)
+
+    TCO_ROWS = ("capex", "energy", "support", "racks", "total", "cum", "rent", "cumrent",
+                "running", "cumbought")
+    TCO_LABELS = ("Capex", "Energy", "Support", "Racks", "Total", "Cumulative",
+                  "Renting the GPUs bought", "Cumulative rent",
+                  "Running cost of what is bought", "Cumulative: buying what is bought")
+
+    def _tco_option(self, sh: _Sheet, opt, year_row: int, row: int,
+                    series: list[tuple[str, int, bool]]) -> int:
+        """One option's block of the TCO sheet from ``row``; returns the row after it."""
+        f, c, own = self.fmt, self.own_cell, opt.own
+        years = self.wf.policy.tco.years  # type: ignore[union-attr]
+        cell = xl_rowcol_to_cell
+        has_rent = own.cloud is not None
+        sh.section(row, f"Option {opt.rank}: {kw_text(own.power_kw)} kW"
+                        + (f", {own.racks} rack(s)" if own.racks is not None else ""))
+        facts = [("Power drawn (kW)", float(own.power_kw), f.num),
+                 ("Racks used", int(own.racks or 0), f.int)]
+        if has_rent:
+            facts += [("Power of the servers bought (kW)", float(own.bought_power_kw or 0.0),
+                       f.num),
+                      ("Racks they add", int(own.racks_added or 0), f.int)]
+        fact = {}
+        for i, (label, value, fmt) in enumerate(facts, start=row + 1):
+            sh.put(i, 0, label)
+            sh.put(i, 1, value, fmt)
+            fact[label] = cell(i, 1, True, True)
+        kw, racks = fact["Power drawn (kW)"], fact["Racks used"]
+        first = row + 1 + len(facts)
+        n = len(self.TCO_ROWS) if has_rent else 6
+        at = {k: first + i for i, k in enumerate(self.TCO_ROWS[:n])}
+        for i, label in enumerate(self.TCO_LABELS[:n]):
+            sh.put(first + i, 0, label, f.bold if label.startswith("Cum") else None)
+        df = report.tco_rows(opt, years)
+        capex0 = cell(at["capex"], 1, True, True)
+        gpus: dict[str, int] = {}
+        for s in opt.servers:
+            if s.gpu and s.gpu_count and not s.owned:
+                gpus[s.gpu] = gpus.get(s.gpu, 0) + s.gpu_count
+        for y, rec in enumerate(df.itertuples(index=False)):
+            col = y + 1
+            yr = cell(year_row, col)
+            live = f"AND({yr}>=1,{yr}<={c['years']})"
+            here = {k: cell(r, col) for k, r in at.items()}
+
+            def cum(key: str, of: str, value: float, col: int = col, y: int = y) -> None:
+                prev = cell(at[key], col - 1) if y else None
+                sh.formula(at[key], col, f"={prev}+{of}" if prev else f"={of}", value,
+                           f.money_bold)
+            if y == 0:
+                total_ref, total_value = self.totals[opt.rank]["total"]
+                sh.formula(at["capex"], col, f"={total_ref}", total_value, f.money)
+            else:
+                sh.put(at["capex"], col, 0.0, f.money)
+            energy = f"8760*{c['utilisation']}*{c['pue']}*{c['kwh_price']}"
+            sh.formula(at["energy"], col, f"=IF({live},{kw}*{energy},0)",
+                       float(rec.energy_cost), f.money)
+            sh.formula(at["support"], col, f"=IF({live},{c['support']}*{capex0},0)",
+                       float(rec.support_cost), f.money)
+            sh.formula(at["racks"], col, f"=IF({live},{racks}*{c['rack']},0)",
+                       float(rec.rack_cost), f.money)
+            sh.formula(at["total"], col, f"=SUM({here['capex']}:{here['racks']})",
+                       float(rec.total), f.money_bold)
+            cum("cum", here["total"], float(rec.cumulative))
+            if not has_rent:
+                continue
+            rent = "+".join(f"{n}*{c['cloud:' + sku]}" for sku, n in sorted(gpus.items()))
+            sh.formula(at["rent"], col, f"=IF({live},({rent})*8760*{c['utilisation']},0)",
+                       float(rec.rent), f.money)
+            cum("cumrent", here["rent"], float(rec.cumulative_rent))
+            sh.formula(at["running"], col,
+                       f"=IF({live},{fact['Power of the servers bought (kW)']}*{energy}"
+                       f"+{c['support']}*{capex0}+{fact['Racks they add']}*{c['rack']},0)",
+                       float(rec.bought_running), f.money)
+            cum("cumbought", f"{here['capex']}+{here['running']}",
+                float(rec.cumulative_bought))
+        self.totals[opt.rank]["tco"] = (sh.ref(at["cum"], years + 1),
+                                        round(float(df.iloc[-1]["cumulative"]), 2))
+        end = first + n
+        self.own_refs[opt.rank] = {"energy": (sh, at["energy"])}
+        if has_rent:
+            series.append((f"Option {opt.rank}: buy", at["cumbought"], False))
+            series.append((f"Option {opt.rank}: rent", at["cumrent"], True))
+            self.own_refs[opt.rank].update(rent=(sh, at["rent"]),
+                                           break_even=self._break_even(sh, opt, at, end))
+            end += 1
+        else:
+            series.append((f"Option {opt.rank}: buy", at["cum"], False))
+        return end + 1
+
+    def _break_even(self, sh: _Sheet, opt, at: dict[str, int], row: int) -> tuple[str, Any]:
+        """P5: months after which buying has cost less than renting the GPUs bought:
+        capex ÷ (monthly rent − monthly running cost of what is bought), from year 1's
+        figures (every year's are the same); the cell and its value."""
+        cell = xl_rowcol_to_cell
+        rent, running = cell(at["rent"], 2), cell(at["running"], 2)
+        capex = cell(at["capex"], 1)
+        month = opt.own.break_even_month
+        value: Any = month if month is not None else STAYS_CHEAPER
+        sh.put(row, 0, "Buying breaks even after (months)", self.fmt.bold)
+        sh.formula(row, 1, f'=IF({rent}-{running}>0,ROUND({capex}/(({rent}-{running})/12),1),'
+                           f'"{STAYS_CHEAPER}")', value, self.fmt.num_right)
+        return sh.ref(row, 1), value
 
     def _tco_chart(self, sh: _Sheet, series: list[tuple[str, int, bool]], year_row: int,
                    years: int, row: int) -> None:
