@@ -130,3 +130,20 @@ def test_summary_figures_follow_the_yellow_years_and_kwh_cells(tco_book, tmp_pat
             assert month == pytest.approx(capex / ((rent / 2 - running) / 12), abs=0.05)
         else:
             assert month == "renting stays cheaper"
+
+
+def test_no_cell_holds_python_or_markup(tco_book):
+    """Settings as a person writes them (before: "exclude: ()", "tco: {'kwh_price': 0.15,
+    ...}" and doubled backticks in the meanings): a nested setting one row per field."""
+    import re
+
+    book, _result, _wf = tco_book
+    wb = openpyxl.load_workbook(book, data_only=True)
+    python = re.compile(r"^\(\)$|^\[\]$|\{'|\['|`|\bNone\b|\bTrue\b|\bFalse\b")
+    found = [(ws.title, c.coordinate, c.value) for ws in wb for row in ws.iter_rows()
+             for c in row if isinstance(c.value, str) and python.search(c.value)]
+    assert not found
+    a = wb["Assumptions"]
+    values = {a.cell(r, 1).value: a.cell(r, 2).value for r in range(1, a.max_row + 1)}
+    assert values["exclude"] == "(none)"
+    assert values["tco.kwh_price"] == 0.15 and values["tco.years"] == 4

@@ -13,10 +13,12 @@ import hashlib
 from collections import defaultdict
 from collections.abc import Callable
 from dataclasses import asdict
+from enum import Enum
 from pathlib import Path
 from typing import Any
 
 import pandas as pd
+from pydantic import BaseModel
 
 from .. import __version__, rules
 from ..estimate.memory import estimate
@@ -431,13 +433,44 @@ def run_table(
 
 
 def policy_table(wf: WorkloadFile) -> pd.DataFrame:
-    """The planning policy, one row per field, with its documented meaning."""
-    fields = type(wf.policy).model_fields
-    rows = []
-    for name, value in wf.policy.model_dump().items():
-        desc = (fields[name].description or "") if name in fields else ""
-        rows.append((name, "(none)" if value is None else value, desc))
-    return pd.DataFrame(rows, columns=["field", "value", "meaning"])
+    """The planning policy, one row per field, with its documented meaning, written as a
+    person reads it: a nested setting (``tco``) one row per field (``tco.kwh_price``), lists
+    joined by commas, nothing set as "(none)", descriptions on one line without markup."""
+    return pd.DataFrame(_setting_rows(wf.policy), columns=["field", "value", "meaning"])
+
+
+def _setting_rows(model: BaseModel, prefix: str = "") -> list[tuple[str, Any, str]]:
+    fields = type(model).model_fields
+    rows: list[tuple[str, Any, str]] = []
+    for name, field in fields.items():
+        value, desc = getattr(model, name), plain_text(field.description or "")
+        if isinstance(value, BaseModel):
+            rows.append((prefix + name, "(set: the rows below)", desc))
+            rows += _setting_rows(value, f"{prefix}{name}.")
+        else:
+            rows.append((prefix + name, _setting_value(value), desc))
+    return rows
+
+
+def _setting_value(value: Any) -> Any:
+    """A setting's value for a cell: numbers and words as they are, a list as its items
+    joined by commas, nothing as "(none)"."""
+    if value is None or (isinstance(value, (list, tuple, set, frozenset, dict)) and not value):
+        return "(none)"
+    if isinstance(value, bool):
+        return "yes" if value else "no"
+    if isinstance(value, (list, tuple, set, frozenset)):
+        return ", ".join(str(_setting_value(v)) for v in value)
+    if isinstance(value, dict):
+        return ", ".join(f"{k}: {_setting_value(v)}" for k, v in value.items())
+    if isinstance(value, Enum):
+        return value.value
+    return value
+
+
+def plain_text(text: str) -> str:
+    """A docstring as a cell reads it: one line, without reStructuredText backticks."""
+    return " ".join(text.replace("``", "").replace("`", "").split())
 
 
 def rules_table() -> pd.DataFrame:
