@@ -352,12 +352,14 @@ def plan(workloads: Path, catalog: Path, top: int, budget: float | None, out_dir
         finally:
             if progress is not None:
                 progress.done()
-        book = None
+        book: Path | None = None
+        quotes: list[Path] = []
         if not no_workbook:
-            from solver.report.workbook import write_workbook
+            from solver.report.files import write_plan_files
 
-            book = write_workbook(folder / f"{stem}.xlsx", result, wf, cat,
-                                  {"workloads": workloads, "catalog": catalog}, full=full)
+            book, quotes = write_plan_files(folder / f"{stem}.xlsx", result, wf, cat,
+                                            {"workloads": workloads, "catalog": catalog},
+                                            full=full)
     except NothingServedError as exc:
         if as_json:  # the facts as a document too; the message still goes to stderr
             _print(json.dumps(exc.to_json(), indent=2))
@@ -371,7 +373,7 @@ def plan(workloads: Path, catalog: Path, top: int, budget: float | None, out_dir
         _print(json.dumps(doc, indent=2))
     else:
         _print(render_plan_summary(result, cat, wf.name, book, wf=wf, full=full,
-                                   width=terminal_width(sys.stdout)))
+                                   width=terminal_width(sys.stdout), quotes=quotes))
 
 
 @main.command()

@@ -116,7 +116,8 @@ def test_plan_out_ending_xlsx_writes_that_file(tmp_path):
     result = CliRunner().invoke(main, ["plan", SMALL, "--top", "1", "--out", str(target)])
     assert result.exit_code == 0, result.output
     assert target.is_file() and target.read_bytes()[:2] == b"PK"  # a workbook, not a folder
-    assert sorted(p.name for p in target.parent.iterdir()) == ["report.xlsx"]
+    assert sorted(p.name for p in target.parent.iterdir()) == ["report-option-1.csv",
+                                                                "report.xlsx"]
     assert f"Workbook: {target}" in result.output
 
 

@@ -11,7 +11,7 @@ from __future__ import annotations
 import contextlib
 import os
 import secrets
-from collections.abc import Iterator
+from collections.abc import Iterator, Sequence
 from pathlib import Path
 from typing import TYPE_CHECKING
 
@@ -21,6 +21,11 @@ from .cells import csv_frame
 
 if TYPE_CHECKING:
     import pandas as pd
+
+    from ..inputs.catalog import Catalog
+    from ..inputs.workload import WorkloadFile
+    from ..optimize.full import FullPlan
+    from ..optimize.plan import PlanResult
 
 FIX = "To fix: pass --out with a folder you can write to, or free space on its disk."
 
@@ -73,3 +78,73 @@ def write_csv(path: Path, df: pd.DataFrame) -> Path:
     with replacing(path) as tmp:
         csv_frame(df).to_csv(tmp, index=False)
     return Path(path)
+
+
+@contextlib.contextmanager
+def replacing_together(paths: Sequence[Path]) -> Iterator[list[Path]]:
+    """Like ``replacing`` for a run's several files: each is written to its temporary path,
+    and only once every one is complete are they renamed over their targets, so a failure
+    leaves all of the previous files as they were (none new beside old ones).
+
+    Raises:
+        InputError: a folder or a file cannot be written.
+    """
+    with contextlib.ExitStack() as stack:
+        tmps = [stack.enter_context(_pending(Path(p))) for p in paths]
+        yield tmps
+        for path, tmp in zip(paths, tmps, strict=True):
+            try:
+                os.replace(tmp, path)
+            except OSError as exc:
+                raise cannot_write(Path(path), exc) from None
+
+
+@contextlib.contextmanager
+def _pending(path: Path) -> Iterator[Path]:
+    """A reserved temporary path beside ``path``, removed on leaving unless renamed."""
+    try:
+        tmp = _reserve(path)
+    except OSError as exc:
+        raise cannot_write(path, exc) from None
+    try:
+        with interrupt.on_exit(lambda: tmp.unlink(missing_ok=True)):
+            yield tmp
+    except OSError as exc:
+        raise cannot_write(path, exc) from None
+    finally:
+        tmp.unlink(missing_ok=True)
+
+
+def quote_paths(book: Path, ranks: Sequence[int]) -> list[Path]:
+    """The per-option quote CSVs beside a plan's workbook: ``<stem>-option-<rank>.csv``."""
+    book = Path(book)
+    return [book.with_name(f"{book.stem}-option-{r}.csv") for r in ranks]
+
+
+def write_plan_files(book: Path, result: PlanResult, wf: WorkloadFile, catalog: Catalog,
+                     sources: dict[str, Path], full: FullPlan | None = None
+                     ) -> tuple[Path, list[Path]]:
+    """Write ``plan``'s workbook and one quote CSV per option (``quote.quote_frame``)
+    together: all of them, or none replaced. Quote CSVs of options a previous run ranked
+    and this one does not are removed, so every CSV beside the workbook is this run's.
+
+    Returns:
+        The workbook's path and the CSVs' paths, by rank.
+
+    Raises:
+        InputError: a folder or a file cannot be written.
+    """
+    from .quote import quote_frame
+    from .workbook import write_workbook
+
+    book = Path(book)
+    csvs = quote_paths(book, [o.rank for o in result.options])
+    with replacing_together([book, *csvs]) as tmps:
+        write_workbook(tmps[0], result, wf, catalog, sources, full=full)
+        for option, tmp in zip(result.options, tmps[1:], strict=True):
+            csv_frame(quote_frame(option, catalog)).to_csv(tmp, index=False)
+    for stale in book.parent.glob(f"{book.stem}-option-*.csv"):
+        rank = stale.stem.removeprefix(f"{book.stem}-option-")
+        if rank.isdigit() and stale not in csvs:
+            stale.unlink(missing_ok=True)
+    return book, csvs

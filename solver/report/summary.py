@@ -8,6 +8,7 @@ platform prices include, the rule-of-thumb comparison and notes.
 from __future__ import annotations
 
 from collections import Counter
+from collections.abc import Sequence
 from pathlib import Path
 
 from ..inputs.catalog import Catalog
@@ -16,6 +17,7 @@ from ..optimize.full import FullPlan
 from ..optimize.owning import kw_text
 from ..optimize.plan import Baseline, DirectionFigure, OwnCost, PlanOption, PlanResult
 from .metrics import TARGETS, USE_TARGET, option_metrics
+from .quote import quote_lines, quote_text
 from .text import DEFAULT_WIDTH, Column, bullets, table, wrap
 
 
@@ -155,7 +157,7 @@ def status_sentence(result: PlanResult, budgeted: bool, tco: bool = False) -> st
 def render_plan_summary(result: PlanResult, catalog: Catalog, name: str,
                         workbook: Path | None = None, *, wf: WorkloadFile | None = None,
                         full: FullPlan | None = None, budget: float | None = None,
-                        width: int = DEFAULT_WIDTH) -> str:
+                        width: int = DEFAULT_WIDTH, quotes: Sequence[Path] = ()) -> str:
     """The report of ``plan``, no line wider than ``width``.
 
     Args:
@@ -167,6 +169,7 @@ def render_plan_summary(result: PlanResult, catalog: Catalog, name: str,
         full: the cheapest full plan, when a budget left work out (``optimize.full``).
         budget: the spending cap that applied, if any.
         width: characters per line.
+        quotes: the per-option quote CSVs written, if any.
     """
     budget = budget if budget is not None else (wf.policy.budget if wf is not None else None)
     cur = result.currency
@@ -184,6 +187,7 @@ def render_plan_summary(result: PlanResult, catalog: Catalog, name: str,
         lines += _options_table(result, catalog, width, by_tco,
                                 wf.policy if wf is not None else Policy()) + [""]
         lines += _direction_lines(result, width)
+        lines += _quote_lines(result, catalog, width, quotes)
     if budget is not None:
         lines += _budget_lines(result, wf, full, budget, cur, width)
     if wf is not None:
@@ -195,9 +199,32 @@ def render_plan_summary(result: PlanResult, catalog: Catalog, name: str,
     lines += _reference_lines(result, width, buys_nothing)
     if workbook:
         lines += wrap(f"Workbook: {workbook}", width)
+    if quotes:
+        lines += wrap("Servers to quote, one CSV per option: "
+                      + ", ".join(str(q) for q in quotes), width)
     while lines and not lines[-1]:
         lines.pop()
     return "\n".join(lines)
+
+
+def _quote_lines(result: PlanResult, catalog: Catalog, width: int,
+                 quotes: Sequence[Path] = ()) -> list[str]:
+    """Option 1's servers to buy, grouped by configuration, each with its price and the
+    total (the bill of materials as a vendor quotes it); owned servers it uses are counted
+    apart."""
+    best = result.options[0]
+    mine = quote_lines(best, catalog)
+    if not mine:
+        return []
+    cur = result.currency
+    where = " (every option's: its workbook sheet and CSV)" if quotes else ""
+    out = wrap(f"Servers option 1 buys, by configuration{where}:", width)
+    out += bullets([quote_text(q, cur) for q in mine], width)
+    owned = sum(1 for s in best.servers if s.owned)
+    also = f", and it uses {owned} server(s) already owned" if owned else ""
+    out += wrap(f"  In all {sum(q.qty for q in mine)} server(s), "
+                f"{money(sum(q.extended for q in mine), cur)}{also}.", width, hang="  ")
+    return out + [""]
 
 
 def _options_table(result: PlanResult, catalog: Catalog, width: int,

@@ -38,6 +38,7 @@ from . import tables as report
 from .cells import starts_like_formula
 from .files import replacing
 from .metrics import target_label
+from .quote import quote_lines
 from .summary import reference_name
 
 if TYPE_CHECKING:
@@ -780,9 +781,51 @@ class _Book:
             r = row + len(opt.servers) + 2
             sh.put(r, 0, "Not served:", f.bold)
             sh.put(r, 1, ", ".join(opt.unserved))
-        self._includes(sh, opt, row + len(opt.servers) + (5 if opt.unserved else 3))
+        row = self._quote(sh, opt, row + len(opt.servers) + (5 if opt.unserved else 3))
+        self._includes(sh, opt, row)
         sh.widths[1] = min(max(sh.widths.get(1, 30), 30), 80)
         sh.finish()
+
+    def _quote(self, sh: _Sheet, opt, row: int) -> int:
+        """The servers to buy grouped by configuration, as a vendor quotes them
+        (``quote.quote_lines``): a server's price sums its parts' Assumptions prices and the
+        extended price is servers x that, live formulas where the solver priced every part
+        as the catalog does. Returns the first row free after it (a blank row between)."""
+        f, cur = self.fmt, self.catalog.currency
+        lines = quote_lines(opt, self.catalog)
+        if not lines:
+            return row
+        sh.section(row - 1, "Quote: the servers to buy, by configuration")
+        sh.header(row, ["Platform", "Configuration (one server)", "", "Servers",
+                        f"Price per server ({cur})", f"Extended ({cur})"], numeric={3, 4, 5})
+        first = row + 1
+        for r, ln in enumerate(lines, start=first):
+            sh.put(r, 0, ln.platform)
+            sh.put(r, 1, ln.description)
+            sh.put(r, 3, ln.qty, f.int)
+            refs = [(self.price_cell.get(sku), q) for sku, q in ln.parts]
+            live = all(ref and abs(self.catalog.price_of(sku) - self._bom_price(opt, sku))
+                       < 0.005 for (ref, _), (sku, _) in zip(refs, ln.parts, strict=True))
+            if live:
+                sh.formula(r, 4, "=" + "+".join(f"{q}*{ref}" for ref, q in refs),
+                           ln.unit_price, f.money)
+            else:
+                sh.put(r, 4, ln.unit_price, f.money)
+            sh.formula(r, 5, f"={xl_rowcol_to_cell(r, 3)}*{xl_rowcol_to_cell(r, 4)}",
+                       ln.qty * ln.unit_price, f.money)
+        last = first + len(lines) - 1
+        total = sum(ln.qty * ln.unit_price for ln in lines)
+        sh.put(last + 1, 0, "Quote total", f.bold_top)
+        for c in range(1, 5):
+            sh.ws.write_blank(last + 1, c, None, f.bold_top)
+        sh.formula(last + 1, 5, f"=SUM({xl_rowcol_to_cell(first, 5)}:"
+                                f"{xl_rowcol_to_cell(last, 5)})", total, f.money_total)
+        return last + 4
+
+    @staticmethod
+    def _bom_price(opt, sku: str) -> float:
+        """The unit price the option's bill of materials gives ``sku``."""
+        return next(ln.unit_price for ln in opt.lines if ln.sku == sku)
 
     def _includes(self, sh: _Sheet, opt, row: int) -> None:
         """What each platform's price covers, so finance sees why a server has no data drive."""
