@@ -24,10 +24,18 @@ from pydantic_core import ErrorDetails
 from ..errors import InputError
 from .base import MAX_ECHO, clip
 from .catalog import Catalog, duplicate_sku_problems
+from .examples import example_for
 from .exclude import exclude_problems
 from .files import FileProblem, read_text
 from .owned import inventory_problems, site_problem
-from .workload import MAX_WORKLOADS, MODEL_TAGS, WorkloadFile, duplicate_name_problems
+from .workload import (
+    MAX_WORKLOADS,
+    MODEL_TAGS,
+    Kind,
+    WorkloadFile,
+    duplicate_name_problems,
+    kind_problems,
+)
 
 DEFAULT_CATALOG = Path(__file__).resolve().parent.parent / "data" / "default-catalog.yaml"
 """The catalog used without ``--catalog``: package data, so an installed plan-buy finds it from
@@ -272,6 +280,28 @@ def _short(value: Any) -> str:
     return clip(text)
 
 
+def _example(owner: type[BaseModel] | None, field: str | None,
+             given: Any) -> tuple[str, bool] | None:
+    if owner is None or field is None:
+        return None
+    return example_for(field, owner.model_fields[field], given)
+
+
+def _fix(owner: type[BaseModel] | None, field: str | None, about: str | None,
+         given: Any) -> str:
+    """" To fix: write headroom: 0.2 (fraction of VRAM ...)": a value the field accepts,
+    then what the field is; "" for a place that is no field."""
+    if field is None:
+        return ""
+    example = _example(owner, field, given)
+    about = about.rstrip(".") if about else about
+    if example is None:
+        return f" To fix: {field} = {about}" if about else ""
+    text, own = example
+    unquoted = " without quotes" if own else ""
+    return f" To fix: write {field}: {text}{unquoted}" + (f" ({about})" if about else "")
+
+
 def _describe(
     err: ErrorDetails, root: type[BaseModel] | None
 ) -> tuple[tuple, str, str | None]:
@@ -285,7 +315,7 @@ def _describe(
     first = about.split()[0] if about else ""
     if about and first[1:] == first[1:].lower():  # "Hidden size" -> "hidden size"; "LoRA ..." stays
         about = about[0].lower() + about[1:]
-    hint = f" To fix: {field} = {about}" if about else ""
+    hint = _fix(owner, field, about, err.get("input"))
     if kind == "extra_forbidden":
         key = str(raw_loc[-1])
         shown = clip(key)
@@ -312,10 +342,13 @@ def _describe(
         allowed = f"; allowed fields: {', '.join(names)}" if names else ""
         return loc, f"unknown field '{shown}'. To fix: remove it{allowed}", None
     if kind == "missing":
-        what = f" ({field}: {about})" if about else ""
-        return loc, f"missing required field '{clip(raw_loc[-1])}'. To fix: add it{what}", None
+        example = _example(owner, field, None)
+        what = f"{field}: {example[0]}" if example else "it"
+        what += f" ({about.rstrip('.')})" if about else ""
+        return loc, f"missing required field '{clip(raw_loc[-1])}'. To fix: add {what}", None
     if kind in ("value_error", "assertion_error"):
-        return loc, clip(msg, MAX_MESSAGE), None
+        # A validator that finds several problems gives one per line: each stays whole.
+        return loc, "\n".join(clip(m, MAX_MESSAGE) for m in msg.split("\n")), None
     if kind in ("model_type", "model_attributes_type", "dict_type"):
         msg = "should be a mapping of fields"
     return loc, f"{msg} (got {_short(err.get('input'))}).{hint}", None
@@ -342,7 +375,27 @@ def format_validation(path: Path, exc: ValidationError, root: Any = None) -> lis
             lines[by_loc[loc]] += f"; or {msg}"
             continue
         by_loc[loc] = len(lines)
-        lines.append(f"{path}: {_loc(loc)}: {msg}" if loc else f"{path}: {msg}")
+        lines += [f"{path}: {_loc(loc)}: {m}" if loc else f"{path}: {m}"
+                  for m in msg.split("\n")]
+    return lines
+
+
+def _hidden_workload_problems(path: Path, data: dict, exc: ValidationError) -> list[str]:
+    """What a workload lacks or should not have for its kind, for each workload whose field
+    errors stopped pydantic before those checks ran: every problem of a file shows at once
+    instead of one fix revealing the next."""
+    raw = data.get("workloads")
+    if not isinstance(raw, list):
+        return []
+    locs = [tuple(e["loc"]) for e in exc.errors(include_url=False)]
+    stopped = {loc[1] for loc in locs
+               if len(loc) > 2 and loc[0] == "workloads" and isinstance(loc[1], int)}
+    checked = {loc[1] for loc in locs if len(loc) == 2 and loc[0] == "workloads"}
+    lines = []
+    for i in sorted(stopped - checked):
+        w = raw[i] if i < len(raw) else None
+        if isinstance(w, dict) and w.get("kind") in get_args(Kind):
+            lines += [f"{path}: workloads[{i}]: {p}" for p in kind_problems(w["kind"], w)]
     return lines
 
 
@@ -396,7 +449,11 @@ def load_workloads(path: Path) -> WorkloadFile:
         )
     except ValidationError as exc:
         problems += format_validation(path, exc, WorkloadFile)
+        problems += _hidden_workload_problems(path, data, exc)
     if problems:
+        # Each workload's problems together, in file order (a stable sort keeps their order).
+        at = re.compile(rf"^{re.escape(str(path))}: workloads\[(\d+)\]")
+        problems.sort(key=lambda p: int(m[1]) if (m := at.match(p)) else -1)
         raise InputError(f"{path}: invalid workload file", problems)
     return wf
 

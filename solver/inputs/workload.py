@@ -34,6 +34,7 @@ from pydantic import (
 )
 
 from .base import Label, Name, PathText, StrictModel, Text, clip
+from .examples import FIELD_EXAMPLES, yaml_value
 from .money import Money
 from .ownership import OwnedServer, Site, TcoPolicy
 
@@ -304,7 +305,8 @@ class Workload(StrictModel):
         # Checked here so a bad value gives one message, not one per union member.
         if v == "auto" or (isinstance(v, int) and not isinstance(v, bool) and v >= 1):
             return v
-        raise ValueError(f"micro_batch must be 'auto' or a whole number >= 1, got {v!r}")
+        raise ValueError(f"micro_batch must be 'auto' or a whole number >= 1, got {clip(repr(v))}. "
+                         "To fix: write micro_batch: auto (the largest that fits), or e.g. 4")
 
     @field_validator("batch", mode="before")
     @classmethod
@@ -312,7 +314,9 @@ class Workload(StrictModel):
         if v is None or v == "auto" or (isinstance(v, int) and not isinstance(v, bool)
                                         and 1 <= v <= 1_000_000):
             return v
-        raise ValueError(f"batch must be 'auto' or a whole number from 1 to 1,000,000, got {v!r}")
+        raise ValueError(f"batch must be 'auto' or a whole number from 1 to 1,000,000, got "
+                         f"{clip(repr(v))}. To fix: write batch: auto (the largest that fits "
+                         "and meets max_tpot_ms), or e.g. batch: 8")
 
     @field_validator("lora_targets", mode="before")
     @classmethod
@@ -354,50 +358,11 @@ class Workload(StrictModel):
 
     @model_validator(mode="after")
     def _fields_for_kind(self) -> Workload:
-        missing = []
-        if self.kind != "preprocess" and self.model is None:
-            missing.append("model")
-        if self.kind in TRAINING_KINDS:
-            missing += [f for f in ("seq_len", "global_batch") if getattr(self, f) is None]
-            if self.precision in ("fp8", "int8", "int4"):
-                raise ValueError(
-                    f"precision '{self.precision}' is for inference; training kinds take "
-                    "fp32, fp16 or bf16 (qlora keeps its base in 4-bit NF4 by itself)"
-                )
-        if self.kind == "inference":
-            missing += [f for f in ("context", "batch") if getattr(self, f) is None]
-        if self.kind in ("lora", "qlora") and self.lora_rank is None:
-            missing.append("lora_rank")
-        if self.kind not in ("lora", "qlora") and self.lora_targets is not None:
-            raise ValueError(
-                f"lora_targets is not for a '{self.kind}' workload (it names the modules "
-                "that carry LoRA adapters: lora and qlora only). To fix: remove lora_targets "
-                "or change kind"
-            )
-        if (self.lora_targets is not None and "gate" in self.lora_targets
-                and isinstance(self.model, ModelArch) and self.model.mlp_kind != "swiglu"
-                and self.lora_targets != LORA_MODULES):
-            raise ValueError(
-                f"lora_targets names 'gate', but {self.model.name} has a GELU MLP without a "
-                "gate projection. To fix: remove 'gate' (or use 'all-linear', which adapts "
-                "the linear layers the model has)"
-            )
-        if missing:
-            article = "an" if self.kind[0] in "aeiou" else "a"
-            raise ValueError(
-                f"{article} '{self.kind}' workload needs {', '.join(missing)}. "
-                f"To fix: add {', '.join(f'{m}: ...' for m in missing)} to it"
-            )
-        if (
-            self.kind in TRAINING_KINDS
-            and self.micro_batch != "auto"
-            and self.micro_batch > (self.global_batch or 0)
-        ):
-            raise ValueError(
-                f"micro_batch ({self.micro_batch}) is larger than global_batch "
-                f"({self.global_batch}); use a smaller micro_batch or 'auto'"
-            )
-        self._check_time_targets()
+        # Every problem at once, one per line (the loader prints each on its own).
+        given = {f: v for f in type(self).model_fields if (v := getattr(self, f)) is not None}
+        problems = kind_problems(self.kind, given) + self._value_problems()
+        if problems:
+            raise ValueError("\n".join(problems))
         return self
 
     @property
@@ -408,65 +373,36 @@ class Workload(StrictModel):
             return self.requests_per_s * self.output_tokens
         return self.tokens_per_s
 
-    @property
-    def _lengths_given(self) -> bool:
-        return self.prompt_tokens is not None and self.output_tokens is not None
-
-    def _check_time_targets(self) -> None:
-        """Time-target fields belong to their kinds; tokens and deadline_days go together."""
-        wrong = []
-        if self.kind not in TRAINING_KINDS:
-            wrong += [f for f in TRAINING_TARGETS if getattr(self, f) is not None]
-        if self.kind != "inference":
-            wrong += [f for f in INFERENCE_TARGETS if getattr(self, f) is not None]
-        if self.kind == "preprocess" and self.efficiency is not None:
-            wrong.append("efficiency")
-        if wrong:
-            where = ("training kinds (train, lora, qlora)" if wrong[0] in TRAINING_TARGETS
-                     else "inference" if wrong[0] in INFERENCE_TARGETS else "GPU workloads")
-            raise ValueError(
-                f"{', '.join(wrong)} {'is' if len(wrong) == 1 else 'are'} not for a "
-                f"'{self.kind}' workload ({wrong[0]} is for {where}). "
-                f"To fix: remove {', '.join(wrong)} or change kind"
-            )
-        if (self.tokens is None) != (self.deadline_days is None):
-            given, absent = ("tokens", "deadline_days") if self.tokens else (
-                "deadline_days", "tokens")
-            raise ValueError(
-                f"{given} needs {absent}: a training target is tokens over deadline_days. "
-                f"To fix: add {absent}: ... or remove {given}"
-            )
-        self._check_request_rate()
-        if self.kind == "inference" and self.context is not None and self._lengths_given:
+    def _value_problems(self) -> list[str]:
+        """Problems of the values together (kind_problems checks which fields are given)."""
+        out = []
+        if (self.lora_targets is not None and "gate" in self.lora_targets
+                and isinstance(self.model, ModelArch) and self.model.mlp_kind != "swiglu"
+                and self.lora_targets != LORA_MODULES):
+            out.append(
+                f"lora_targets names 'gate', but {self.model.name} has a GELU MLP without a "
+                "gate projection. To fix: remove 'gate' (or use 'all-linear', which adapts "
+                "the linear layers the model has)")
+        if (self.kind in TRAINING_KINDS and self.micro_batch != "auto"
+                and self.global_batch is not None and self.micro_batch > self.global_batch):
+            out.append(
+                f"micro_batch ({self.micro_batch}) is larger than global_batch "
+                f"({self.global_batch}). To fix: write micro_batch: auto, or a number up to "
+                f"{self.global_batch}")
+        lengths = self.prompt_tokens is not None and self.output_tokens is not None
+        if self.kind == "inference" and self.context is not None and lengths:
             need = (self.prompt_tokens or 0) + (self.output_tokens or 0)
             if need > self.context:
-                raise ValueError(
+                out.append(
                     f"prompt_tokens + output_tokens ({need}) exceed context ({self.context}): "
-                    "the KV cache could not hold one request. To fix: raise context or "
-                    "remove it (it then defaults to prompt_tokens + output_tokens)"
-                )
-
-    def _check_request_rate(self) -> None:
-        """requests_per_s: one rate target, and a request's length to read it in."""
-        if self.requests_per_s is None:
-            return
-        if self.tokens_per_s is not None:
-            raise ValueError(
-                f"give tokens_per_s or requests_per_s, not both (requests_per_s "
-                f"{self.requests_per_s:g} means {self.requests_per_s:g} x output_tokens "
-                "tokens/s). To fix: remove tokens_per_s, or remove requests_per_s")
-        if not self._lengths_given:
-            absent = [f for f in ("prompt_tokens", "output_tokens") if getattr(self, f) is None]
-            raise ValueError(
-                f"requests_per_s needs {' and '.join(absent)}: a request's length turns the "
-                "request rate into the tokens/s to serve (requests_per_s x output_tokens). "
-                f"To fix: add {', '.join(f'{a}: {EXAMPLE_LENGTHS[a]}' for a in absent)} "
-                "(your service's mean request)")
+                    f"the KV cache could not hold one request. To fix: write context: {need} "
+                    "or more, or remove it (it then defaults to prompt_tokens + output_tokens)")
         rate = self.output_tokens_per_s or 0.0
-        if rate > MAX_OUTPUT_TOKENS_PER_S:
-            raise ValueError(
+        if self.requests_per_s is not None and rate > MAX_OUTPUT_TOKENS_PER_S:
+            out.append(
                 f"requests_per_s x output_tokens is {rate:,.0f} output tokens/s, more than the "
                 f"{MAX_OUTPUT_TOKENS_PER_S:,.0f} plan-buy plans for. To fix: check both figures")
+        return out
 
     @property
     def arch(self) -> ModelArch:
@@ -523,8 +459,88 @@ class Workload(StrictModel):
 
 MAX_OUTPUT_TOKENS_PER_S = 1e12
 """Largest serving target, tokens_per_s or requests_per_s x output_tokens."""
-EXAMPLE_LENGTHS = {"prompt_tokens": 1024, "output_tokens": 256}
-"""A typical chat request's lengths, for messages."""
+
+
+def _add(fields: list[str]) -> str:
+    """``seq_len: 4096, global_batch: 512``: the fields with values that work."""
+    return ", ".join(f"{f}: {yaml_value(FIELD_EXAMPLES[f])}" if f in FIELD_EXAMPLES
+                     else f"{f}: ..." for f in fields)
+
+
+def _a(word: str) -> str:
+    return "an" if word[:1] in ("a", "e", "i", "o", "u") else "a"
+
+
+def kind_problems(kind: str, given: dict[str, Any]) -> list[str]:
+    """What a workload of ``kind`` lacks or should not have, from the fields it gives.
+
+    ``given`` maps each field written (validated, or raw as in the file) to its value; only
+    which fields are there and ``precision`` are read, so the loader also runs this on a
+    workload whose field errors stopped validation, and all its problems show at once.
+
+    Returns:
+        One message per problem, each with its fix.
+    """
+    out, missing = [], []
+    if kind != "preprocess" and given.get("model") is None:
+        missing.append("model")
+    if kind in TRAINING_KINDS:
+        missing += [f for f in ("seq_len", "global_batch") if given.get(f) is None]
+        if given.get("precision") in ("fp8", "int8", "int4"):
+            out.append(f"precision '{given['precision']}' is for inference; training kinds "
+                       "take fp32, fp16 or bf16 (qlora keeps its base in 4-bit NF4 by "
+                       "itself). To fix: write precision: bf16")
+    lengths = given.get("prompt_tokens") is not None and given.get("output_tokens") is not None
+    if kind == "inference":
+        # Without context, prompt_tokens + output_tokens size the KV cache (T3).
+        missing += [f for f in ("context", "batch")
+                    if given.get(f) is None and not (f == "context" and lengths)]
+    if kind in ("lora", "qlora") and given.get("lora_rank") is None:
+        missing.append("lora_rank")
+    if kind not in ("lora", "qlora") and given.get("lora_targets") is not None:
+        out.append(f"lora_targets is not for {_a(kind)} '{kind}' workload (it names the modules that "
+                   "carry LoRA adapters: lora and qlora only). To fix: remove lora_targets "
+                   "or change kind")
+    if missing:
+        out.append(f"{_a(kind)} '{kind}' workload needs {', '.join(missing)}. To fix: add "
+                   f"{_add(missing)} to it")
+    return out + _target_problems(kind, given, lengths)
+
+
+def _target_problems(kind: str, given: dict[str, Any], lengths: bool) -> list[str]:
+    """Time targets belong to their kinds; tokens and deadline_days go together; one serving
+    rate, and a request's length to read requests_per_s in (T1)."""
+    out, wrong = [], []
+    if kind not in TRAINING_KINDS:
+        wrong += [f for f in TRAINING_TARGETS if given.get(f) is not None]
+    if kind != "inference":
+        wrong += [f for f in INFERENCE_TARGETS if given.get(f) is not None]
+    if kind == "preprocess" and given.get("efficiency") is not None:
+        wrong.append("efficiency")
+    if wrong:
+        where = ("training kinds (train, lora, qlora)" if wrong[0] in TRAINING_TARGETS
+                 else "inference" if wrong[0] in INFERENCE_TARGETS else "GPU workloads")
+        out.append(f"{', '.join(wrong)} {'is' if len(wrong) == 1 else 'are'} not for "
+                   f"{_a(kind)} '{kind}' workload ({wrong[0]} is for {where}). "
+                   f"To fix: remove {', '.join(wrong)} or change kind")
+    if kind in TRAINING_KINDS and (given.get("tokens") is None) != (
+            given.get("deadline_days") is None):
+        has, absent = (("tokens", "deadline_days") if given.get("tokens") is not None
+                       else ("deadline_days", "tokens"))
+        out.append(f"{has} needs {absent}: a training target is tokens over deadline_days. "
+                   f"To fix: add {_add([absent])} or remove {has}")
+    if kind == "inference" and given.get("requests_per_s") is not None:
+        if given.get("tokens_per_s") is not None:
+            out.append("give tokens_per_s or requests_per_s, not both (requests_per_s means "
+                       "requests_per_s x output_tokens tokens/s). To fix: remove "
+                       "tokens_per_s, or remove requests_per_s")
+        if not lengths:
+            lacking = [f for f in ("prompt_tokens", "output_tokens") if given.get(f) is None]
+            out.append(f"requests_per_s needs {' and '.join(lacking)}: a request's length turns "
+                       "the request rate into the tokens/s to serve (requests_per_s x "
+                       f"output_tokens). To fix: add {_add(lacking)} (your service's mean "
+                       "request)")
+    return out
 
 
 def _power_of_two(name: str, value: int) -> int:
