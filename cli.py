@@ -148,10 +148,13 @@ class _Progress:
     refreshed every PROGRESS_EVERY_S by a thread of its own, so a long search shows too
     (the pipeline reports stages, and each better plan rank 1's search finds)."""
 
-    def __init__(self, started: float, hint: str | None = None) -> None:
+    def __init__(self, started: float, hint: str | None = None,
+                 best: str = "cheapest so far") -> None:
         self.started = started
         self.hint = hint
         """Said once, on a line of its own, when the plan has run HINT_AFTER_S."""
+        self.best_words = best
+        """What the best figure is: its cost, or its TCO under objective tco."""
         self.stage = "starting"
         self.best: float | None = None
         self.shown = False
@@ -185,7 +188,7 @@ class _Progress:
                 click.echo("\r\033[K" + wrap_message(f"plan-buy: {self.hint}", width),
                            err=True)
                 self.hint = None
-            cost = f" (cheapest so far {self.best:,.0f})" if self.best is not None else ""
+            cost = f" ({self.best_words} {self.best:,.0f})" if self.best is not None else ""
             line = f"plan-buy: {self.stage}{cost}... {seconds:.0f} s"
             # One line, never wrapped: \r returns only to the start of the last line.
             if len(line) > width:
@@ -334,7 +337,8 @@ def plan(workloads: Path, catalog: Path, top: int, budget: float | None, out_dir
         if distinct is not None:
             alternatives = "gpu-mix" if distinct == "gpus" else "hardware"
         progress = None if as_json or not sys.stderr.isatty() else _Progress(
-            started, NO_LIMIT_HINT if time_limit is None else None)
+            started, NO_LIMIT_HINT if time_limit is None else None,
+            "lowest TCO so far" if wf.policy.objective == "tco" else "cheapest so far")
         try:
             result = run_plan(wf, cat, top=top, solver=solver, time_limit=time_limit, gap=gap,
                               alternatives=alternatives, slack=slack, started=started,

@@ -381,7 +381,7 @@ def _cheapest(run: _Run) -> None:
     A plan whose packing repair broke the budget is cut off and the next one tried.
     """
     m = run.m
-    stage = "the cheapest plan"
+    stage = "the plan of lowest TCO" if run.objective == "tco" else "the cheapest plan"
     run.progress(stage, None)
     # The search's better plans, on the progress line: here the objective is what they cost.
     # Each solve (a packing round, a re-solve) starts its search afresh: show the least.

@@ -236,7 +236,7 @@ def _options_table(result: PlanResult, catalog: Catalog, width: int,
     columns = [
         Column("#"),
         Column("option", justify="left", wrap=True, comfort=16),
-        Column("total cost"),
+        Column("capex" if tco else "total cost"),
         *([Column("TCO")] if tco else []),
         Column("GPUs", justify="left", wrap=True),
         Column("servers"),
@@ -259,9 +259,10 @@ def _options_table(result: PlanResult, catalog: Catalog, width: int,
                      bw])
     out = table(columns, rows, width)
     out += use_rule_lines(policy, width)
-    if by_tco and len(result.options) > 1:
-        out += wrap("Options are ranked by total cost of ownership (see Cost of owning); "
-                    "the percentages are over option 1's.", width)
+    if tco:
+        over = ", the percentages over option 1's" if len(result.options) > 1 else ""
+        out += wrap(f"Options are ranked by total cost of ownership (TCO; see Cost of "
+                    f"owning){over}; capex is what buying them costs.", width)
     if any(o.unserved for o in result.options[1:]):
         for o in result.options[1:]:
             if o.unserved and o.unserved != result.options[0].unserved:
