@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import csv
 import json
+import re
 import zipfile
 
 import openpyxl
@@ -156,3 +157,138 @@ def test_each_scenario_group_gets_its_own_chart(swept):
     with zipfile.ZipFile(out / "tiny-sweep.xlsx") as z:
         titles = "".join(z.read(n).decode() for n in z.namelist() if n.startswith("xl/charts/"))
     assert "growth 1.5" in titles and "growth 1<" in titles
+
+
+# -- Every axis splits the chart and the knee by scenario group -----------------------------
+def _sweep_tiny(root, *axes: str) -> tuple[dict, object]:
+    path = root / "tiny.yaml"
+    path.write_text(TINY)
+    out = root / "out"
+    res = CliRunner().invoke(main, ["sweep", str(path), *axes, "--jobs", "1", "--out", str(out),
+                                    "--json"])
+    assert res.exit_code == 0, res.output
+    return json.loads(res.stdout), out / "tiny-sweep.xlsx"
+
+
+@pytest.fixture(scope="module")
+def kwh_swept(tmp_path_factory):
+    """tiny.yaml over two kWh prices and two budgets (one at or above the knee)."""
+    return _sweep_tiny(tmp_path_factory.mktemp("kwh"), "--kwh-price", "0.1,0.3",
+                       "--budget", "10000,1000000")
+
+
+@pytest.fixture(scope="module")
+def groups_swept(tmp_path_factory):
+    """tiny.yaml over two kWh prices and both objectives, without a budget axis."""
+    return _sweep_tiny(tmp_path_factory.mktemp("groups"), "--kwh-price", "0.1,0.3",
+                       "--objective", "capex,tco")
+
+
+def _charts(xlsx) -> list[str]:
+    """The XML of each chart of the Sweep sheet, in the order written."""
+    with zipfile.ZipFile(xlsx) as z:
+        names = sorted((n for n in z.namelist() if re.fullmatch(r"xl/charts/chart\d+\.xml", n)),
+                       key=lambda n: int(re.sub(r"\D", "", n)))
+        return [xml for n in names if "<c:f>Sweep!" in (xml := z.read(n).decode())]
+
+
+def _knee_rows(ws) -> list[tuple[str, float | None]]:
+    """(scenario group, knee budget) of each row of the Sweep sheet's knee table."""
+    title = next(c for row in ws.iter_rows() for c in row
+                 if c.value == "Knee: the smallest budget that serves every workload")
+    out = []
+    for r in range(title.row + 2, ws.max_row + 1):
+        if ws.cell(r, 1).value is None:
+            break
+        out.append((ws.cell(r, 1).value, ws.cell(r, 2).value))
+    return out
+
+
+def test_a_kwh_axis_gets_one_line_and_one_knee_per_group(kwh_swept):
+    """A --kwh-price axis splits like --growth: before, both kWh prices' rows were one
+    zig-zag series "all scenarios" with one knee, while the terminal and JSON had two."""
+    doc, xlsx = kwh_swept
+    ws = openpyxl.load_workbook(xlsx, data_only=True)["Sweep"]
+    header = [c.value for c in ws[4]]
+    kwh = {r: ws.cell(r, header.index("kWh price") + 1).value
+           for r in range(5, 5 + len(doc["rows"]))}
+    assert set(kwh.values()) == {0.1, 0.3}
+    assert _knee_rows(ws) == [(f"kwh_price {k['owning']['kwh_price']:g}", k["knee_budget"])
+                              for k in doc["knees"]]
+    charts = _charts(xlsx)
+    assert len(charts) == 2
+    for xml, price in zip(charts, (0.1, 0.3)):
+        assert f"kwh_price {price:g}" in xml
+        # every served-priority and cost point of the chart is a row of its own kWh price
+        rows: set[int] = set()
+        for first, last in re.findall(r"<c:f>Sweep!\$[A-Z]+\$(\d+):\$[A-Z]+\$(\d+)</c:f>", xml):
+            rows |= set(range(int(first), int(last) + 1))
+        assert rows and {kwh[r] for r in rows} == {price}
+        assert xml.count("knee: smallest budget serving everything") == 1
+
+
+def test_without_a_budget_axis_the_groups_are_compared_side_by_side(groups_swept):
+    """One scenario a group: a budget chart would hold one point each (the budget is
+    blank); one chart of every group's cost and TCO, its knee marked, instead."""
+    doc, xlsx = groups_swept
+    ws = openpyxl.load_workbook(xlsx, data_only=True)["Sweep"]
+    knees = _knee_rows(ws)
+    assert [label for label, _ in knees] == [
+        f"kwh_price {k['owning']['kwh_price']:g}, objective {k['owning']['objective']}"
+        for k in doc["knees"]]
+    assert [k for _, k in knees] == pytest.approx([k["knee_budget"] for k in doc["knees"]])
+    [xml] = _charts(xlsx)
+    assert "<c:barChart>" in xml and "Cost to buy and TCO by scenario group" in xml
+    title = next(c.row for row in ws.iter_rows() for c in row
+                 if c.value == "Knee: the smallest budget that serves every workload")
+    first, last = title + 2, title + 1 + len(knees)
+    assert f"<c:f>Sweep!$A${first}:$A${last}</c:f>" in xml  # the groups' names
+    assert f"<c:f>Sweep!$B${first}:$B${last}</c:f>" in xml  # their knees
+    assert xml.count("knee: smallest budget serving everything") == 1
+
+
+def test_money_and_power_have_one_format_each_in_the_sweep_sheets(kwh_swept):
+    """TCO read 1081592.5 and power 19.75 beside 25.2: every amount is money, the kWh
+    price money to four decimals, power one decimal as in the Summary."""
+    _doc, xlsx = kwh_swept
+    wb = openpyxl.load_workbook(xlsx)
+    money, rate = '"$"#,##0.00;-"$"#,##0.00', '"$"#,##0.00##;-"$"#,##0.00##'
+    want = {"Budget": money, "Total cost": money, "Knee budget": money, "TCO": money,
+            "kWh price": rate, "Power (kW)": "#,##0.0", "Unit price": money,
+            "Extended": money}
+    seen = set()
+    for name in ("Sweep", "Sweep BOM"):
+        ws = wb[name]
+        header = [c.value for c in ws[4]]
+        for label, fmt in want.items():
+            if label not in header:
+                continue
+            col = header.index(label) + 1
+            cells = [ws.cell(r, col) for r in range(5, ws.max_row + 1)
+                     if isinstance(ws.cell(r, col).value, (int, float, str))
+                     and not isinstance(ws.cell(r, col).value, bool)]
+            numbers = [c for c in cells if not isinstance(c.value, str)
+                       or c.value.startswith("=")]
+            assert numbers, (name, label)
+            assert {c.number_format for c in numbers} == {fmt}, (name, label)
+            seen.add(label)
+    assert seen == set(want)
+    knee = next(c for row in wb["Sweep"].iter_rows() for c in row
+                if c.value == "Knee: the smallest budget that serves every workload")
+    assert wb["Sweep"].cell(knee.row + 2, 2).number_format == money
+
+
+def test_two_group_charts_and_the_repeated_header_fit_one_printed_page(kwh_swept):
+    """Two charts a page: at 100% the second one's legend printed alone on the next page
+    (expand-pool's kWh x budget sweep, rendered by LibreOffice)."""
+    _doc, xlsx = kwh_swept
+    ws = openpyxl.load_workbook(xlsx)["Sweep"]
+    spans = [(c.anchor._from.row, c.anchor.to.row + 1) for c in ws._charts]  # 0-based
+    assert len(spans) == 2
+    breaks = {b.id for b in ws.row_breaks.brk}  # 0-based first row of each page
+    assert spans[0][0] in breaks and spans[1][0] not in breaks
+    header_pt = ws.row_dimensions[4].height or 15
+    rows_pt = sum(ws.row_dimensions[r + 1].height or 15 for r in range(spans[0][0], spans[1][1]))
+    a4_landscape_pt = 210 / 25.4 * 72 - 2 * 0.75 * 72  # between 0.75-inch margins
+    # at 100%, the largest scale a sheet prints at (this one's columns may allow it)
+    assert rows_pt + header_pt <= a4_landscape_pt

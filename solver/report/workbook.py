@@ -61,8 +61,10 @@ Excel about 7% more again), so a layout sized to it prints on either paper."""
 MIN_PRINT_SCALE = 75
 """Least print scale (%): 11-point text prints at about 8 points, still easy to read. A
 sheet whose columns would need less prints on several pages across instead."""
-SWEEP_CHART_ROWS = 16
-"""Rows of 20 pixels one chart of a scenario group takes on the Sweep sheet (280 + a gap)."""
+SWEEP_CHART_ROWS = 14
+"""Rows of 20 pixels one chart of a scenario group takes on the Sweep sheet (260 + a
+gap): two charts (27 rows) and a repeated header of four lines fit the 487 points an
+A4 landscape page holds between its margins."""
 ASSUMPTIONS_COL_WIDTH = 40
 """Widest a column of the Assumptions sheet grows: descriptions and hashes wrap."""
 SWEEP_COL_WIDTH = 45
@@ -72,6 +74,14 @@ OPTION_COL_WIDTH = 26
 that direction wrap in it."""
 KNEE_LABEL_WIDTH = 16
 """Width the Sweep sheet's knee table gives its scenario-group labels (they wrap)."""
+KNEE_SERIES = "knee: smallest budget serving everything"
+"""The name of the red diamonds that mark each scenario group's knee on the Sweep charts."""
+KNEE_MARKER = {"type": "diamond", "size": 11, "fill": {"color": "#C00000"},
+               "border": {"color": "#C00000"}}
+SWEEP_MONEY = ("budget", "total_cost", "knee_budget", "tco", "unit_price", "extended")
+"""Columns of the sweep tables that are amounts of money (in the catalog's currency)."""
+SWEEP_LABELS = {"kwh_price": "kWh price"}
+"""Headers of the sweep tables that differ from their column's words."""
 DEFAULT_COL_PX = 64
 """Pixels of a column whose width is not set (Excel's default 8.43 characters)."""
 STAYS_CHEAPER = "renting stays cheaper"
@@ -246,6 +256,9 @@ class _Formats:
         # Numbers top-aligned like the text beside them when a wrapped cell makes a row tall.
         self.money_row_total = add({"num_format": money, "bold": True, "valign": "top"})
         self.money = add({"num_format": money, "valign": "top"})
+        # A price per kWh: 0.115 must not read 0.12.
+        self.money_rate = add({"num_format": money.replace("0.00", "0.00##"),
+                               "valign": "top"})
         self.money_bold = add({"num_format": money, "bold": True, "top": 1, "valign": "top"})
         self.money_total = add(
             {"num_format": money, "bold": True, "top": 1, "bottom": 6, "valign": "top"}
@@ -485,18 +498,39 @@ def print_layout(px: list[int], keep: int = 0, page: int = PAGE_WIDTH_PX,
     return best, split(best)
 
 
+def _sweep_parameters(df: pd.DataFrame) -> list[str]:
+    """A scenario's parameters other than its budget: the columns between ``budget`` and
+    ``status`` in the sweep table (growth, headroom, each ``price_<target>`` multiplier and
+    the cost-of-owning axes ``kwh_price``, ``years``, ``objective``)."""
+    cols = [str(c) for c in df.columns]
+    if "budget" not in cols:
+        return []
+    after = cols[cols.index("budget") + 1:]
+    return after[: after.index("status")] if "status" in after else after
+
+
+def _parameter_text(value: Any) -> str:
+    """A parameter's value as the terminal writes it: ``1.5``, ``0.3``, ``tco``, ``-``."""
+    value = _plain(value)
+    if value is None:
+        return "-"
+    return f"{value:g}" if isinstance(value, (int, float)) else str(value)
+
+
 def _budget_runs(df: pd.DataFrame) -> list[tuple[str, int, int]]:
     """Consecutive rows of one scenario group: (label, first row, row after the last).
 
-    A group is every sweep parameter but the budget (growth, headroom, price columns).
+    A group is every sweep parameter but the budget (``_sweep_parameters``: growth,
+    headroom, prices and the kWh price, years and objective); the label names the ones
+    that vary between groups, `` (growth 1.5, kwh_price 0.3)``, empty when none does.
     """
-    params = [c for c in df.columns if c in ("growth", "headroom") or str(c).startswith("price")]
-    keys = [tuple(df.iloc[i][c] for c in params) for i in range(len(df))]
+    params = _sweep_parameters(df)
+    keys = [tuple(_plain(df.iloc[i][c]) for c in params) for i in range(len(df))]
     varying = [c for j, c in enumerate(params) if len({k[j] for k in keys}) > 1]
     runs, start = [], 0
     for i in range(1, len(df) + 1):
         if i == len(df) or keys[i] != keys[start]:
-            parts = [f"{c} {df.iloc[start][c]:g}" for c in varying]
+            parts = [f"{c} {_parameter_text(df.iloc[start][c])}" for c in varying]
             runs.append((f" ({', '.join(parts)})" if parts else "", start, i))
             start = i
     return runs
@@ -1426,16 +1460,28 @@ class _Book:
 
     # -- Sweep ----------------------------------------------------------------------------
     def _sweep(self, sh: _Sheet, df: pd.DataFrame) -> None:
+        """The scenario table, each group's knee under it, and the charts: one a group of
+        budget against served priority and cost when the budget varies, else one chart of
+        each group's cost (and TCO) with its knee."""
         sh.max_width = SWEEP_COL_WIDTH
-        end = sh.table(df)
+        end = self._sweep_table(sh, df)
         needed = ("budget", "served_priority", "total_cost")
         if df.empty or not all(c in df.columns for c in needed):
             sh.finish(keep=1)
             return
-        knees = self._knee_table(sh, df, end + 1)
+        runs = _budget_runs(df)
+        knees = self._knee_table(sh, df, runs, end + 1)
         if knees:
             end = max(knees.values())
-        runs = _budget_runs(df)
+        if all(stop - start == 1 for _, start, stop in runs):
+            # One scenario a group (no budget axis): a budget chart would hold one point
+            # each, so the groups are compared side by side instead.
+            sh.breaks.append(end + 2)
+            sh.finish(keep=1)
+            chart = self._group_chart(sh, df, runs, knees)
+            chart.set_size({"width": 720, "height": 360})
+            sh.ws.insert_chart(end + 2, 0, chart)
+            return
         # The charts start a printed page and stack in the first columns, two a page, so
         # neither a page break down nor one across cuts a chart.
         sh.breaks += [end + 2 + n * SWEEP_CHART_ROWS for n in range(0, len(runs), 2)]
@@ -1450,8 +1496,34 @@ class _Book:
         for n, run in enumerate(runs):
             label = run[0].strip(" ()") or "all scenarios"
             chart = self._sweep_chart(sh, df, [run], knees, label)
-            chart.set_size({"width": 600, "height": 280})
+            chart.set_size({"width": 720, "height": 260})
             sh.ws.insert_chart(end + 2 + n * SWEEP_CHART_ROWS, 0, chart)
+
+    def _sweep_format(self, name: str):
+        """Number format of a column of the sweep tables: money for every amount (the kWh
+        price to four decimals), one decimal for power, else by the column's unit suffix."""
+        f = self.fmt
+        if name in SWEEP_MONEY:
+            return f.money
+        if name == "kwh_price":
+            return f.money_rate
+        if name == "power_kw":
+            return f.num
+        return f.for_column(name)
+
+    def _sweep_table(self, sh: _Sheet, df: pd.DataFrame) -> int:
+        """The scenario table under its header, filtered; returns the row after it."""
+        cols = [str(c) for c in df.columns]
+        sh.header(HEADER_ROW, [SWEEP_LABELS.get(c) or _label(c) for c in cols],
+                  numeric=_numeric_columns(df))
+        formats = [self._sweep_format(c) for c in cols]
+        for r, rec in enumerate(df.itertuples(index=False), start=HEADER_ROW + 1):
+            for c, value in enumerate(rec):
+                sh.put(r, c, _plain(value), formats[c])
+        last = HEADER_ROW + len(df)
+        if len(df):
+            sh.ws.autofilter(HEADER_ROW, 0, last, len(cols) - 1)
+        return last + 1
 
     def _sweep_chart(self, sh: _Sheet, df: pd.DataFrame, runs: list[tuple[str, int, int]],
                      knees: dict[str, int], title: str):
@@ -1459,8 +1531,9 @@ class _Book:
         (scenario groups), each group's knee marked with a red diamond."""
         col = {c: list(df.columns).index(c) for c in ("budget", "served_priority", "total_cost")}
         chart = self.wb.add_chart({"type": "scatter", "subtype": "straight_with_markers"})
-        # One line per scenario group (same growth, headroom and prices), so a line never
-        # jumps back from one group's largest budget to the next group's smallest.
+        # One line per scenario group (same growth, headroom, prices, kWh price, years and
+        # objective), so a line never jumps back from one group's largest budget to the
+        # next group's smallest.
         single = len(runs) == 1
         for label, start, stop in runs:
             first, last = HEADER_ROW + 1 + start, HEADER_ROW + stop
@@ -1475,16 +1548,16 @@ class _Book:
                         "marker": {"type": "circle" if not y2 else "square"},
                     }
                 )
-        rows = sorted(knees[label] for label, _, _ in runs if label in knees)
+        rows = sorted(knees[label] for label, start, _ in runs
+                      if label in knees and _has_knee(df, start))
         for row in rows:
             chart.add_series(
                 {
-                    "name": "knee: smallest budget serving everything",
+                    "name": KNEE_SERIES,
                     "categories": [sh.name, row, 1, row, 1],
                     "values": [sh.name, row, 2, row, 2],
                     "line": {"none": True},
-                    "marker": {"type": "diamond", "size": 11,
-                               "fill": {"color": "#C00000"}, "border": {"color": "#C00000"}},
+                    "marker": KNEE_MARKER,
                     "data_labels": {"value": False, "series_name": False,
                                     "custom": [{"value": "knee"}], "position": "above"},
                 }
@@ -1497,20 +1570,45 @@ class _Book:
         chart.set_legend({"position": "bottom"})
         return chart
 
+    def _group_chart(self, sh: _Sheet, df: pd.DataFrame, runs: list[tuple[str, int, int]],
+                     knees: dict[str, int]):
+        """Without a budget axis (one scenario a group): each group's cost to buy and TCO
+        as columns side by side, its knee (cheapest full plan) as a red diamond; the groups
+        are named as in the knee table."""
+        cols = list(df.columns)
+        first, last = HEADER_ROW + 1, HEADER_ROW + len(df)
+        if knees and len(knees) == len(runs):
+            top, bottom = min(knees.values()), max(knees.values())
+            names = [sh.name, top, 0, bottom, 0]
+        else:  # no knee table: the scenario numbers
+            names = [sh.name, first, cols.index("scenario"), last, cols.index("scenario")]
+        chart = self.wb.add_chart({"type": "column"})
+        series = [("total_cost", "cost to buy")]
+        if "tco" in df.columns and df["tco"].notna().any():
+            series.append(("tco", "TCO"))
+        for name, what in series:
+            chart.add_series({"name": what, "categories": names,
+                              "values": [sh.name, first, cols.index(name), last,
+                                         cols.index(name)]})
+        if knees and len(knees) == len(runs):
+            line = self.wb.add_chart({"type": "line"})
+            line.add_series({"name": KNEE_SERIES, "categories": names,
+                             "values": [sh.name, names[1], 1, names[3], 1],
+                             "line": {"none": True}, "marker": KNEE_MARKER})
+            chart.combine(line)
+        cur = self.catalog.currency
+        what = "Cost to buy and TCO" if len(series) > 1 else "Cost to buy"
+        chart.set_title({"name": f"{what} by scenario group"})
+        chart.set_y_axis({"name": cur, "num_format": "#,##0"})
+        chart.set_legend({"position": "bottom"})
+        return chart
 
-    def _knee_table(self, sh: _Sheet, df: pd.DataFrame, row: int) -> dict[str, int]:
-        """Under the Sweep table: each scenario group's knee (its cheapest full plan's cost)
-        and the priority it serves (all of it); returns the row of each group's knee, by
-        the group's label in ``_budget_runs`` (empty when no group has a knee)."""
+    def _knee_table(self, sh: _Sheet, df: pd.DataFrame, runs: list[tuple[str, int, int]],
+                    row: int) -> dict[str, int]:
+        """Under the Sweep table: every scenario group's knee (its cheapest full plan's
+        cost; blank where it has none) and the priority it serves (all of it); returns the
+        row of each group, by its label in ``runs`` (empty without the knee columns)."""
         if "knee_budget" not in df.columns or "total_priority" not in df.columns:
-            return {}
-        knees = []
-        for label, start, _ in _budget_runs(df):
-            knee = _plain(df.iloc[start]["knee_budget"])
-            if knee is not None:
-                knees.append((label, float(knee),
-                              float(_plain(df.iloc[start]["total_priority"]) or 0.0)))
-        if not knees:
             return {}
         row += 1
         sh.section(row, "Knee: the smallest budget that serves every workload")
@@ -1518,13 +1616,15 @@ class _Book:
                   numeric={1, 2})
         rows = {}
         sh._width(0, KNEE_LABEL_WIDTH)
-        for i, (label, knee, priority) in enumerate(knees, start=row + 2):
+        for i, (label, start, _) in enumerate(runs, start=row + 2):
             # Wrapped in a narrow cell: the first column repeats on every page across.
             text = label.strip(" ()") or "all scenarios"
             sh.ws.write_string(i, 0, text, self.fmt.text_wrap)
             sh.lines[i] = len(_wrap(text, KNEE_LABEL_WIDTH - 4))
-            sh.put(i, 1, knee, self.fmt.money)
-            sh.put(i, 2, priority, self.fmt.plain_num)
+            if _has_knee(df, start):
+                sh.put(i, 1, float(_plain(df.iloc[start]["knee_budget"])), self.fmt.money)
+                priority = _plain(df.iloc[start]["total_priority"])
+                sh.put(i, 2, float(priority or 0.0), self.fmt.plain_num)
             rows[label] = i
         return rows
 
@@ -1533,8 +1633,10 @@ class _Book:
         """One long table of every scenario's lines; extended = qty x unit price and a
         SUBTOTAL row per scenario (SUBTOTAL skips the other subtotals and follows filters)."""
         f = self.fmt
-        cols = list(df.columns)
-        sh.header(HEADER_ROW, [_label(c) for c in cols], numeric=_numeric_columns(df))
+        cols = [str(c) for c in df.columns]
+        sh.header(HEADER_ROW, [SWEEP_LABELS.get(c) or _label(c) for c in cols],
+                  numeric=_numeric_columns(df))
+        formats = [self._sweep_format(name) for name in cols]
         c = {name: cols.index(name) for name in ("scenario", "kind", "qty", "unit_price",
                                                   "extended")}
         r = HEADER_ROW + 1
@@ -1547,7 +1649,7 @@ class _Book:
                         price = xl_rowcol_to_cell(r, c["unit_price"])
                         sh.formula(r, j, f"={qty}*{price}", float(_plain(value)), f.money)
                     else:
-                        sh.put(r, j, _plain(value), f.for_column(name))
+                        sh.put(r, j, _plain(value), formats[j])
                 r += 1
             sid = _plain(lines.iloc[0]["scenario"])
             sh.put(r, c["scenario"], sid, f.bold)
@@ -1560,6 +1662,11 @@ class _Book:
         if r > HEADER_ROW + 1:
             sh.ws.autofilter(HEADER_ROW, 0, r - 1, len(cols) - 1)
         sh.finish(freeze_col=1)
+
+
+def _has_knee(df: pd.DataFrame, start: int) -> bool:
+    """The scenario group whose first row is ``start`` has a full plan (a knee)."""
+    return _plain(df.iloc[start]["knee_budget"]) is not None
 
 
 def _missing(value: Any) -> bool:

@@ -245,7 +245,9 @@ def sweep_frame(run: SweepRun, price_targets: Sequence[str] = ()):
     """One row per scenario, flat (lists joined), for the CSV and the workbook's Sweep sheet.
 
     The marginal column is priority gained per ``marginal_scale(run)`` more budget, as the
-    terminal table quotes it."""
+    terminal table quotes it. A scenario's parameters other than its budget (growth,
+    headroom, ``price_<target>``, then the cost-of-owning axes swept) sit between
+    ``budget`` and ``status``: the workbook groups scenarios by those columns."""
     import pandas as pd
 
     scale = marginal_scale(run)
