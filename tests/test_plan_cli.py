@@ -47,7 +47,8 @@ def test_json_is_the_spec_document(q3_json):
                                     "disk_tb", "disk_used_tb"}
     assert set(o["lines"][0]) == {"sku", "kind", "qty", "unit_price", "extended"}
     assert set(o["placements"][0]) == {"workload", "replica", "server", "gpu", "gpus",
-                                       "vram_gb_per_gpu", "host_ram_gb", "tokens_per_s"}
+                                       "vram_gb_per_gpu", "host_ram_gb", "tokens_per_s",
+                                       "tpot_ms", "ttft_ms"}
     assert sum(line["extended"] for line in o["lines"]) == pytest.approx(o["total_cost"])
 
 

@@ -361,6 +361,8 @@ class PlanOption:
                     "host_ram_gb": round(p.host_ram_gb, 3),
                     "tokens_per_s": (round(p.tokens_per_s, 1) if p.tokens_per_s is not None
                                      else None),
+                    "tpot_ms": round(p.tpot_ms, 2) if p.tpot_ms is not None else None,
+                    "ttft_ms": round(p.ttft_ms, 1) if p.ttft_ms is not None else None,
                 }
                 for p in self.placements
             ],

@@ -11,6 +11,7 @@ from collections import Counter
 from collections.abc import Sequence
 from pathlib import Path
 
+from ..estimate.memory import estimate
 from ..inputs.catalog import Catalog
 from ..inputs.workload import Policy, WorkloadFile
 from ..optimize.full import FullPlan
@@ -193,6 +194,8 @@ def render_plan_summary(result: PlanResult, catalog: Catalog, name: str,
     if wf is not None:
         lines += _demand_lines(wf, width)
     lines += _throughput_lines(result, width)
+    if wf is not None and result.options:
+        lines += _serving_lines(result.options[0], wf, catalog, width)
     lines += _own_cost_lines(result, width)
     lines += _drive_only_lines(result, width)
     lines += _includes_lines(result, catalog, width)
@@ -366,6 +369,60 @@ def _includes_lines(result: PlanResult, catalog: Catalog, width: int) -> list[st
         out += wrap(f"{sku}: {'; '.join(p.includes) or '(not stated in the catalog)'}", width,
                     indent="  ", hang="      ")
     return out + [""]
+
+
+def _ms(value: float) -> str:
+    """Milliseconds as the estimate table writes them: 168.9 -> '169', 4.25 -> '4.2'."""
+    return f"{value:.0f}" if value >= 10 else f"{value:.1f}"
+
+
+def serving_lines(option: PlanOption, wf: WorkloadFile, catalog: Catalog) -> list[str]:
+    """Per inference workload with a latency limit or ``batch: auto``: the batch each
+    replica serves (the one ``batch: auto`` chose on its GPU), its time per output token
+    and to the first token, beside the limits; per GPU and degree it runs on.
+
+    "chat: 1 replica on 1 x rtx-4090, batch 5 (chosen by batch: auto), 25.7 ms per output
+    token (limit 40), first token in 169 ms (limit 800)".
+    """
+    by_name = {w.name: w for w in wf.workloads}
+    groups: dict[str, dict[tuple[str, int], list]] = {}
+    for p in option.placements:
+        w = by_name.get(p.workload)
+        if w is None or w.kind != "inference" or p.gpu is None or (
+                w.batch != "auto" and w.max_tpot_ms is None and w.max_ttft_ms is None):
+            continue
+        groups.setdefault(w.name, {}).setdefault((p.gpu, p.gpus), []).append(p)
+    out = []
+    for name, on in groups.items():
+        w = by_name[name]
+        parts = []
+        for (gpu, degree), ps in on.items():
+            batch = estimate(w, catalog.gpu(gpu), degree, wf.policy).batch
+            each = f"1 replica on {degree} x {gpu}" if len(ps) == 1 else (
+                f"{len(ps)} replicas, each on {degree} x {gpu}")
+            text = f"{each}, batch {batch}" + (" (chosen by batch: auto)"
+                                               if w.batch == "auto" else "")
+            tpots = [p.tpot_ms for p in ps if p.tpot_ms is not None]
+            ttfts = [p.ttft_ms for p in ps if p.ttft_ms is not None]
+            if tpots:
+                limit = f" (limit {w.max_tpot_ms:g})" if w.max_tpot_ms is not None else ""
+                text += f", {max(tpots):.1f} ms per output token{limit}"
+            if ttfts:
+                limit = f" (limit {w.max_ttft_ms:g})" if w.max_ttft_ms is not None else ""
+                text += f", first token in {_ms(max(ttfts))} ms{limit}"
+            parts.append(text)
+        out.append(f"{name}: " + "; ".join(parts))
+    return out
+
+
+def _serving_lines(option: PlanOption, wf: WorkloadFile, catalog: Catalog,
+                   width: int) -> list[str]:
+    """Option 1's serving figures (``serving_lines``) under a heading; none to show: []."""
+    shown = serving_lines(option, wf, catalog)
+    if not shown:
+        return []
+    return ["Serving, option 1 (per replica, at the batch it serves):"] + bullets(
+        shown, width) + [""]
 
 
 def _throughput_lines(result: PlanResult, width: int) -> list[str]:

@@ -217,6 +217,7 @@ def placement_table(result: PlanResult, wf: WorkloadFile, catalog: Catalog) -> p
                     "degree": p.gpus,
                     "micro_batch": p.micro_batch,
                     "grad_accum_steps": p.grad_accum_steps,
+                    **_serving(by_name.get(p.workload), p, catalog, wf),
                     "vram_gb_per_gpu": p.vram_gb_per_gpu,
                     "usable_vram_gb": usable,
                     "vram_fill": p.vram_gb_per_gpu / usable if usable else None,
@@ -230,6 +231,15 @@ def placement_table(result: PlanResult, wf: WorkloadFile, catalog: Catalog) -> p
                 }
             )
     return pd.DataFrame(rows)
+
+
+def _serving(w, p, catalog: Catalog, wf: WorkloadFile) -> dict[str, float | int | None]:
+    """An inference replica's serving batch (what ``batch: auto`` chose on its GPU), time per
+    output token and to the first token (ms); None for other kinds."""
+    if w is None or w.kind != "inference" or p.gpu is None:
+        return {"serving_batch": None, "tpot_ms": None, "ttft_ms": None}
+    return {"serving_batch": estimate(w, catalog.gpu(p.gpu), p.gpus, wf.policy).batch,
+            "tpot_ms": p.tpot_ms, "ttft_ms": p.ttft_ms}
 
 
 def memory_table(result: PlanResult, wf: WorkloadFile, catalog: Catalog) -> pd.DataFrame:
