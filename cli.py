@@ -471,16 +471,23 @@ def sweep(workloads: Path, catalog: Path, budget: str | None, growth: str | None
 
 
 @main.command()
-@click.argument("kind", type=click.Choice(["workloads", "catalog"]))
+@click.argument("kind", type=click.Choice(["workloads", "catalog", "plan", "estimate", "sweep"]))
 def schema(kind: str) -> None:
-    """Print the JSON Schema of a workload file or a catalog, for editors.
+    """Print a JSON Schema: of an input file (workloads, catalog), for editors, or of the
+    document plan, estimate or sweep prints with --json, for the programs that read it.
 
-    Save it next to your YAML and point the YAML language server at it with a first line
-    such as: # yaml-language-server: $schema=workloads.schema.json
+    Save an input schema next to your YAML and point the YAML language server at it with a
+    first line such as: # yaml-language-server: $schema=workloads.schema.json
     """
-    from solver.inputs.schema import input_schema
+    if kind in ("workloads", "catalog"):
+        from solver.inputs.schema import input_schema
 
-    _print(json.dumps(input_schema(kind), indent=2))  # type: ignore[arg-type]
+        doc = input_schema(kind)  # type: ignore[arg-type]
+    else:
+        from solver.report.output_schema import output_schema
+
+        doc = output_schema(kind)  # type: ignore[arg-type]
+    _print(json.dumps(doc, indent=2))
 
 
 def entry() -> None:

@@ -76,3 +76,64 @@ def test_shipped_file_validates_against_the_printed_schema(path, loader):
 def test_shipped_file_means_the_same_to_every_loader(path, loader):
     # plan-buy reads 1e11 as a number (YAML 1.2); a file written for it must not depend on that.
     assert LOADERS[loader](path.read_text(encoding="utf-8")) == read_yaml(path)
+
+
+# --- The --json documents of plan, estimate and sweep -----------------------------------------
+def _json(*args: str, code: int = 0) -> dict:
+    result = CliRunner().invoke(main, [*args, "--json"])
+    assert result.exit_code == code, result.output
+    return json.loads(result.stdout)
+
+
+@pytest.fixture(scope="module")
+def documents(tmp_path_factory) -> dict[str, list[dict]]:
+    """Real output of each command: plain, with throughput targets and request rates,
+    under a budget that buys nothing (exit 3)."""
+    out = tmp_path_factory.mktemp("out")
+    small, deadlines = str(WORKLOADS / "small.yaml"), str(WORKLOADS / "deadlines.yaml")
+    rates = tmp_path_factory.mktemp("in") / "rates.yaml"
+    rates.write_text("name: rates\nworkloads:\n  - {name: chat, kind: inference, model: "
+                     "llama-3.1-8b, batch: auto, prompt_tokens: 1024, output_tokens: 256, "
+                     "requests_per_s: 20}\n", encoding="utf-8")
+    return {
+        "plan": [_json("plan", p, "--no-workbook") for p in (small, deadlines, str(rates))]
+        + [_json("plan", small, "--no-workbook", "--budget", "1000", code=3)],
+        "estimate": [_json("estimate", p) for p in (small, deadlines)],
+        "sweep": [_json("sweep", small, "--no-workbook", "--out", str(out), "--budget",
+                        "5k,20k", "--growth", "1,2", "--jobs", "1")],
+    }
+
+
+@pytest.mark.parametrize("kind", ["plan", "estimate", "sweep"])
+def test_json_output_validates_against_its_printed_schema(kind, documents):
+    schema = _schema(kind)
+    jsonschema.Draft202012Validator.check_schema(schema)
+    for doc in documents[kind]:
+        jsonschema.validate(doc, schema)
+
+
+def test_the_documents_cover_what_the_schemas_describe(documents):
+    plans = documents["plan"]
+    assert plans[-1]["status"] == "infeasible"  # the document of a budget that buys nothing
+    figures = [t for p in plans[:-1] for o in p["options"] for t in o["throughput"]]
+    assert any(t["target_requests_per_s"] == 20 for t in figures)
+    assert any(t["days_to_finish"] is not None for t in figures)
+
+
+@pytest.mark.parametrize(("kind", "path", "value"), [
+    ("plan", ("options", 0, "total_cost"), None),
+    ("plan", ("options", 0, "lines", 0, "qty"), "3"),
+    ("estimate", ("rows", 0, "breakdown"), None),
+    ("sweep", ("rows", 0, "reused_knee"), 1),
+])
+def test_a_document_missing_or_retyping_a_field_fails_its_schema(kind, path, value, documents):
+    doc = json.loads(json.dumps(documents[kind][0]))
+    parent = doc
+    for part in path[:-1]:
+        parent = parent[part]
+    if value is None:
+        del parent[path[-1]]
+    else:
+        parent[path[-1]] = value
+    with pytest.raises(jsonschema.ValidationError):
+        jsonschema.validate(doc, _schema(kind))
