@@ -245,6 +245,8 @@ def test_without_a_budget_axis_the_groups_are_compared_side_by_side(groups_swept
     assert f"<c:f>Sweep!$A${first}:$A${last}</c:f>" in xml  # the groups' names
     assert f"<c:f>Sweep!$B${first}:$B${last}</c:f>" in xml  # their knees
     assert xml.count("knee: smallest budget serving everything") == 1
+    # no budget, no "priority gained per 1 more" column blank in every row
+    assert not any(str(c.value).startswith("Priority gained") for c in ws[4])
 
 
 def test_money_and_power_have_one_format_each_in_the_sweep_sheets(kwh_swept):
@@ -287,8 +289,11 @@ def test_two_group_charts_and_the_repeated_header_fit_one_printed_page(kwh_swept
     assert len(spans) == 2
     breaks = {b.id for b in ws.row_breaks.brk}  # 0-based first row of each page
     assert spans[0][0] in breaks and spans[1][0] not in breaks
-    header_pt = ws.row_dimensions[4].height or 15
-    rows_pt = sum(ws.row_dimensions[r + 1].height or 15 for r in range(spans[0][0], spans[1][1]))
+    assert spans[0][1] <= spans[1][0]  # the second starts below the first
+    default_pt = ws.sheet_format.defaultRowHeight or 15
+    header_pt = ws.row_dimensions[4].height or default_pt
+    rows_pt = sum(ws.row_dimensions[r + 1].height or default_pt
+                  for r in range(spans[0][0], spans[1][1]))
     a4_landscape_pt = 210 / 25.4 * 72 - 2 * 0.75 * 72  # between 0.75-inch margins
     # at 100%, the largest scale a sheet prints at (this one's columns may allow it)
     assert rows_pt + header_pt <= a4_landscape_pt

@@ -61,10 +61,10 @@ Excel about 7% more again), so a layout sized to it prints on either paper."""
 MIN_PRINT_SCALE = 75
 """Least print scale (%): 11-point text prints at about 8 points, still easy to read. A
 sheet whose columns would need less prints on several pages across instead."""
-SWEEP_CHART_ROWS = 14
-"""Rows of 20 pixels one chart of a scenario group takes on the Sweep sheet (260 + a
-gap): two charts (27 rows) and a repeated header of four lines fit the 487 points an
-A4 landscape page holds between its margins."""
+SWEEP_CHART_PX = 260
+"""Height (pixels) of one scenario group's chart on the Sweep sheet: two, a row's gap
+after each and a repeated header of four lines fit the 487 points (650 pixels) an A4
+landscape page holds between its margins."""
 ASSUMPTIONS_COL_WIDTH = 40
 """Widest a column of the Assumptions sheet grows: descriptions and hashes wrap."""
 SWEEP_COL_WIDTH = 45
@@ -1467,6 +1467,11 @@ class _Book:
         budget against served priority and cost when the budget varies, else one chart of
         each group's cost (and TCO) with its knee."""
         sh.max_width = SWEEP_COL_WIDTH
+        if "budget" in df.columns and df["budget"].isna().all():
+            # No budget in any scenario: the priority gained per more budget is blank in
+            # every row, and its "per 1 more" scale means nothing.
+            df = df.drop(columns=[c for c in df.columns
+                                  if str(c).startswith("priority_gained_per_")])
         end = self._sweep_table(sh, df)
         needed = ("budget", "served_priority", "total_cost")
         if df.empty or not all(c in df.columns for c in needed):
@@ -1486,8 +1491,10 @@ class _Book:
             sh.ws.insert_chart(end + 2, 0, chart)
             return
         # The charts start a printed page and stack in the first columns, two a page, so
-        # neither a page break down nor one across cuts a chart.
-        sh.breaks += [end + 2 + n * SWEEP_CHART_ROWS for n in range(0, len(runs), 2)]
+        # neither a page break down nor one across cuts a chart; rows of the sheet's
+        # default height, a row's gap after each chart.
+        step = math.ceil(SWEEP_CHART_PX / sh.ws.default_row_height) + 1
+        sh.breaks += [end + 2 + n * step for n in range(0, len(runs), 2)]
         sh.finish(keep=1)
         if len(runs) == 1:
             chart = self._sweep_chart(sh, df, runs, knees, "Budget vs served priority and cost")
@@ -1499,8 +1506,8 @@ class _Book:
         for n, run in enumerate(runs):
             label = run[0].strip(" ()") or "all scenarios"
             chart = self._sweep_chart(sh, df, [run], knees, label)
-            chart.set_size({"width": 720, "height": 260})
-            sh.ws.insert_chart(end + 2 + n * SWEEP_CHART_ROWS, 0, chart)
+            chart.set_size({"width": 720, "height": SWEEP_CHART_PX})
+            sh.ws.insert_chart(end + 2 + n * step, 0, chart)
 
     def _sweep_format(self, name: str):
         """Number format of a column of the sweep tables: money for every amount (the kWh
