@@ -9,6 +9,7 @@ never an exception: every catalog lookup here goes through ``_Skus``, which answ
 
 from __future__ import annotations
 
+import functools
 import math
 from dataclasses import dataclass, field
 
@@ -25,6 +26,13 @@ from .optimize.plan import Placement, PlanOption, Server
 from .rules import usable
 
 TOL = 1e-6
+
+
+@functools.lru_cache(maxsize=4096)
+def _estimate(w: Workload, g: GpuSku | None, d: int, policy: Policy) -> Estimate:
+    """The estimator's figures, once per (workload, GPU, degree, policy) within one check:
+    replicas of one option share them (51,000 replicas were 8 s of re-estimating)."""
+    return estimate(w, g, d, policy)
 
 
 @dataclass(frozen=True)
@@ -57,6 +65,7 @@ def check_plan(option: PlanOption, wf: WorkloadFile, catalog: Catalog) -> list[s
     """Every way ``option`` breaks the SPEC's plan rules (empty when it is valid)."""
     skus = _Skus.of(catalog)
     usage = _Usage()
+    _estimate.cache_clear()  # figures of this check only (the estimator may have changed)
     errs = _check_servers(option, skus)
     errs += _check_placements(option, wf, skus, usage)
     errs += _check_gpu_sharing(usage, option, skus, wf.policy)
@@ -193,7 +202,7 @@ def _check_gpu_placement(pl: Placement, w: Workload, s: Server, skus: _Skus, pol
         i < 0 or i >= s.gpu_count for i in pl.gpu_indices
     ):
         errs.append(f"{where}: needs {d} distinct GPUs of {s.id} ({s.gpu_count} GPUs)")
-    e = estimate(w, g, d, policy)
+    e = _estimate(w, g, d, policy)
     if not e.fits:
         errs.append(f"{where}: {e.vram_gb_per_gpu:.1f} GB/GPU does not fit {g.sku}")
     if pl.vram_gb_per_gpu + TOL < e.vram_gb_per_gpu:
@@ -327,7 +336,7 @@ def _check_targets(option: PlanOption, wf: WorkloadFile, served: set[str],
             if any(on_gpu.get((pl.server, i), 0) > 1 for i in pl.gpu_indices):
                 errs.append(f"{where}: shares a GPU, but its throughput and latency need the "
                             "GPU to itself (T3)")
-            rate = replica_throughput(w, g, pl.gpus, wf.policy, estimate(w, g, pl.gpus, wf.policy))
+            rate = replica_throughput(w, g, pl.gpus, wf.policy, _estimate(w, g, pl.gpus, wf.policy))
             total += rate.tokens_per_s
             errs += [f"{where} on {g.sku} x{pl.gpus}: {miss}" for miss in latency_misses(w, rate)]
             if pl.tokens_per_s is not None and not math.isclose(
