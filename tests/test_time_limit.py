@@ -51,6 +51,15 @@ def test_budget_without_limit_is_unlimited():
     assert clock.can_start("anything")
 
 
+def test_a_limit_of_1e308_seconds_is_a_limit_that_never_binds():
+    # It once made the work budget infinite: OverflowError in every solve (and every sweep
+    # row an "internal error").
+    clock = budget.Budget.start(1e308, rows=1000, replicas=100, top=3)
+    seconds, ticks = clock.limits()
+    assert seconds is not None and ticks is not None and seconds > 3e8 and ticks > 1e9
+    assert clock.can_start("anything")
+
+
 def test_absurd_prices_are_named_and_no_time_limit_is_invented(q3, default_catalog):
     def huge(items):
         return [i.model_copy(update={"price": 1e300}) for i in items]

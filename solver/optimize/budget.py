@@ -34,6 +34,9 @@ TICK_SIZE_EXPONENT = 1.2
 POST_SOLVE_S = 0.3
 """Seconds kept after the last solve for expansion and checks (plus per-replica time)."""
 POST_SOLVE_PER_REPLICA_S = 4e-4
+LONGEST_LIMIT_S = 1e9
+"""A longer --time-limit (about 32 years) is counted as this: it never binds, and the work
+budget stays a count that fits an integer (1e308 s made it infinite)."""
 WORKBOOK_S = 0.3
 """Seconds kept for writing the workbook, plus per placement row of every option."""
 WORKBOOK_PER_REPLICA_S = 3e-4
@@ -122,6 +125,7 @@ class Budget:
         """
         if not time_limit:
             return cls()
+        time_limit = min(time_limit, LONGEST_LIMIT_S)
         started = time.perf_counter() if started is None else started
         post = top * (POST_SOLVE_S + POST_SOLVE_PER_REPLICA_S * replicas)
         deadline = started + time_limit - reserve_s - post
