@@ -327,3 +327,24 @@ def test_plan_json_shows_the_request_rate_and_what_it_means(write_yaml):
     assert same["throughput"][0]["target_requests_per_s"] is None
     assert same["total_cost"] == by_requests["options"][0]["total_cost"]
     assert same["lines"] == by_requests["options"][0]["lines"]
+
+
+def test_every_plain_field_has_a_value_to_offer_in_to_fix():
+    # A new field without an example or default would fall back to restating its description.
+    from pydantic import BaseModel
+
+    from solver.inputs import catalog, owned, ownership, workload
+    from solver.inputs.examples import example_for
+
+    sku_lists = {"exclude", "includes"}  # names of the catalog: no example fits every catalog
+    lacking = []
+    for module in (catalog, owned, ownership, workload):
+        for model in vars(module).values():
+            if not (isinstance(model, type) and issubclass(model, BaseModel)
+                    and model.__module__ == module.__name__):
+                continue
+            for name, info in model.model_fields.items():
+                nested = "solver.inputs" in repr(info.annotation)  # a mapping of fields
+                if not nested and name not in sku_lists and example_for(name, info) is None:
+                    lacking.append(f"{model.__name__}.{name}")
+    assert not lacking

@@ -37,16 +37,20 @@ FIELD_EXAMPLES: dict[str, Any] = {
     "bf16_tflops": 989, "fp8_tflops": 1979, "power_w": 700, "nvlink_gbps": 900,
     "nvlink_domain": 8, "price": 25000, "per_gpu_hour": 2.5, "speed_mts": 4800,
     "size_gb": 64, "size_tb": 3.84, "gpu_slots": 8, "dimm_slots": 32,
-    "memory_channels": 8, "drive_bays": 8, "mfu": 0.4, "mbu": 0.7,
+    "memory_channels": 8, "drive_bays": 8, "mfu": 0.4, "mbu": 0.7, "arch": "hopper",
+    "form_factor": "pcie", "form_factors": ["pcie"], "type": "ddr5", "memory_type": "ddr5",
+    "mlp": "swiglu", "gpu_counts": [1, 2, 4, 8], "lora_targets": ("q", "v"),
 }
 """A realistic value per field name, where a default is none or would not show the unit."""
 _FALLBACKS = (1, 0.5, 0, 8, 100, 1000, True, "auto")
 
 
 def yaml_value(value: Any) -> str:
-    """``value`` as it is written in YAML: ``1500000``, ``1.0e+11``, ``0.2``, ``true``."""
+    """``value`` as it is written in YAML: ``1500000``, ``1.0e+11``, ``0.2``, ``true``, ``[q, v]``."""
     if isinstance(value, bool):
         return "true" if value else "false"
+    if isinstance(value, list | tuple):
+        return "[" + ", ".join(yaml_value(v) for v in value) + "]"
     if isinstance(value, float) and math.isfinite(value):
         if value.is_integer() and abs(value) < 1e7:
             return str(int(value))
