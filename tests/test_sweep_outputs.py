@@ -297,3 +297,26 @@ def test_two_group_charts_and_the_repeated_header_fit_one_printed_page(kwh_swept
     a4_landscape_pt = 210 / 25.4 * 72 - 2 * 0.75 * 72  # between 0.75-inch margins
     # at 100%, the largest scale a sheet prints at (this one's columns may allow it)
     assert rows_pt + header_pt <= a4_landscape_pt
+
+
+def test_a_scenario_group_is_every_parameter_but_the_budget():
+    """kWh price, years and objective split groups as growth does; a text value (the
+    objective) is named as written, a blank price multiplier does not split a group."""
+    import pandas as pd
+
+    from solver.report.workbook import _budget_runs
+
+    df = pd.DataFrame({
+        "scenario": [1, 2, 3, 4, 5, 6],
+        "budget": [1e5, 2e5, 1e5, 2e5, 1e5, 2e5],
+        "growth": [1.0] * 6,
+        "headroom": [0.2] * 6,
+        "price_gpu": [None] * 6,
+        "kwh_price": [0.1, 0.1, 0.3, 0.3, 0.3, 0.3],
+        "objective": ["capex", "capex", "capex", "capex", "tco", "tco"],
+        "status": ["optimal"] * 6,
+        "total_cost": [1.0] * 6,  # after status: not a parameter
+    })
+    assert _budget_runs(df) == [(" (kwh_price 0.1, objective capex)", 0, 2),
+                                (" (kwh_price 0.3, objective capex)", 2, 4),
+                                (" (kwh_price 0.3, objective tco)", 4, 6)]
