@@ -140,3 +140,39 @@ def test_servers_bought_only_for_their_drives_are_named(tmp_path):
     text = " ".join(res.output.split())
     assert re.search(r"Option 1 buys \d+ server\(s\) only for their drives \(shared datasets "
                      r"and checkpoints\): \d+ x ", text), text
+
+
+def _block(text: str, title: str) -> str:
+    """One workload's table in ``estimate`` output: from its title to the next blank line."""
+    return text.split(f"\n{title}  (")[1].split("\n\n")[0]
+
+
+def test_estimate_at_80_columns_keeps_what_a_service_is_asked(root):
+    """Latencies answer 'can this GPU serve it in time': at 80 columns the host RAM and
+    CPU cores go first, then tokens/s; ms per output token and to the first token stay
+    (they were the first to go, beside a wide note)."""
+    res = CliRunner().invoke(main, ["estimate", str(root / "workloads" / "deadlines.yaml")],
+                             env={"COLUMNS": "80"})
+    assert res.exit_code == 0, res.output
+    assert _widest(res.output) <= 80
+    chat = _block(res.output, "chat-8b")
+    head = chat.split("\n---")[0]
+    assert "output" in head and "first" in head and "tokens/s" in head and "idle" in head
+    dropped = " ".join(chat.split("(Not shown at this width:")[1].split())
+    assert "ms per output token" not in dropped and "ms to first token" not in dropped
+    assert "host RAM" in dropped
+
+
+def test_sweep_over_kwh_prices_at_80_columns_keeps_tco(root, tmp_path):
+    """TCO is the one column that changes with the kWh price: at 80 columns the GPU mix and
+    the priority gained go before it (TCO went first, and the table showed only costs that
+    do not move)."""
+    res = CliRunner().invoke(
+        main, ["sweep", str(root / "workloads" / "expand-pool.yaml"), "--kwh-price",
+               "0.1,0.3", "--budget", "400k,600k", "--jobs", "2", "--no-workbook", "--out",
+               str(tmp_path)], env={"COLUMNS": "80"})
+    assert res.exit_code == 0, res.output
+    assert _widest(res.output) <= 80
+    header = res.output.split("\n---")[0]
+    assert "TCO" in header
+    assert "TCO" not in res.output.split("(Not shown at this width:")[1].split(")")[0]

@@ -107,7 +107,9 @@ def is_waste(e: Estimate) -> bool:
 
 
 _COLUMNS = (
-    # The column, then its cell. ``keep``: drop order on a narrow terminal (0: never).
+    # The column, then its cell. ``keep``: drop order on a narrow terminal (0: never; of
+    # equal ``keep`` the rightmost first). What the command answers stays longest: whether
+    # a replica fits, then how fast it runs (tokens/s, and for a service its latencies).
     (Column("GPU", justify="left"), lambda e: e.gpu or "(CPU only)"),
     (Column("GPUs per replica"), lambda e: str(e.degree)),
     (Column("fits"), lambda e: "yes" if e.fits else "NO"),
@@ -124,12 +126,12 @@ _COLUMNS = (
     (Column("host RAM", keep=4), lambda e: f"{e.host_ram_gb:.1f}"),
     (Column("CPU cores", keep=4), lambda e: str(e.cpu_cores)),
     (Column("tokens/s", keep=1), lambda e: _speed(e, lambda t: _tokens(t.tokens_per_s))),
-    (Column("ms per output token", keep=3), lambda e: _speed(
+    (Column("ms per output token", keep=1), lambda e: _speed(
         e, lambda t: "-" if t.tpot_ms is None else f"{t.tpot_ms:.1f}")),
-    (Column("ms to first token", keep=2), lambda e: _speed(
+    (Column("ms to first token", keep=1), lambda e: _speed(
         e, lambda t: "-" if t.ttft_ms is None else f"{t.ttft_ms:.0f}" if t.ttft_ms >= 10
         else f"{t.ttft_ms:.1f}")),
-    (Column("note", justify="left", wrap=True, keep=0), lambda e: _flag(e)),
+    (Column("mostly idle", keep=0), lambda e: _flag(e)),
 )
 
 
@@ -153,8 +155,9 @@ def _speed(e, cell) -> str:
 
 
 def _flag(e: Estimate) -> str:
+    """``18% used`` under the "mostly idle" header (R7); empty for a replica that is not."""
     if is_waste(e):
-        return f"mostly idle ({e.vram_utilisation:.0%} used)"
+        return f"{e.vram_utilisation:.0%} used"
     return ""
 
 
@@ -188,6 +191,8 @@ def render_estimate_table(wf: WorkloadFile, catalog: Catalog, rows: Sequence[Est
         "activations, KV cache: the model's tensors; other: the part of needed that is not "
         "a model tensor."),
         "micro-batch x steps: sequences per GPU per step x gradient-accumulation steps.",
+        (f"mostly idle: the replica fits but uses under {WASTE_FRACTION:.0%} of each card "
+         "it takes (the share it uses)."),
         ("tokens/s: one replica (training tokens, or output tokens for inference); "
         "see docs/throughput-model.md."),
     ]

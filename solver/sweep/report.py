@@ -99,6 +99,10 @@ def replica_share(row, sweep: Sweep | None) -> float | None:
     return sum(planned.get(n, 0) for n in row.served) / total if total else None
 
 
+TCO_AXES = ("kwh_price", "years", "objective")
+"""Sweep axes whose scenarios differ in TCO, not (only) in what they buy."""
+
+
 def render_sweep(
     run: SweepRun,
     name: str,
@@ -120,7 +124,11 @@ def render_sweep(
     columns += [Column(a) for a in varying]
     has_tco = any(r.tco is not None for r in run.rows)
     columns += [Column(f"cost {currency}")]
-    columns += [Column(f"TCO {currency}", keep=2)] if has_tco else []
+    # TCO answers a sweep over what it depends on (kWh price, years, objective) or one that
+    # ranks by it: that column stays, the GPUs go first (their mix rarely changes there).
+    by_tco = (any(a in TCO_AXES for a in varying)
+              or (sweep is not None and sweep.wf.policy.objective == "tco"))
+    columns += [Column(f"TCO {currency}", keep=0 if by_tco else 2)] if has_tco else []
     columns += [Column("status", justify="left", wrap=True, comfort=10)]
     columns += [Column("planned replicas served", keep=2)] if sweep is not None else []
     columns += [Column(f"priority gained per {scale:,.0f} more", keep=3)] if has_budget else []
