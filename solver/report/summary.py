@@ -79,8 +79,13 @@ def target_lines(option: PlanOption) -> list[str]:
     (training) or TPOT/TTFT (inference)."""
     out = []
     for f in option.throughput:
-        head = (f"{f.workload}: {f.tokens_per_s:,.0f} tokens/s of {f.target_tokens_per_s:,.0f} "
-                f"needed, {f.replicas} replica(s) on {f.gpus} GPU(s)")
+        rate = f"{f.tokens_per_s:,.0f} tokens/s of {f.target_tokens_per_s:,.0f} needed"
+        if f.requests_per_s is not None and f.target_requests_per_s is not None:
+            # A requests_per_s target is read in its own unit; the tokens/s it means beside it.
+            rate = (f"{f.requests_per_s:,.1f} requests/s of {f.target_requests_per_s:,.1f} "
+                    f"needed ({f.tokens_per_s:,.0f} output tokens/s of "
+                    f"{f.target_tokens_per_s:,.0f}, at {f.output_tokens:,} per request)")
+        head = f"{f.workload}: {rate}, {f.replicas} replica(s) on {f.gpus} GPU(s)"
         if f.days_to_finish is not None:
             head += f", done in {f.days_to_finish:.1f} days"
         if f.tpot_ms is not None:
@@ -489,7 +494,7 @@ def _reference_lines(result: PlanResult, width: int, buys_nothing: bool = False
     for note in result.notes:
         if buys_nothing and "no other distinct purchase list" in note:
             continue  # nothing bought: "1 of 3 options" would only confuse
-        if note.startswith("R20"):
+        if "R20" in note:
             continue  # why no rule-of-thumb pool applies tells nothing to act on (--json has it)
         else:
             out += wrap(f"Note: {note}.", width, hang="  ")

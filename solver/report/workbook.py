@@ -1019,7 +1019,7 @@ class _Book:
             r += 1
         r += 1
         for text in (*res.notes, *(f"Warning: {w}" for w in res.warnings)):
-            if text.startswith("R20"):  # why no rule-of-thumb pool applies: JSON keeps it
+            if "R20" in text:  # why no rule-of-thumb pool applies: JSON keeps it
                 continue
             sh.long_note(r, text)
             r += 1
