@@ -348,3 +348,14 @@ def test_every_plain_field_has_a_value_to_offer_in_to_fix():
                 if not nested and name not in sku_lists and example_for(name, info) is None:
                     lacking.append(f"{model.__name__}.{name}")
     assert not lacking
+
+
+def test_plan_text_reads_a_request_rate_in_requests(write_yaml):
+    from cli import main
+
+    path = write_yaml(REQUESTS.replace("RATE", "requests_per_s: 20"))
+    result = CliRunner().invoke(main, ["plan", str(path), "--no-workbook"])
+    assert result.exit_code == 0, result.output
+    text = " ".join(result.output.split())  # the line may wrap
+    assert re.search(r"chat: 2\d\.\d requests/s of 20\.0 needed \([\d,]+ output tokens/s of "
+                     r"5,120, at 256 per request\)", text), text
