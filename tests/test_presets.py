@@ -137,7 +137,8 @@ def test_config_params_override(tmp_path):
                     "vocab_size": 10,
                 }
             ),
-            "lacks hidden_size",
+            # A number written as text is named as such, not said to be missing.
+            'hidden_size is "4096", not a whole number. To fix: write "hidden_size": 4096',
         ),
         (
             json.dumps(

@@ -121,17 +121,59 @@ _HF_ALIASES = {
 _UNGATED_TYPES = ("gpt2", "gpt_neox", "gpt_bigcode", "gptj", "bert", "roberta", "opt")
 
 
-def _int_field(cfg: dict, *names: str) -> int | None:
+# A figure each key could hold, for the "To fix" of a value that is not a whole number.
+_EXAMPLES = {"hidden_size": 4096, "num_hidden_layers": 32, "num_attention_heads": 32,
+             "vocab_size": 32000, "num_key_value_heads": 8, "intermediate_size": 14336,
+             "head_dim": 128, "num_local_experts": 8, "num_experts_per_tok": 2}
+
+
+def _whole(value: object) -> int | None:
+    """The whole number a value plainly means (``14336.0``, ``"8"``), None when none."""
+    if isinstance(value, float) and value.is_integer():
+        return int(value)
+    if isinstance(value, str) and value.strip().isdigit():
+        return int(value.strip())
+    return None
+
+
+def _int_field(cfg: dict, problems: list[str], *names: str) -> int | None:
+    """The first of ``names`` the config sets (``null`` counts as unset). A value that is
+    not a whole number (``"8"``, ``14336.0``) is a problem appended to ``problems``, never
+    silently the default: the default of ``num_key_value_heads`` is the head count, a 4x
+    larger KV cache for a model with 8 of 32."""
     for n in names:
         v = cfg.get(n)
+        if v is None:
+            continue
         if isinstance(v, int) and not isinstance(v, bool):
             return v
+        fix = _whole(v) or _EXAMPLES.get(names[0], 1)
+        problems.append(f"{n} is {clip(json.dumps(v))}, not a whole number. To fix: write "
+                        f'"{n}": {fix}')
+        return None
     return None
+
+
+# Config keys of ModelArch's figures, so that its messages name what the file says.
+_CONFIG_KEYS = {"hidden": "hidden_size", "layers": "num_hidden_layers",
+                "heads": "num_attention_heads", "vocab": "vocab_size",
+                "kv_heads": "num_key_value_heads", "intermediate": "intermediate_size",
+                "experts": "num_local_experts", "active_experts": "num_experts_per_tok",
+                "head_dim": "head_dim"}
 
 
 def _config_problem(err: ErrorDetails) -> str:
     msg = err["msg"].removeprefix("Value error, ")
-    return f"{'.'.join(map(str, err['loc']))}: {msg}" if err["loc"] else msg
+    where = ".".join(map(str, err["loc"]))
+    bound = (err.get("ctx") or {})
+    if where in _CONFIG_KEYS:
+        key = _CONFIG_KEYS[where]
+        where = f"{where} ({key})"
+        if "le" in bound:
+            msg += f'. To fix: write "{key}": {bound["le"]} or less (the model\'s own figure)'
+        elif "gt" in bound:
+            msg += f'. To fix: write "{key}": {bound["gt"] + 1} or more (the model\'s own figure)'
+    return f"{where}: {msg}" if where else msg
 
 
 def from_hf_config(ref: ModelConfigRef, base_dir: Path) -> ModelArch:
@@ -173,38 +215,56 @@ def _read_config(path: Path, shown: str) -> dict:
 
 
 def _arch_from_config(cfg: dict, ref: ModelConfigRef, path: Path, shown: str) -> ModelArch:
-    """The architecture figures of a parsed config.json, under Hugging Face's key names."""
-    got = {key: _int_field(cfg, *names) for key, names in _HF_ALIASES.items()}
-    missing = [k for k, v in got.items() if v is None]
+    """The architecture figures of a parsed config.json, under Hugging Face's key names.
+
+    Every figure is checked against ModelArch's bounds before the parameters are counted
+    from them (a 200-digit ``hidden_size`` overflowed the count); all the problems of one
+    file are reported together.
+    """
+    problems: list[str] = []
+    got = {key: _int_field(cfg, problems, *names) for key, names in _HF_ALIASES.items()}
+    missing = [k for k, v in got.items() if v is None and not any(
+        cfg.get(n) is not None for n in _HF_ALIASES[k])]
     if missing:
-        raise ValueError(
-            f"config file '{shown}' lacks {', '.join(missing)} (whole numbers). To fix: use "
-            "the model's complete Hugging Face config.json, or an inline model mapping"
-        )
-    have = {k: v for k, v in got.items() if v is not None}  # every one, after the check above
-    hidden, layers = have["hidden_size"], have["num_hidden_layers"]
-    heads, vocab = have["num_attention_heads"], have["vocab_size"]
-    kv = _int_field(cfg, "num_key_value_heads") or heads
-    inter = _int_field(cfg, "intermediate_size", "n_inner", "ffn_dim") or 4 * hidden
-    experts = _int_field(cfg, "num_local_experts", "num_experts", "n_routed_experts") or 1
-    active = _int_field(cfg, "num_experts_per_tok") if experts > 1 else None
-    head_dim = _int_field(cfg, "head_dim")
+        problems.insert(0, f"lacks {', '.join(missing)} (whole numbers). To fix: use the "
+                           "model's complete Hugging Face config.json, or an inline model "
+                           "mapping")
+    kv = _int_field(cfg, problems, "num_key_value_heads")
+    inter = _int_field(cfg, problems, "intermediate_size", "n_inner", "ffn_dim")
+    # 0 experts is how some dense models' configs say "not a mixture of experts".
+    experts = _int_field(cfg, problems, "num_local_experts", "num_experts",
+                         "n_routed_experts") or 1
+    active = (_int_field(cfg, problems, "num_experts_per_tok") if experts > 1 else None)
+    head_dim = _int_field(cfg, problems, "head_dim")
+    if problems:
+        raise ValueError(f"config file '{shown}': {'; '.join(problems)}")
+    have = {k: v for k, v in got.items() if v is not None}  # every one, after the check
     gated = cfg.get("model_type", "") not in _UNGATED_TYPES
-    tied = bool(cfg.get("tie_word_embeddings", not gated))
+    figures = {
+        "name": str(ref.name or cfg.get("_name_or_path") or path.parent.name or "config"),
+        "hidden": have["hidden_size"], "layers": have["num_hidden_layers"],
+        "heads": have["num_attention_heads"],
+        "kv_heads": have["num_attention_heads"] if kv is None else kv,
+        "intermediate": 4 * have["hidden_size"] if inter is None else inter,
+        "vocab": have["vocab_size"], "experts": experts, "active_experts": active,
+        "head_dim": head_dim, "mlp": "swiglu" if gated else "gelu",
+        "tied_embeddings": bool(cfg.get("tie_word_embeddings", not gated)), "source": shown}
+    # The figures first, under a stand-in parameter count, so that an impossible one is
+    # named as such (64 KV heads of 32 once read "params_b must be > 0").
+    arch = _validated(dict(figures, params_b=ref.params_b or 100_000, intermediate=inter),
+                      shown)
     params = ref.params_b
-    if params is None and min(hidden, layers, heads, kv, inter, vocab) > 0 and heads >= kv:
-        params = (
-            count_params(hidden, layers, heads, kv, inter, vocab, experts, gated, tied, head_dim)
-            / 1e9
-        )
+    if params is None:
+        params = count_params(arch.hidden, arch.layers, arch.heads, arch.n_kv_heads,
+                              arch.d_ff, arch.vocab, arch.experts, gated,
+                              arch.tied_embeddings, arch.head_dim) / 1e9
+    return _validated(dict(figures, params_b=params), shown)
+
+
+def _validated(figures: dict, shown: str) -> ModelArch:
+    """ModelArch of ``figures``; its problems named under the config's keys."""
     try:
-        return ModelArch(
-            name=str(ref.name or cfg.get("_name_or_path") or path.parent.name or "config"),
-            params_b=params or 0, hidden=hidden, layers=layers, heads=heads, kv_heads=kv,
-            intermediate=inter, vocab=vocab, experts=experts, active_experts=active,
-            head_dim=head_dim, mlp="swiglu" if gated else "gelu", tied_embeddings=tied,
-            source=shown,
-        )
+        return ModelArch(**figures)
     except ValidationError as exc:
         details = "; ".join(_config_problem(e) for e in exc.errors(include_url=False))
         raise ValueError(f"config file '{shown}' has unusable figures: {details}") from None
