@@ -65,6 +65,10 @@ SWEEP_CHART_PX = 260
 """Height (pixels) of one scenario group's chart on the Sweep sheet: two, a row's gap
 after each and a repeated header of four lines fit the 487 points (650 pixels) an A4
 landscape page holds between its margins."""
+SWEEP_CHART_TOP_PX = 6
+"""Pixels between the top of a chart's first row and the chart: LibreOffice places a chart
+that starts a printed page a few pixels above its row, which printed its top border alone
+at the foot of the page before."""
 ASSUMPTIONS_COL_WIDTH = 40
 """Widest a column of the Assumptions sheet grows: descriptions and hashes wrap."""
 SWEEP_COL_WIDTH = 45
@@ -1488,7 +1492,7 @@ class _Book:
             sh.finish(keep=1)
             chart = self._group_chart(sh, df, runs, knees)
             chart.set_size({"width": 720, "height": 360})
-            sh.ws.insert_chart(end + 2, 0, chart)
+            sh.ws.insert_chart(end + 2, 0, chart, {"y_offset": SWEEP_CHART_TOP_PX})
             return
         # The charts start a printed page and stack in the first columns, two a page, so
         # neither a page break down nor one across cuts a chart; rows of the sheet's
@@ -1499,7 +1503,7 @@ class _Book:
         if len(runs) == 1:
             chart = self._sweep_chart(sh, df, runs, knees, "Budget vs served priority and cost")
             chart.set_size({"width": 720, "height": 360})
-            sh.ws.insert_chart(end + 2, 0, chart)
+            sh.ws.insert_chart(end + 2, 0, chart, {"y_offset": SWEEP_CHART_TOP_PX})
             return
         # Two or more groups: one chart each, rather than every group's lines on one plot,
         # where they overlap.
@@ -1507,7 +1511,8 @@ class _Book:
             label = run[0].strip(" ()") or "all scenarios"
             chart = self._sweep_chart(sh, df, [run], knees, label)
             chart.set_size({"width": 720, "height": SWEEP_CHART_PX})
-            sh.ws.insert_chart(end + 2 + n * step, 0, chart)
+            sh.ws.insert_chart(end + 2 + n * step, 0, chart,
+                               {"y_offset": SWEEP_CHART_TOP_PX})
 
     def _sweep_format(self, name: str):
         """Number format of a column of the sweep tables: money for every amount (the kWh
