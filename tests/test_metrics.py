@@ -155,3 +155,16 @@ def test_shipped_deadlines_plan_is_no_longer_below_by_policy():
     m = option_metrics(option, catalog, wf.policy)
     assert 0.70 < m.planned_vram_gb / m.installed_vram_gb < 0.80
     assert m.vram_status == "within" and m.ram_status == "within"
+
+
+def test_summary_table_carries_each_options_own_host_ram_target():
+    """The workbook Summary shows the RAM target it judged each option by (a row of its
+    own), so "within" at 35% reads as what those servers' fewest DIMMs allow."""
+    from solver.report.tables import summary_table
+
+    result, _, catalog = sample_plan()
+    df = summary_table(result, catalog, POLICY)
+    for i, option in enumerate(result.options):
+        m = option_metrics(option, catalog, POLICY)
+        assert df.loc[i, "ram_target"] == pytest.approx(m.ram_target)
+        assert df.loc[i, "ram_vs_target"] == m.ram_status

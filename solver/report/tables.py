@@ -88,6 +88,7 @@ def summary_table(result: PlanResult, catalog: Catalog, policy: Policy) -> pd.Da
                 "installed_ram_gb": m.installed_ram_gb,
                 "planned_ram_gb": m.planned_ram_gb,
                 "ram_util": m.ram_util,
+                "ram_target": m.ram_target if m.ram_util is not None else None,
                 "ram_vs_target": m.ram_status,
                 "host_bw_gbps_per_gpu": m.host_bw_gbps_per_gpu,
                 "installed_storage_tb": m.installed_storage_tb,

@@ -917,6 +917,7 @@ class _Book:
             ("  VRAM vs target", "", "vram_vs_target", None),
             ("Planned host RAM use (share of usable)",
              f"{target_label('ram')}, or what the fewest DIMMs allow", "ram_util", f.pct),
+            ("  Host RAM target", "85%, or what the fewest DIMMs allow", "ram_target", f.pct),
             ("  RAM vs target", "", "ram_vs_target", None),
             ("Installed VRAM (GB)", "", "installed_vram_gb", f.num),
             ("Installed host RAM (GB)", "", "installed_ram_gb", f.num),
