@@ -152,3 +152,82 @@ def test_plan_with_highs_stops_inside_the_solve(tmp_path):
             proc.wait()
     assert proc.returncode == EXIT_CODE, stderr
     assert stderr.strip() == "plan-buy: interrupted"
+
+
+# A Ctrl-C that lands while highspy is imported, simulated: running its module raises it
+# (finding it does not: PuLP looks it up first, outside its bare except).
+_INTERRUPTED_IMPORT = """
+import importlib.machinery
+import sys
+
+class Loader:
+    def __init__(self, real):
+        self.real = real
+
+    def create_module(self, spec):
+        return self.real.create_module(spec)
+
+    def exec_module(self, module):
+        raise KeyboardInterrupt
+
+class Interrupting:
+    def find_spec(self, name, path=None, target=None):
+        if name != "highspy":
+            return None
+        spec = importlib.machinery.PathFinder.find_spec(name, path)
+        if spec is not None:
+            spec.loader = Loader(spec.loader)
+        return spec
+
+sys.meta_path.insert(0, Interrupting())
+"""
+
+
+def test_ctrl_c_during_the_highspy_import_is_not_swallowed():
+    """PuLP imports highspy under a bare ``except:``: the interrupt was lost and HiGHS
+    marked unavailable, so the run went on with CBC (3 of 12 early Ctrl-Cs exited 0)."""
+    script = _INTERRUPTED_IMPORT + """
+try:
+    import solver.optimize.solve
+except KeyboardInterrupt:
+    print("interrupted")
+else:
+    import pulp
+    print("went on, HiGHS available:", pulp.HiGHS().available())
+"""
+    done = subprocess.run([sys.executable, "-c", script], cwd=ROOT, text=True,
+                          capture_output=True, timeout=120)
+    assert done.stdout.strip() == "interrupted", done.stdout + done.stderr
+
+
+def test_ctrl_c_during_the_highspy_import_ends_plan_with_130(tmp_path):
+    script = _INTERRUPTED_IMPORT + f"""
+from cli import main
+main(["plan", {str(ROOT / "workloads" / "small.yaml")!r}, "--no-workbook"])
+"""
+    done = subprocess.run([sys.executable, "-c", script], cwd=ROOT, text=True,
+                          capture_output=True, timeout=120, env={**os.environ,
+                                                                 "TMPDIR": str(tmp_path)})
+    assert done.returncode == EXIT_CODE, done.stdout + done.stderr
+    assert done.stderr.strip() == "plan-buy: interrupted"
+    assert "CBC" not in done.stdout and list(tmp_path.iterdir()) == []
+
+
+def test_the_solve_folder_is_made_only_once_its_removal_is_held(tmp_path, monkeypatch):
+    """An interrupt between making the CBC folder and holding its removal left it behind."""
+    import contextlib
+    import tempfile
+
+    from solver.optimize import children
+
+    @contextlib.contextmanager
+    def interrupted(undo):
+        raise KeyboardInterrupt
+        yield
+
+    monkeypatch.setattr(tempfile, "tempdir", str(tmp_path))
+    monkeypatch.setattr(children.interrupt, "on_exit", interrupted)
+    engine = type("Cbc", (), {"tmpDir": ""})()
+    with pytest.raises(KeyboardInterrupt), children.contained(engine):
+        pass
+    assert list(tmp_path.iterdir()) == []

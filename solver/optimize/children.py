@@ -26,6 +26,7 @@ import signal
 import subprocess
 import sys
 import tempfile
+import uuid
 from collections.abc import Iterator
 from pathlib import Path
 
@@ -96,7 +97,9 @@ def contained(engine) -> Iterator[None]:
     if not hasattr(engine, "tmpDir"):
         yield
         return
-    folder = Path(tempfile.mkdtemp(prefix="plan-buy-solve-"))
+    # The name is chosen before the folder exists and the undo is held before it is made,
+    # so an interrupt at any point leaves no folder behind.
+    folder = Path(tempfile.gettempdir()) / f"plan-buy-solve-{uuid.uuid4().hex}"
     started: list[subprocess.Popen] = []
 
     def undo() -> None:
@@ -106,6 +109,7 @@ def contained(engine) -> Iterator[None]:
 
     real = coin_api.subprocess
     with interrupt.on_exit(undo):
+        folder.mkdir(mode=0o700)
         engine.tmpDir = str(folder)
         coin_api.subprocess = _RecordingSubprocess(started)
         try:
