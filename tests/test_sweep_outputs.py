@@ -275,6 +275,11 @@ def test_money_and_power_have_one_format_each_in_the_sweep_sheets(kwh_swept):
             assert {c.number_format for c in numbers} == {fmt}, (name, label)
             seen.add(label)
     assert seen == set(want)
+    # every cell of a scenario's row at its top: a TRUE/FALSE sat at the foot of the rows
+    # a wrapped list of workloads makes tall
+    ws = wb["Sweep"]
+    col = [c.value for c in ws[4]].index("Reused knee") + 1
+    assert {ws.cell(r, col).alignment.vertical for r in range(5, 9)} == {"top"}
     knee = next(c for row in wb["Sweep"].iter_rows() for c in row
                 if c.value == "Knee: the smallest budget that serves every workload")
     assert wb["Sweep"].cell(knee.row + 2, 2).number_format == money

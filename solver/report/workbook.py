@@ -1525,6 +1525,8 @@ class _Book:
             return f.money_rate
         if name == "power_kw":
             return f.num
+        if name == "reused_knee":
+            return f.center  # TRUE/FALSE at the top of a tall row, level with its text
         return f.for_column(name)
 
     def _sweep_table(self, sh: _Sheet, df: pd.DataFrame) -> int:
