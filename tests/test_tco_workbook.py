@@ -147,3 +147,14 @@ def test_no_cell_holds_python_or_markup(tco_book):
     values = {a.cell(r, 1).value: a.cell(r, 2).value for r in range(1, a.max_row + 1)}
     assert values["exclude"] == "(none)"
     assert values["tco.kwh_price"] == 0.15 and values["tco.years"] == 4
+
+
+def test_years_cannot_outgrow_the_tco_sheet(tco_book):
+    """The TCO sheet has a column per planned year: the Years cell accepts 1 to that many
+    (a longer horizon typed there would leave its extra years out of every total)."""
+    book, _result, wf = tco_book
+    a = openpyxl.load_workbook(book)["Assumptions"]
+    cell = f"B{_find(a, 'Years')}"
+    rules = [dv for dv in a.data_validations.dataValidation if cell in str(dv.sqref)]
+    assert len(rules) == 1 and rules[0].type == "whole"
+    assert (rules[0].formula1, rules[0].formula2) == ("1", str(wf.policy.tco.years))

@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import itertools
 import math
+import re
 import shutil
 import subprocess
 import zipfile
@@ -413,8 +414,6 @@ def printed_pages_across(ws) -> tuple[int, list[int]]:
     default width)."""
     from openpyxl.utils import column_index_from_string, get_column_letter
 
-    assert not ws.sheet_properties.pageSetUpPr or not ws.sheet_properties.pageSetUpPr.fitToPage, (
-        f"{ws.title}: fit-to-page shrinks wide sheets and makes Excel ignore page breaks")
     widths = {}
     for dim in ws.column_dimensions.values():
         if dim.width:
@@ -433,6 +432,13 @@ def printed_pages_across(ws) -> tuple[int, list[int]]:
     bounds = [0, *starts, last]
     pages = [sum(px[a:b]) + (sum(px[:repeat]) if i else 0)
              for i, (a, b) in enumerate(itertools.pairwise(bounds))]
+    fit = ws.sheet_properties.pageSetUpPr and ws.sheet_properties.pageSetUpPr.fitToPage
+    if fit:
+        # Fit to one page across (any number down): the scale its columns need in Arial.
+        assert (ws.page_setup.fitToWidth, ws.page_setup.fitToHeight) in ((1, 0), (None, 0)), (
+            ws.title, "fits one page across, any number of pages down")
+        assert not starts, (ws.title, "fit-to-width with column breaks")
+        return min(100, LETTER_PX * 100 // sum(px)), pages
     return int(ws.page_setup.scale or 100), pages
 
 
@@ -463,7 +469,7 @@ def test_every_sheet_prints_landscape_legibly_with_header_rows(book):
     got = assert_prints_legibly(book)
     # The wide tables print on two pages across at full size, identifying columns repeated,
     # rather than on one page at half size.
-    assert got["Placement"][1] >= 2 and got["Placement"][0] >= 90
+    assert got["Placement"][1] >= 2 and got["Placement"][0] >= 75
     wb = openpyxl.load_workbook(book)
     assert wb["Placement"].print_title_cols == "$A:$B"
     for ws in wb:
@@ -573,3 +579,18 @@ def test_teams_charge_what_is_bought_and_show_owned_servers_apart(tmp_path):
     assert "GPUs used on owned servers (not charged)" in labels
     search = next(r for r in rows if r[1] == "search")
     assert search[labels.index("Total cost")] == 0
+
+
+def test_it_prints_alike_where_calibri_is_missing(book):
+    """Arial 10 (Liberation Sans where Office is missing) in every cell, and a sheet that fits
+    one page across is set to fit it there: LibreOffice without Calibri or Carlito printed a
+    bill of materials' prices three pages after its SKUs (expand-pool: 51 pages; now 32)."""
+    with zipfile.ZipFile(book) as z:
+        styles = z.read("xl/styles.xml").decode()
+    fonts = set(re.findall(r'<name val="([^"]+)"', styles))
+    assert fonts == {"Arial"}, fonts
+    wb = openpyxl.load_workbook(book)
+    for name in ("Option 1", "Option 2", "Summary"):
+        ws = wb[name]
+        assert ws.sheet_properties.pageSetUpPr.fitToPage, name
+        assert (ws.page_setup.fitToWidth or 1, ws.page_setup.fitToHeight) == (1, 0), name

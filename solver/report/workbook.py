@@ -73,6 +73,8 @@ ASSUMPTIONS_COL_WIDTH = 40
 """Widest a column of the Assumptions sheet grows: descriptions and hashes wrap."""
 SWEEP_COL_WIDTH = 45
 """Widest a column of the Sweep sheet grows: the lists of GPUs and workloads wrap."""
+SUMMARY_TEXT_WIDTH = 34
+"""Widest the Summary's label and target columns grow: longer text wraps in them."""
 OPTION_COL_WIDTH = 26
 """Widest an option's column of the Summary grows: what it optimises and its figure in
 that direction wrap in it."""
@@ -86,6 +88,10 @@ SWEEP_MONEY = ("budget", "total_cost", "knee_budget", "tco", "unit_price", "exte
 """Columns of the sweep tables that are amounts of money (in the catalog's currency)."""
 SWEEP_LABELS = {"kwh_price": "kWh price"}
 """Headers of the sweep tables that differ from their column's words."""
+FONT = "Arial"
+"""Every cell's font: on Windows and macOS, and metric-compatible Liberation Sans on Linux,
+so a sheet prints the same wherever it opens (Calibri is missing where Office is, and
+LibreOffice's stand-ins for it are wider)."""
 DEFAULT_COL_PX = 64
 """Pixels of a column whose width is not set (Excel's default 8.43 characters)."""
 STAYS_CHEAPER = "renting stays cheaper"
@@ -423,9 +429,16 @@ class _Sheet:
         ws.set_landscape()
         ws.set_paper(9)  # A4; the layout is sized for Letter's narrower page too
         ws.set_margins(left=0.5, right=0.5, top=0.75, bottom=0.75)
-        # A fixed scale, not fit-to-width: Excel ignores manual page breaks under fit-to-page,
-        # and fit-to-width shrinks a wide table until nobody can read it.
-        ws.set_print_scale(self.scale)
+        if self.pages_across:
+            # A fixed scale, not fit-to-width: fit-to-width would shrink a wide table until
+            # nobody can read it.
+            ws.set_print_scale(self.scale)
+        else:
+            # One page across: at ``scale`` or more where the font is Arial (or Liberation
+            # Sans), and still one page across where a wider font stands in for it, so a
+            # bill of materials never prints its prices on a page after its SKUs.
+            # LibreOffice keeps the manual breaks before charts under it; Excel ignores them.
+            ws.fit_to_pages(1, 0)
         if self.pages_across:
             ws.set_v_pagebreaks(self.pages_across)
             if keep:
@@ -433,7 +446,7 @@ class _Sheet:
         if self.breaks:
             ws.set_h_pagebreaks(sorted(set(self.breaks)))
         ws.repeat_rows(header_row)
-        ws.set_header(f'&L&"Calibri,Bold"plan-buy&R{self.name.replace("&", "&&")}')
+        ws.set_header(f'&L&"{FONT},Bold"plan-buy&R{self.name.replace("&", "&&")}')
         ws.set_footer("&LPrinted &D&RPage &P of &N")
 
 
@@ -472,7 +485,8 @@ def _wrap(text: str, width: int) -> list[str]:
 
 
 def column_px(width: float) -> int:
-    """Pixels of a column ``width`` characters wide, as Excel lays it out (Calibri 11)."""
+    """Pixels of a column ``width`` characters wide, as Excel lays it out (Arial 10 and
+    Calibri 11 alike: 7-pixel digits)."""
     return int(width * 7 + 0.5) + 5
 
 
@@ -596,6 +610,11 @@ class _Book:
             str(path),
             {
                 "in_memory": True,
+                # Arial 10 lays columns out as Calibri 11 does (7-pixel digits) and, unlike
+                # Calibri, has a metric twin (Liberation Sans) where Office is not installed.
+                "default_format_properties": {"font_name": FONT, "font_size": 10},
+                "default_row_height": 17,
+                "default_column_width": DEFAULT_COL_PX,
                 "strings_to_formulas": False,
                 "strings_to_urls": False,
                 "strings_to_numbers": False,
@@ -886,6 +905,9 @@ class _Book:
     def _summary(self, sh: _Sheet) -> None:
         f = self.fmt
         res = self.result
+        # Labels and targets wrap in narrow columns, so the options print on the page of
+        # the labels that name their figures.
+        sh.max_width = SUMMARY_TEXT_WIDTH
         summ = report.summary_table(res, self.catalog, self.wf.policy)
         opts = list(res.options)
         gap = "" if res.gap is None else f", {res.gap:.2%} above its proven lower bound"
@@ -1034,7 +1056,7 @@ class _Book:
             r += 1
         sh.breaks.append(r + 1)  # the chart on a page of its own, never cut by a break
         self._cost_chart(sh, row_of, len(opts), r + 1)
-        sh.widths[0] = max(36, min(sh.widths.get(0, 0), 60))
+        sh.widths[0] = max(30, sh.widths.get(0, 0))
         sh.widths[1] = max(sh.widths.get(1, 10), 20)
         for c in range(2, 2 + len(opts)):
             sh.widths[c] = min(max(sh.widths.get(c, 0), 16), OPTION_COL_WIDTH)
@@ -1045,9 +1067,12 @@ class _Book:
         Assumptions sheet ("Energy over 4 years"), so it follows an edit there."""
         head, _, tail = label.partition(f" {years} years")
         value = f"{head} {years} years{tail}"
+        long = len(value) > sh.max_width
         sh.formula(r, 0, f'="{head} "&{self.own_cell["years"]}&" years{tail}"', value,
-                   self.fmt.text)
+                   self.fmt.text_wrap if long else self.fmt.text)
         sh._width(0, len(value) + 1)
+        if long:
+            sh.lines[r] = max(sh.lines.get(r, 1), len(_wrap(value, sh.max_width - 4)))
 
     def _own_figure(self, sh: _Sheet, r: int, c: int, o, key: str, fmt) -> None:
         """Energy and rent over the horizon (Σ the TCO sheet's yearly row) and the
@@ -1159,6 +1184,15 @@ class _Book:
             sh.put(r, 1, float(value), fmt)
             sh.put(r, 2, unit)
             self.own_cell[key] = sh.ref(r, 1)
+            if key == "years":
+                # The TCO sheet has a column per year of the horizon planned: a longer one
+                # would leave years out of every total that reads it.
+                sh.ws.data_validation(r, 1, r, 1, {
+                    "validate": "integer", "criteria": "between", "minimum": 1,
+                    "maximum": tco.years, "error_title": "Years",
+                    "error_message": f"1 to {tco.years}: the TCO sheet has a column per year "
+                                     f"of the {tco.years} planned. For a longer horizon, set "
+                                     "policy.tco.years and plan again."})
 
     def _tco(self, sh: _Sheet) -> None:
         """Per option: capex (year 0, from its bill of materials), energy, support and racks
