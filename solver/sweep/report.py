@@ -11,7 +11,7 @@ import math
 from collections.abc import Sequence
 from pathlib import Path
 
-from ..report.files import write_csv
+from ..report.files import csv_frame, replacing_together
 from ..report.text import DEFAULT_WIDTH, Column, bullets, table, wrap
 from .run import Group, Scenario, ScenarioRow, Sweep, SweepRun
 
@@ -384,6 +384,10 @@ def write_sweep_files(
     is ``<name>-sweep`` unless given (``--out report.xlsx`` gives ``report``).
 
     The workbook's options are the unswept input's plan; its Sweep sheet is the table.
+    Both are written to temporary files and renamed only once both are complete, so a
+    workbook that cannot be written leaves the previous CSV too. A workbook asked for but
+    not written (the unswept plan did not finish) takes a previous run's workbook of that
+    name away, so that no file there is from another run.
 
     Returns:
         The files written, and why the workbook was skipped (None when written or not asked).
@@ -394,25 +398,34 @@ def write_sweep_files(
     out_dir = Path(out_dir)
     stem = stem or f"{sweep.wf.name}-sweep"
     frame = sweep_frame(run, sweep.price_targets)
-    csv = write_csv(out_dir / f"{stem}.csv", frame)
-    files, skipped = [csv], None
-    if workbook:
-        base = run.base
-        if base is None or base.result is None or not base.result.options:
-            why = "interrupted" if base is None else (base.error or "no plan").splitlines()[0]
-            skipped = f"no workbook: the unswept plan did not finish ({why})"
-        else:
+    csv, book = out_dir / f"{stem}.csv", out_dir / f"{stem}.xlsx"
+    base = run.base
+    result = base.result if base is not None else None
+    planned = result is not None and bool(result.options)
+    skipped = None
+    if workbook and not planned:
+        why = "interrupted" if base is None else (base.error or "no plan").splitlines()[0]
+        skipped = f"no workbook: the unswept plan did not finish ({why})"
+    files = [csv, book] if workbook and planned else [csv]
+    with replacing_together(files) as tmps:
+        csv_frame(frame).to_csv(tmps[0], index=False)
+        if result is not None and len(files) == 2:
             from ..report.workbook import write_workbook
 
-            files.append(
-                write_workbook(
-                    out_dir / f"{stem}.xlsx",
-                    base.result,
-                    sweep.wf,
-                    sweep.catalog,
-                    sources,
-                    sweep=frame,
-                    sweep_bom=bom_frame(run, sweep.price_targets),
-                )
-            )
+            write_workbook(tmps[1], result, sweep.wf, sweep.catalog, sources,
+                           sweep=frame, sweep_bom=bom_frame(run, sweep.price_targets))
+    if skipped is not None:
+        skipped += _remove_stale(book)
     return files, skipped
+
+
+def _remove_stale(book: Path) -> str:
+    """Remove a previous run's workbook at ``book``; what to add to the skip note."""
+    if not book.is_file():
+        return ""
+    try:
+        book.unlink()
+    except OSError as exc:
+        return (f"; {book} is from an earlier run and could not be removed "
+                f"({exc.strerror or exc})")
+    return f"; the earlier {book.name} was removed, as it was not this run's"
