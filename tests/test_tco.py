@@ -431,3 +431,17 @@ def test_renting_compares_only_what_is_bought():
             "a month), against capex and a running cost of USD 348 a month (energy of the "
             "servers bought, support on capex, the 1 rack they add); buying breaks even after "
             "11.0 months") in text
+
+
+def test_power_reads_the_same_in_the_terminal_and_the_workbook():
+    """One rounding rule: 14.95 kW is "15.0" in a "#,##0.0" cell (half up) and was "14.9"
+    in the terminal (Python rounds the binary 14.9499…); both now say 15.0."""
+    from solver.optimize.owning import kw_text
+    from solver.optimize.plan import OwnCost, PlanOption
+    from solver.report.summary import own_lines
+
+    assert [kw_text(x) for x in (14.95, 0.05, 1234.25, 26.5)] == ["15.0", "0.1", "1,234.3",
+                                                                 "26.5"]
+    opt = PlanOption(rank=1, total_cost=0.0, servers=(), lines=(), placements=(),
+                     own=OwnCost(capex=0.0, power_kw=14.95, rack_units=0, racks=1))
+    assert "; 15.0 kW in 1 rack(s)" in own_lines(opt, "USD")[0]
