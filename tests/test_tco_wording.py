@@ -6,10 +6,13 @@ from __future__ import annotations
 import time
 from pathlib import Path
 
+import pandas as pd
+
 import cli
 from solver.inputs.loading import load_catalog, load_workloads
 from solver.optimize.pipeline import plan
 from solver.report.summary import render_plan_summary
+from solver.report.workbook import write_workbook
 
 ROOT = Path(__file__).resolve().parent.parent
 
@@ -25,7 +28,7 @@ def test_progress_names_the_figure_it_shows(capsys):
     assert "(cheapest so far 562,190)" in capsys.readouterr().err
 
 
-def test_tco_plans_stage_and_table_say_what_is_ranked():
+def test_tco_plans_stage_and_table_say_what_is_ranked(tmp_path):
     """expand-pool ranks by TCO: rank 1's search reports TCOs under its own stage name, and
     the table heads its capital cost 'capex' (it was 'total cost'), beside the TCO the
     options are ranked by."""
@@ -42,3 +45,8 @@ def test_tco_plans_stage_and_table_say_what_is_ranked():
     assert "total cost" not in header
     assert "Options are ranked by total cost of ownership (TCO" in text
     assert "capex is what buying them costs" in text
+    book = write_workbook(tmp_path / "e.xlsx", result, wf, cat,
+                          {"workloads": ROOT / "workloads" / "expand-pool.yaml"})
+    summary = pd.read_excel(book, sheet_name="Summary", header=3, index_col=0)
+    assert summary.loc["Total cost", "Target / reference"] == (
+        "capex (purchase); ranked by TCO, below")
