@@ -59,7 +59,7 @@ PAGE_WIDTH_PX = 900
 holds at 100%, 0.5-inch margins: Letter's width as LibreOffice prints it (A4 holds 7% more,
 Excel about 7% more again), so a layout sized to it prints on either paper."""
 MIN_PRINT_SCALE = 75
-"""Least print scale (%): 11-point text prints at about 8 points, still easy to read. A
+"""Least print scale (%): 10-point text prints at 7.5 points, still easy to read. A
 sheet whose columns would need less prints on several pages across instead."""
 SWEEP_CHART_PX = 260
 """Height (pixels) of one scenario group's chart on the Sweep sheet: two, a row's gap
@@ -251,7 +251,8 @@ class _Formats:
         self.section = add({"bold": True, "font_size": 12})
         self.text = add({"valign": "top", "indent": 1})
         self.literal = add({"valign": "top", "quote_prefix": True})
-        self.bold = add({"bold": True})
+        # Top-aligned like the numbers beside it when a wrapped target makes its row tall.
+        self.bold = add({"bold": True, "valign": "top"})
         self.right = add({"align": "right"})
         self.center = add({"align": "center", "valign": "top"})
         self.wrap_right = add({"align": "right", "text_wrap": True, "valign": "top"})
