@@ -27,6 +27,10 @@ FormFactor = Literal["pcie", "sxm", "sxm4", "sxm5"]
 SKU_KINDS = ("gpus", "platforms", "memory", "storage")
 MAX_SKUS_PER_KIND = 500
 """More SKUs of one kind than this is not a catalog but a dump; it would slow the solver."""
+MAX_PRICE = 1e12
+"""A unit price above this (a trillion) cannot be a quote (an 8-GPU system in the currency
+of least value is about 1e10): totals lose their cents and the solver's arithmetic fails
+(prices of 1e15 stopped the solver, exit 4, instead of naming the price)."""
 
 
 
@@ -68,7 +72,7 @@ class GpuSku(StrictModel):
     nvlink_domain: PositiveInt | None = None
     """GPUs one NVLink fabric joins: 2 for a PCIe bridge, 8 for an SXM baseboard.
     Default: 8 for SXM with NVLink, 2 for PCIe with a bridge, 1 without NVLink."""
-    price: float = Field(ge=0)
+    price: float = Field(ge=0, le=MAX_PRICE)
     """Unit price in the catalog's currency."""
     fp8_tflops: PositiveFloat | None = None
     """Dense FP8 tensor throughput, TFLOPS (FP32 accumulate); none = no FP8 tensor cores
@@ -113,13 +117,14 @@ class Platform(StrictModel):
     """Drive bays (NVMe)."""
     power_w: float = Field(default=0, ge=0)
     """Base system power, W."""
-    price: float = Field(ge=0)
+    price: float = Field(ge=0, le=MAX_PRICE)
     """Unit price in the catalog's currency, without GPUs, DIMMs or drives."""
     gpu_counts: list[int] | None = Field(default=None, min_length=1, max_length=65)
     """GPU counts a server of this platform is sold with (O1); 0 = bought without GPUs.
     Default: any count from 0 to ``gpu_slots``. An SXM baseboard comes whole: ``[8]``."""
-    cpu_cores: int | None = Field(default=None, ge=0, le=100_000)
-    """CPU cores of the base system (all sockets); default: not known, so not checked (O3)."""
+    cpu_cores: int | None = Field(default=None, ge=1, le=100_000)
+    """CPU cores of the base system (all sockets), at least 1 (a server without cores runs
+    nothing); default: not known, so not checked (O3)."""
     rack_units: int | None = Field(default=None, ge=1, le=64)
     """Height in rack units (U); default: not known."""
     includes: list[Label] = Field(default_factory=list, max_length=50)
@@ -187,7 +192,7 @@ class MemorySku(StrictModel):
     """Transfer rate, MT/s (DDR5-4800 -> 4800)."""
     size_gb: PositiveFloat = Field(le=100_000)
     """Capacity of one DIMM, GB."""
-    price: float = Field(ge=0)
+    price: float = Field(ge=0, le=MAX_PRICE)
     """Unit price in the catalog's currency."""
 
     @property
@@ -205,7 +210,7 @@ class StorageSku(StrictModel):
     """Capacity, TB (10^12 bytes)."""
     read_gbps: float = Field(default=0, ge=0)
     """Sequential read, GB/s."""
-    price: float = Field(ge=0)
+    price: float = Field(ge=0, le=MAX_PRICE)
     """Unit price in the catalog's currency."""
 
 
@@ -244,7 +249,14 @@ class Catalog(StrictModel):
     def _cloud_gpus_known(self) -> Catalog:
         known = [g.sku for g in self.gpus]
         problems = []
+        first: dict[str, int] = {}
         for i, c in enumerate(self.cloud):
+            if c.gpu in first:
+                problems.append(f"cloud[{i}].gpu: '{clip(c.gpu)}' already has a price at "
+                                f"cloud[{first[c.gpu]}] (one GPU-hour price per GPU). To fix: "
+                                "keep one of the two entries")
+                continue
+            first[c.gpu] = i
             if c.gpu not in known:
                 close = difflib.get_close_matches(c.gpu, known, n=3, cutoff=0.5)
                 hint = f"did you mean {', '.join(close)}? " if close else ""

@@ -13,7 +13,7 @@ from typing import Any
 
 from ..check import check_plan
 from ..errors import CheckError, InfeasibleError, InputError, SolverError
-from ..inputs.catalog import Catalog
+from ..inputs.catalog import MAX_PRICE, Catalog
 from ..inputs.exclude import check_exclude
 from ..inputs.owned import check_inventory, check_site
 from ..inputs.workload import Policy, WorkloadFile
@@ -47,6 +47,8 @@ from .build import (
 )
 from .candidates import (
     Candidates,
+    ReplicaOption,
+    cores_of,
     cores_unchecked,
     enumerate_candidates,
     is_timed,
@@ -89,7 +91,7 @@ def infeasibility_reasons(wf: WorkloadFile, catalog: Catalog, cand: Candidates) 
         if not opts:
             tried = [e for e in cand.tried[w.name]]
             if not tried:
-                reasons.append(f"{w.name}: no GPU in the catalog fits any platform")
+                reasons.append(_no_gpu_reason(w.name, catalog, policy))
                 continue
             vram = {g.sku: g.vram_gb for g in catalog.gpus}
             # The least need, on the largest card among equals (every GPU needs as much at
@@ -120,6 +122,10 @@ def infeasibility_reasons(wf: WorkloadFile, catalog: Catalog, cand: Candidates) 
             if hosts:
                 reasons.append(_disk_reason(w.name, w.local_tb, max(hosts), policy))
                 continue
+            cores = _cores_reason(w.name, opts, cand, policy)
+            if cores is not None:
+                reasons.append(cores)
+                continue
             ram = min(o.ram_gb for o in opts)
             biggest = max((usable(t.ram_gb, policy) for t in cand.types), default=0.0)
             largest = max((t.ram_gb for t in cand.types), default=0.0)
@@ -132,6 +138,37 @@ def infeasibility_reasons(wf: WorkloadFile, catalog: Catalog, cand: Candidates) 
                 "or add a platform with more DIMM slots"
             )
     return reasons
+
+
+def _no_gpu_reason(name: str, catalog: Catalog, policy: Policy) -> str:
+    """A workload with no GPU option tried: every GPU excluded, or none fits a platform."""
+    allowed = [g.sku for g in catalog.gpus if g.sku not in policy.exclude]
+    if not allowed:
+        skus = [g.sku for g in catalog.gpus]
+        return (f"{name} needs a GPU, but every GPU in the catalog is excluded ("
+                f"{', '.join(skus[:8])}{' ...' if len(skus) > 8 else ''}: policy.exclude and "
+                f"--exclude). To fix: stop excluding at least one of them, e.g. {skus[0]}")
+    return (f"{name}: no GPU {'left after exclude' if policy.exclude else 'in the catalog'} "
+            f"fits any platform ({', '.join(allowed[:8])}). To fix: add a platform whose "
+            "form_factors include theirs, or stop excluding one that does")
+
+
+def _cores_reason(name: str, opts: Sequence[ReplicaOption], cand: Candidates,
+                  policy: Policy) -> str | None:
+    """O3: why no server takes one replica when host RAM would fit and CPU cores do not
+    (None when cores are not what blocks): the fewest cores an option needs and the most
+    a server it could run on offers."""
+    sized = [(o, t) for o in opts for t in cand.types
+             if type_accepts(t, replace(o, cores=0.0, local_tb=0.0), policy)]
+    if not sized:
+        return None
+    need = min(o.cores for o, _ in sized)
+    most, platform = max((cores_of(t), t.platform.sku) for _, t in sized)
+    fix = (f"write data.cpu_cores: {math.floor(most):g} or less (or fewer data.workers)"
+           if most >= 1 else "fix the platforms' cpu_cores in the catalog")
+    return (f"{name} needs {need:g} CPU cores per replica (data.cpu_cores, or its default "
+            f"from data.workers); the most a server it fits offers is {most:g} ({platform} "
+            f"cpu_cores). To fix: {fix}, or add a platform with more cores")
 
 
 def _disk_reason(name: str, local_tb: float, biggest: float, policy: Policy) -> str:
@@ -1009,9 +1046,9 @@ def _reference(run: _Run, with_baseline: bool, best: PlanOption,
     return baseline, (), warnings
 
 
-LARGEST_SANE_PRICE = 1e12
-"""A unit price above this (a trillion) cannot be a quote: totals lose their cents and the
-solver's arithmetic breaks down well before 1e300."""
+LARGEST_SANE_PRICE = MAX_PRICE
+"""A unit price above this cannot be a quote (the catalog refuses it; a catalog built in
+code may still hold one)."""
 
 
 def _no_plan_message(solver: str, time_limit: float | None, catalog: Catalog,
