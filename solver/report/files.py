@@ -4,6 +4,8 @@ Every file plan-buy writes goes to a hidden temporary file beside its target and
 renamed over it (``os.replace``, atomic within a folder) only once complete. A full disk,
 a failed writer or an interrupt leaves the previous file as it was and no temporary file
 behind; a file that cannot be written is an ``InputError`` that says which and how to fix.
+A run's several files (``plan``'s workbook and per-option quote CSVs) are renamed only once
+all of them are complete (``replacing_together``), so none is left new beside old ones.
 """
 
 from __future__ import annotations
