@@ -45,7 +45,8 @@ def _number(text: str, option: str) -> float:
 
 
 def parse_values(
-    text: str, option: str, minimum: float = 0.0, strict: bool = False, below: float | None = None
+    text: str, option: str, minimum: float = 0.0, strict: bool = False, below: float | None = None,
+    example: str = "",
 ) -> tuple[float, ...]:
     """Values of one axis: ``start:stop:steps`` (steps values, both ends included) or a list.
 
@@ -54,6 +55,7 @@ def parse_values(
         option: the option's name, for messages.
         minimum: smallest allowed value; ``strict`` makes it exclusive.
         below: values must be under this (exclusive), if given.
+        example: a value that is in bounds, for the "To fix" of one that is not.
 
     Returns:
         The values in the order given (a range ascends), duplicates removed.
@@ -96,9 +98,11 @@ def parse_values(
         sign = ">" if strict else ">="
         if v < 0 <= minimum:
             raise InputError(f"{option}: {v:g} is negative. To fix: use values {sign} {minimum:g}")
-        if v < minimum or (strict and v <= minimum):
+        if v < minimum or (strict and round(v, 10) <= minimum):
+            # Values are kept to 10 decimals: 1e-300 would become 0 past this check.
             raise InputError(
                 f"{option}: {v:g} is out of range. To fix: use values {sign} {minimum:g}"
+                f"{', e.g. ' + example if example else ''}"
             )
         if below is not None and v >= below:
             raise InputError(f"{option}: {v:g} is out of range. To fix: use values < {below:g}")

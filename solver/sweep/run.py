@@ -123,11 +123,11 @@ def build_sweep(
     """
     p = wf.policy
     budgets: tuple[float | None, ...] = (
-        parse_values(budget, "--budget", 0.0, strict=True) if budget is not None
+        parse_values(budget, "--budget", 0.0, strict=True, example="500k") if budget is not None
         else (p.budget,)  # --budget "" is a mistake to report, not "no budget"
     )
     budgets = tuple(sorted(budgets, key=lambda b: -1 if b is None else b))
-    growths = parse_values(growth, "--growth", 0.0, strict=True) if growth else (p.growth,)
+    growths = parse_values(growth, "--growth", 0.0, strict=True, example="1.25") if growth else (p.growth,)
     headrooms = parse_values(headroom, "--headroom", 0.0, below=1.0) if headroom else (p.headroom,)
     price_axes = parse_prices(prices, catalog)
     owning_axes = _owning_axes(wf, kwh_price, years, objective)
