@@ -168,3 +168,12 @@ def test_summary_table_carries_each_options_own_host_ram_target():
         m = option_metrics(option, catalog, POLICY)
         assert df.loc[i, "ram_target"] == pytest.approx(m.ram_target)
         assert df.loc[i, "ram_vs_target"] == m.ram_status
+
+
+def test_terminal_says_the_rule_in_the_policys_own_figures():
+    from solver.report.summary import use_rule_lines
+
+    text = " ".join(use_rule_lines(Policy(headroom=0.3), 80))
+    assert text.startswith("Memory use is a share of usable memory (70% of installed: the "
+                           "30% headroom is kept free), so 100% is full to the headroom line.")
+    assert "Target 85%+" in text

@@ -45,10 +45,10 @@ def use_cell(value: float | None, status: str | None, target: float | None = Non
 def use_rule_lines(policy: Policy, width: int) -> list[str]:
     """What the use columns measure: one rule for the headroom and the targets."""
     line = 1 - policy.headroom
-    return wrap(f"Memory use is a share of usable memory: installed less the "
-                f"{policy.headroom:.0%} headroom ({line:.0%} of it), so 100% is full to the "
-                f"headroom line. Target {USE_TARGET:.0%}+; host RAM: or what the fewest DIMMs "
-                "those servers take allow.", width)
+    return wrap(f"Memory use is a share of usable memory ({line:.0%} of installed: the "
+                f"{policy.headroom:.0%} headroom is kept free), so 100% is full to the headroom "
+                f"line. Target {USE_TARGET:.0%}+; host RAM: or what the fewest DIMMs those "
+                "servers take allow.", width)
 
 
 def direction_text(fig: DirectionFigure | None) -> str:
