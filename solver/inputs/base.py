@@ -50,6 +50,14 @@ def _control_chars(text: str, allowed: str = "") -> list[str]:
     )
 
 
+# Invisible characters a name must not hide: format characters (U+200B zero width space,
+# U+202E right-to-left override, which shows "abc" for "cba") and line and paragraph
+# separators (U+2028, U+2029). The zero width joiners that some scripts and emoji need
+# (U+200C, U+200D) are kept.
+_HIDDEN = ("Cf", "Zl", "Zp")
+_JOINERS = "\u200c\u200d"
+
+
 def _plain_name(text: str) -> str:
     bad = _control_chars(text)
     if bad:
@@ -57,6 +65,14 @@ def _plain_name(text: str) -> str:
             f"contains control characters ({', '.join(bad[:5])}); names are printed in "
             "reports and used in file names. To fix: use letters, digits, spaces and "
             "punctuation only"
+        )
+    hidden = sorted({f"U+{ord(c):04X}" for c in text
+                     if unicodedata.category(c) in _HIDDEN and c not in _JOINERS})
+    if hidden:
+        raise ValueError(
+            f"contains invisible or direction-changing characters ({', '.join(hidden[:5])}): "
+            "the name would read otherwise than it is. To fix: retype it with letters, "
+            "digits, spaces and punctuation only"
         )
     return text
 

@@ -17,6 +17,7 @@ from pydantic import (
     PositiveFloat,
     PositiveInt,
     ValidationInfo,
+    field_validator,
     model_validator,
 )
 
@@ -27,6 +28,8 @@ FormFactor = Literal["pcie", "sxm", "sxm4", "sxm5"]
 SKU_KINDS = ("gpus", "platforms", "memory", "storage")
 MAX_SKUS_PER_KIND = 500
 """More SKUs of one kind than this is not a catalog but a dump; it would slow the solver."""
+MAX_CURRENCY = 10
+"""Longest currency (characters): a code, printed beside every amount."""
 MAX_PRICE = 1e12
 """A unit price above this (a trillion) cannot be a quote (an 8-GPU system in the currency
 of least value is about 1e10): totals lose their cents and the solver's arithmetic fails
@@ -228,8 +231,8 @@ class CloudPrice(StrictModel):
 class Catalog(StrictModel):
     """A whole priced catalog."""
 
-    currency: Name = Field(max_length=10)
-    """ISO currency code of every price (USD)."""
+    currency: Name
+    """ISO currency code of every price (USD), at most 10 characters."""
     prices_as_of: IsoDate
     """Date the prices were taken (YYYY-MM-DD); reports print it."""
     price_note: Text = ""
@@ -244,6 +247,17 @@ class Catalog(StrictModel):
     """Drive SKUs."""
     cloud: list[CloudPrice] = Field(default_factory=list, max_length=MAX_SKUS_PER_KIND)
     """P5: GPU-hour rental prices, to compare buying with renting; default none."""
+
+    @field_validator("currency")
+    @classmethod
+    def _currency_code(cls, value: str) -> str:
+        # Name's own 128-character cap overrode Field(max_length=10): a 128-character
+        # currency filled every money cell of the reports.
+        if len(value) > MAX_CURRENCY:
+            raise ValueError(
+                f"'{clip(value)}' is {len(value)} characters; a currency is a code of at most "
+                f"{MAX_CURRENCY} (USD, EUR, JPY). To fix: write currency: USD")
+        return value
 
     @model_validator(mode="after")
     def _cloud_gpus_known(self) -> Catalog:

@@ -18,10 +18,12 @@ from __future__ import annotations
 
 import difflib
 import math
+import unicodedata
 from pathlib import Path
 from typing import Annotated, Any, Literal
 
 from pydantic import (
+    AfterValidator,
     BeforeValidator,
     Discriminator,
     Field,
@@ -131,6 +133,20 @@ class ModelArch(StrictModel):
             raise ValueError(
                 f"active_experts ({self.active_experts}) cannot exceed experts ({self.experts})"
             )
+        embeddings = self.vocab * self.hidden
+        if self.params_b * 1e9 < embeddings:
+            from .presets import count_params  # presets builds ModelArch: imported on use
+
+            counted = count_params(self.hidden, self.layers, self.heads, self.n_kv_heads,
+                                   self.d_ff, self.vocab, self.experts,
+                                   self.mlp_kind == "swiglu", self.tied_embeddings,
+                                   self.head_dim) / 1e9
+            raise ValueError(
+                f"params_b ({self.params_b:g}) is less than the embeddings alone hold (vocab "
+                f"{self.vocab:,} x hidden {self.hidden:,} = {embeddings / 1e9:.3g} billion). "
+                f"To fix: write params_b: {counted:.3g} (counted from these figures), or "
+                "check hidden and vocab"
+            )
         return self
 
     @property
@@ -218,11 +234,26 @@ class DataSpec(StrictModel):
     d x 2, preprocess max(1, workers)."""
 
 
+def _workload_name(name: str) -> str:
+    """A workload name is not blank and has no spaces around it (a trailing space made
+    'serve ' a second workload beside 'serve', told apart by nothing a reader sees)."""
+    if not name.strip():
+        raise ValueError("is only spaces. To fix: name the job, e.g. serve-chat")
+    if name != name.strip():
+        raise ValueError(f"has spaces around it. To fix: write '{clip(name.strip())}'")
+    return name
+
+
+WorkloadName = Annotated[Name, AfterValidator(_workload_name)]
+"""A workload's name: a ``Name`` that is not blank and has no spaces around it."""
+
+
 class Workload(StrictModel):
     """One job of the mix; ``replicas`` copies run at once."""
 
-    name: Name
-    """Unique name of the job in this file."""
+    name: WorkloadName
+    """Unique name of the job in this file (unique also ignoring case, surrounding spaces
+    and Unicode forms: workbook sheets and CSV rows are told apart by it)."""
     team: Name = "unassigned"
     """Who owns it (reports group by team)."""
     kind: Kind
@@ -599,20 +630,32 @@ class Policy(StrictModel):
         return _power_of_two(str(info.field_name), v)
 
 
+def name_key(name: str) -> str:
+    """What two workload names must differ in: not only case, spaces around them or the
+    Unicode form of one letter (``é`` written as one character or as e + accent). Excel
+    tells sheets apart ignoring case, and a reader cannot see the rest."""
+    return unicodedata.normalize("NFKC", name).strip().casefold()
+
+
 def duplicate_name_problems(names: list[Any]) -> list[str]:
-    """One line per workload name that repeats an earlier one (raw or validated names)."""
-    seen: dict[Any, int] = {}
+    """One line per workload name that repeats an earlier one (raw or validated names),
+    compared by ``name_key``."""
+    seen: dict[str, tuple[int, str]] = {}
     problems = []
     for i, name in enumerate(names):
         if not isinstance(name, str):
             continue
-        if name in seen:
-            problems.append(
-                f"workloads[{i}].name: '{clip(name)}' is already the name of workloads[{seen[name]}]; "
-                "workload names must be unique. To fix: rename one of them"
-            )
-        else:
-            seen[name] = i
+        key = name_key(name)
+        if key not in seen:
+            seen[key] = (i, name)
+            continue
+        j, first = seen[key]
+        how = ("is already the name of" if name == first else
+               f"differs only in case, spaces or Unicode form from '{clip(first)}',")
+        problems.append(
+            f"workloads[{i}].name: '{clip(name)}' {how} workloads[{j}]; workload names must "
+            f"be unique. To fix: rename one of them, e.g. '{clip(first.strip() + '-2')}'"
+        )
     return problems
 
 
