@@ -29,11 +29,10 @@ import math
 from collections.abc import Callable
 from dataclasses import dataclass
 
-import pulp
-
 from ..inputs.catalog import Catalog
 from ..inputs.workload import Policy
 from .build import Model, minimised_cost, tco_expression
+from .lp import pulp
 from .owning import server_power_w
 from .plan import DirectionFigure, PlanOption, amount_in
 

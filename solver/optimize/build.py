@@ -31,8 +31,6 @@ import math
 from collections.abc import Callable
 from dataclasses import dataclass, field
 
-import pulp
-
 from ..inputs.catalog import Catalog, GpuSku, StorageSku
 from ..inputs.ownership import Site, TcoPolicy
 from ..inputs.workload import Policy, WorkloadFile
@@ -44,6 +42,7 @@ from .candidates import (
     type_accepts,
     usable,
 )
+from .lp import pulp
 from .outcome import BuiltPatterns, Kind, Outcome, kind_of
 from .patterns import (
     MAX_PATTERNS,

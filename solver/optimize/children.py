@@ -30,9 +30,8 @@ import uuid
 from collections.abc import Iterator
 from pathlib import Path
 
-from pulp.apis import coin_api
-
 from .. import interrupt
+from .lp import pulp
 
 _PR_SET_PDEATHSIG = 1
 
@@ -107,6 +106,7 @@ def contained(engine) -> Iterator[None]:
             _end(proc)
         shutil.rmtree(folder, ignore_errors=True)
 
+    coin_api = pulp.apis.coin_api
     real = coin_api.subprocess
     with interrupt.on_exit(undo):
         folder.mkdir(mode=0o700)

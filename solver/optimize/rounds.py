@@ -11,8 +11,6 @@ import math
 import time
 from dataclasses import replace
 
-import pulp
-
 from ..inputs.catalog import Catalog
 from ..inputs.workload import Policy, WorkloadFile
 from .budget import Budget
@@ -31,6 +29,7 @@ from .build import (
 )
 from .candidates import usable
 from .expand import Expansion, expand
+from .lp import pulp
 from .outcome import Outcome, SolveStatus
 from .owning import own_cost
 from .plan import OwnCost

@@ -13,12 +13,11 @@ from __future__ import annotations
 
 import math
 
-import pulp
-
 from ..inputs.catalog import Catalog
 from ..inputs.workload import WorkloadFile
 from .build import build, rack_space
 from .candidates import Candidates
+from .lp import pulp
 from .outcome import SolveStatus
 from .solve import solve
 

@@ -14,12 +14,11 @@ import threading
 import time
 from collections.abc import Callable
 
-import pulp
-
 from .. import interrupt
 from ..errors import SolverError
 from .build import Model
 from .children import contained
+from .lp import pulp
 from .outcome import Kind, Outcome, SolveStatus
 from .patterns import SearchLimit, best_pattern, greedy_patterns
 
