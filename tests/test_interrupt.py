@@ -231,3 +231,12 @@ def test_the_solve_folder_is_made_only_once_its_removal_is_held(tmp_path, monkey
     with pytest.raises(KeyboardInterrupt), children.contained(engine):
         pass
     assert list(tmp_path.iterdir()) == []
+
+
+def test_pulp_is_imported_only_through_lp():
+    """Any module importing PuLP itself would let PuLP import highspy first again."""
+    offenders = [p.name for p in (ROOT / "solver" / "optimize").glob("*.py")
+                 if p.name != "lp.py" and any(
+                     line.startswith(("import pulp", "from pulp"))
+                     for line in p.read_text(encoding="utf-8").splitlines())]
+    assert offenders == []
