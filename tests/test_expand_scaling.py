@@ -8,6 +8,7 @@ the drive fill weighed every server). These tests count work, never seconds.
 from __future__ import annotations
 
 import random
+from dataclasses import replace
 
 import pytest
 
@@ -67,24 +68,52 @@ def test_first_fit_tests_grow_linearly_with_the_replicas(monkeypatch, packing):
 def test_resumed_first_fit_places_as_plain_first_fit(packing):
     """The resume points skip only servers that can never take the item's shape again."""
     policy, t, option, cpu = packing
+    assert t.disk_tb > 0
+    tb = 0.4 * expand.usable(t.disk_tb, policy)  # two datasets fit a server, three do not
+
+    def reading(o, name: str):
+        return replace(o, workload=name, local_tb=tb)
+
     rng = random.Random(7)
     shapes = [expand._Item(option.degree, option.ram_gb, (option,)),
               expand._Item(option.degree, option.ram_gb / 3, (option,)),
               expand._Item(0, cpu.ram_gb, (cpu,))]
-    items = [rng.choice(shapes) for _ in range(300)]
+    shapes += [expand._Item(o.degree, o.ram_gb, (reading(o, name),))
+               for o in (option, cpu) for name in ("a", "b", "c")]
+    items = [rng.choice(shapes) for _ in range(400)]
     cap = expand.usable(t.ram_gb, policy)
     plain: list[expand._Box] = []
     resumed: list[expand._Box] = []
     first = expand._FirstFit(resumed, cap, policy)
     for item in items:
-        for boxes, box in ((plain, expand._first_fit(plain, item, cap, policy)),
-                           (resumed, first.find(item))):
-            if box is None:
-                box = expand._Box(t)
-                boxes.append(box)
-            box.add(item)
+        box = expand._first_fit(plain, item, cap, policy)
+        if box is None:
+            box = expand._Box(t)
+            plain.append(box)
+        box.add(item)
+        box = first.find(item)
+        if box is None:
+            box = expand._Box(t)
+            resumed.append(box)
+        first.add(box, item)
     assert [[id(i) for i in b.items] for b in plain] == [[id(i) for i in b.items]
                                                           for b in resumed]
+    assert any(len(b.datasets) == 2 for b in plain)  # the disk limit was reached
+
+
+def test_first_fit_tests_grow_linearly_with_replicas_reading_a_local_dataset(monkeypatch,
+                                                                             packing):
+    policy, t, option, _ = packing
+    reading = replace(option, local_tb=0.1)
+
+    def work(n: int) -> int:
+        items = [expand._Item(reading.degree, reading.ram_gb, (reading,)) for _ in range(n)]
+        calls, boxes = _fit_tests(monkeypatch, items, t, policy)
+        assert sum(len(b.items) for b in boxes) == n
+        return calls
+
+    small, large = work(400), work(800)
+    assert large <= 2.2 * small, (small, large)
 
 
 class _Counted(list):
@@ -137,3 +166,30 @@ def test_the_checker_estimates_each_option_once(monkeypatch, write_yaml, default
     assert check.check_plan(option, wf, default_catalog) == []
     assert 40 <= sum(p.workload == "w1" for p in option.placements)
     assert calls <= 4, calls
+
+
+def test_gathering_datasets_weighs_kinds_of_servers_not_every_server(monkeypatch, packing,
+                                                                      default_catalog):
+    """10,000 replicas reading one local dataset ran for minutes in ``_gather``: each
+    replica weighed a move to every server holding the dataset."""
+    policy, t, option, _ = packing
+    reading = replace(option, local_tb=0.1)
+
+    def work(n: int) -> int:
+        items = [expand._Item(reading.degree, reading.ram_gb, (reading,)) for _ in range(n)]
+        boxes, _ = expand._pack(items, [], t, policy)
+        calls = 0
+        tb_after = expand._tb_after
+
+        def counted(*args):
+            nonlocal calls
+            calls += 1
+            return tb_after(*args)
+
+        monkeypatch.setattr(expand, "_tb_after", counted)
+        expand._gather({t.key: boxes}, policy, default_catalog)
+        monkeypatch.setattr(expand, "_tb_after", tb_after)
+        return calls
+
+    small, large = work(300), work(600)
+    assert large <= 2.2 * small, (small, large)

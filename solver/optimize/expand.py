@@ -201,7 +201,7 @@ def _pack(items: list[_Item], start: list[_Box], t: ServerType,
             if box is None:
                 box = _Box(t)
                 boxes.append(box)
-            box.add(item)
+            first.add(box, item)
         mine = (max(bought, len(boxes)), sum(b.local_tb for b in boxes) if disk else 0.0)
         if rank is None or mine < (rank[0], rank[1] - 1e-9):
             best, rank = boxes, mine
@@ -254,34 +254,65 @@ def _fitting(queue: list[_Item], box: _Box, policy: Policy) -> _Item | None:
 
 
 class _FirstFit:
-    """First fit into servers that only ever fill up (``_pack``).
+    """First fit into servers that only ever fill up (``_pack``), without testing every
+    item against every server: packing n items into m servers costs O(n + m) fit tests per
+    item shape instead of O(n × m) (10,000 replicas: 10,000 tests, not 50 million).
 
-    A server with no room for an item without local data (its GPUs, host RAM or cores)
-    never has room for an item of the same shape later, so the search for that shape
-    resumes where the last one stopped: packing n such items into m servers costs
-    O(n + m) fit tests per shape instead of O(n × m) (10,000 replicas: 10,000 tests, not
-    50 million). Items with local datasets (O4) prefer a server that already holds their
-    data, which any server may come to hold, so they are searched from the start.
+    Servers only gain replicas, GPUs, RAM, cores and datasets. So a server that has no room
+    for an item's shape (GPUs, host RAM, cores, its local datasets) never has room later,
+    unless it comes to hold those datasets itself (O4: then they need no more disk). Per
+    shape the search therefore resumes where it last stopped, and servers that hold an
+    item's datasets are kept apart, by position (a heap), to be tried first: the answer is
+    the one ``_first_fit`` gives.
     """
 
     def __init__(self, boxes: list[_Box], ram_cap: float, policy: Policy):
         self.boxes = boxes
         self.ram_cap = ram_cap
         self.policy = policy
-        self.resume: dict[tuple[int, float, float], int] = {}
-        """By item shape (GPUs, host RAM GB, cores): the first server that may have room."""
+        self.resume: dict[tuple, int] = {}
+        """By item shape: the first server that may have room."""
+        self.holders: dict[tuple, tuple[list[int], set[int]]] = {}
+        """By item shape with datasets: positions of the servers holding them all and not
+        yet found full for that shape (a heap, and the set of every position it took)."""
+        self.position: dict[int, int] = {id(b): i for i, b in enumerate(boxes)}
 
     def find(self, item: _Item) -> _Box | None:
         """The first server with room for ``item``; for an item with local datasets, one
         that already holds them first (O4: no second copy). None when none has room."""
+        shape = (item.gpus, item.ram_gb, item.cores, frozenset(item.datasets))
         if item.datasets:
-            return _first_fit(self.boxes, item, self.ram_cap, self.policy)
-        shape = (item.gpus, item.ram_gb, item.cores)
+            heap = self._holding(shape)[0]
+            while heap:
+                box = self.boxes[heap[0]]
+                if _fits(box, item, self.ram_cap, self.policy):
+                    return box
+                heapq.heappop(heap)  # it holds the data, so only room failed: for good
         i = self.resume.get(shape, 0)
         while i < len(self.boxes) and not _fits(self.boxes[i], item, self.ram_cap, self.policy):
             i += 1
         self.resume[shape] = i
         return self.boxes[i] if i < len(self.boxes) else None
+
+    def add(self, box: _Box, item: _Item) -> None:
+        """Put ``item`` in ``box`` (one of the servers, or a new one appended to them)."""
+        if id(box) not in self.position:
+            self.position[id(box)] = len(self.position)
+        had = len(box.datasets)
+        box.add(item)
+        if len(box.datasets) == had:
+            return
+        at = self.position[id(box)]
+        for shape, (heap, members) in self.holders.items():
+            if at not in members and shape[3] <= box.datasets.keys():
+                heapq.heappush(heap, at)
+                members.add(at)
+
+    def _holding(self, shape: tuple) -> tuple[list[int], set[int]]:
+        if shape not in self.holders:
+            at = [i for i, b in enumerate(self.boxes) if shape[3] <= b.datasets.keys()]
+            self.holders[shape] = (at, set(at))  # ascending: already a heap
+        return self.holders[shape]
 
 
 def _first_fit(boxes: list[_Box], item: _Item, ram_cap: float, policy: Policy) -> _Box | None:
@@ -456,29 +487,55 @@ _DrivePrice = Callable[[_Box, float], tuple[float, float]]
 TB of local datasets."""
 
 
+def _item_sig(item: _Item) -> tuple:
+    """What a move of ``item`` depends on: items alike in it are interchangeable."""
+    return (item.gpus, item.ram_gb, item.cores, item.shared, tuple(map(id, item.replicas)))
+
+
 class _Near:
     """``_gather``: the servers a replica may go to: those holding one of its datasets, and
     those whose drives have room left (any other would need more drives: not a gathering);
-    each as (server, its drives' price, TB under the line, TB it holds)."""
+    each as (server, its drives' price, TB under the line, TB it holds).
+
+    Servers alike (same type and the same replicas in the same order) offer the same moves,
+    and of those the first in order is the one taken (a later one must save more), so each
+    list keeps the first two servers of each kind: the second stands in when the first is
+    the server moving from. 10,000 servers of one replica each are a few candidates, not
+    10,000 for each of 10,000 replicas."""
 
     def __init__(self, boxes: list[_Box], config: _DrivePrice):
         self.holding: dict[str, list[tuple[_Box, float, float, float]]] = {}
         self.roomy: list[tuple[_Box, float, float, float]] = []
+        self.sig: dict[int, tuple] = {}
+        kept: dict[tuple, int] = {}
         for b in boxes:
+            sig = self.sig[id(b)] = (id(b.type), tuple(_item_sig(it) for it in b.items))
             there, room = config(b, b.local_tb)
             entry = (b, there, room, b.local_tb)
             for name in b.datasets:
-                self.holding.setdefault(name, []).append(entry)
+                self._keep(self.holding.setdefault(name, []), entry, (name, sig), kept)
             if room > entry[3] + 1e-9:
-                self.roomy.append(entry)
+                self._keep(self.roomy, entry, ("", sig), kept)
 
-    def of(self, item: _Item) -> list[tuple[_Box, float, float, float]]:
-        """Where ``item`` may go, each server once."""
-        seen: set[int] = set()
+    @staticmethod
+    def _keep(entries: list, entry: tuple, key: tuple, kept: dict[tuple, int]) -> None:
+        if kept.get(key, 0) < 2:
+            kept[key] = kept.get(key, 0) + 1
+            entries.append(entry)
+
+    def of(self, item: _Item, box: _Box) -> list[tuple[_Box, float, float, float]]:
+        """Where ``item`` of ``box`` may go: each server once, other than ``box``, and of
+        servers alike the first only."""
+        seen: set[int] = {id(box)}
+        sigs: set[tuple] = set()
         out = []
         for e in [e for n in item.datasets for e in self.holding.get(n, ())] + self.roomy:
-            if id(e[0]) not in seen:
-                seen.add(id(e[0]))
+            if id(e[0]) in seen:
+                continue
+            seen.add(id(e[0]))
+            sig = self.sig[id(e[0])]
+            if sig not in sigs:
+                sigs.add(sig)
                 out.append(e)
         return out
 
@@ -489,7 +546,8 @@ def _gather_move(box: _Box, near: _Near,
     swap) that saves most on the two servers' drives; False when none saves anything."""
     here = config(box, box.local_tb)[0]
     best: _Swap | None = None
-    for item in box.items:
+    # Items alike give the same moves, the first of them taken: each is weighed once.
+    for item in _unlike(box.items):
         if not item.datasets:
             continue
         without = _tb_after(box, item, None)
@@ -497,14 +555,12 @@ def _gather_move(box: _Box, near: _Near,
         # nothing more here and adds data there, so unless this saves, only a replica
         # taking data away from the other server can make the move pay.
         alone = here - config(box, without)[0]
-        for other, there, room, held in near.of(item):
-            if other is box:
-                continue
+        for other, there, room, held in near.of(item, box):
             new = sum(tb for n, tb in item.datasets.items() if n not in other.datasets)
             if new > 0 and held + new > room + 1e-9:
                 continue  # it would need more drives there: not a gathering
-            backs = [None, *other.items] if alone > 1e-6 else [
-                it for it in other.items if it.datasets]
+            backs = [None, *_unlike(other.items)] if alone > 1e-6 else [
+                it for it in _unlike(other.items) if it.datasets]
             for back in backs:
                 if not (_room_for(box, item, back) and _room_for(other, back, item)):
                     continue
@@ -515,6 +571,18 @@ def _gather_move(box: _Box, near: _Near,
                     continue
                 best = _better_swap(best, saved, box, item, other, back, box.type, policy)
     return _make_swap(box, best)
+
+
+def _unlike(items: list[_Item]) -> list[_Item]:
+    """``items`` in order, each kind (``_item_sig``) once: its first."""
+    seen: set[tuple] = set()
+    out = []
+    for it in items:
+        sig = _item_sig(it)
+        if sig not in seen:
+            seen.add(sig)
+            out.append(it)
+    return out
 
 
 def _tb_after(box: _Box, out: _Item | None, into: _Item | None) -> float:
