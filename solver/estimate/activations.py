@@ -7,7 +7,8 @@ published Table 2 and the seed's coefficient form for comparison; sources and de
 
 from __future__ import annotations
 
-from ..inputs.workload import ModelArch, Workload
+from ..inputs.model import ModelArch
+from ..inputs.workload import Workload
 from .weights import BYTES, MIXED_PRECISIONS, given, lora_targets
 
 # --- Activations (Korthikanti et al. 2022, re-derived; docs/memory-model.md) ---------------

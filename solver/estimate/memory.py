@@ -26,7 +26,8 @@ from dataclasses import asdict, dataclass, replace
 
 from .. import rules
 from ..inputs.catalog import GpuSku
-from ..inputs.workload import ModelArch, Policy, Workload
+from ..inputs.model import ModelArch
+from ..inputs.workload import Policy, Workload
 from .activations import activations_bytes
 from .host_ram import data_ram_gb, ram_ratio
 from .weights import (

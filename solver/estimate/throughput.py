@@ -21,7 +21,8 @@ from __future__ import annotations
 from dataclasses import dataclass
 
 from ..inputs.catalog import GpuSku
-from ..inputs.workload import ModelArch, Policy, Workload
+from ..inputs.model import ModelArch
+from ..inputs.workload import Policy, Workload
 from .memory import kv_cache_bytes
 from .weights import (
     BYTES,

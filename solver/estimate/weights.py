@@ -8,7 +8,9 @@ Sources are in ``docs/memory-model.md``. Units: GB = 10^9 bytes (SPEC). Pure fun
 
 from __future__ import annotations
 
-from ..inputs.workload import DEFAULT_LORA_TARGETS, LORA_MODULES, ModelArch, Workload
+from ..inputs.kinds import DEFAULT_LORA_TARGETS, LORA_MODULES
+from ..inputs.model import ModelArch
+from ..inputs.workload import Workload
 
 GB = 1e9
 """Bytes per GB: the SPEC's (and the seed's) decimal convention, 13B x 2 bytes = 26 GB."""

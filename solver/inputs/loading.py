@@ -27,15 +27,11 @@ from .catalog import Catalog, duplicate_sku_problems
 from .examples import example_for
 from .exclude import exclude_problems
 from .files import FileProblem, read_text
+from .kinds import kind_problems
+from .model import MODEL_TAGS
+from .names import duplicate_name_problems
 from .owned import inventory_problems, site_problem
-from .workload import (
-    MAX_WORKLOADS,
-    MODEL_TAGS,
-    Kind,
-    WorkloadFile,
-    duplicate_name_problems,
-    kind_problems,
-)
+from .workload import MAX_WORKLOADS, Kind, WorkloadFile
 
 DEFAULT_CATALOG = Path(__file__).resolve().parent.parent / "data" / "default-catalog.yaml"
 """The catalog used without ``--catalog``: package data, so an installed plan-buy finds it from
