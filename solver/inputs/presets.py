@@ -11,6 +11,7 @@ from __future__ import annotations
 import difflib
 import json
 from pathlib import Path
+from typing import Any
 
 from pydantic import ValidationError
 from pydantic_core import ErrorDetails
@@ -20,7 +21,8 @@ from .files import FileProblem, read_text
 from .model import ModelArch, ModelConfigRef, count_params
 
 
-def _p(name, params_b, hidden, layers, heads, kv_heads, inter, vocab, source, **kw) -> ModelArch:
+def _p(name: str, params_b: float, hidden: int, layers: int, heads: int, kv_heads: int,
+       inter: int, vocab: int, source: str, **kw: Any) -> ModelArch:
     return ModelArch(
         name=name,
         params_b=params_b,
