@@ -31,11 +31,13 @@ REPO = Path(__file__).resolve().parents[1]
 if str(REPO) not in sys.path:  # run as a script from anywhere
     sys.path.insert(0, str(REPO))
 
-from solver.estimate.memory import CUDA_CONTEXT_GB, estimate
+from solver.estimate.memory import CUDA_CONTEXT_GB
+from solver.estimate.replica import estimate
 from solver.inputs.catalog import GpuSku
 from solver.inputs.loading import load_catalog
+from solver.inputs.model import ModelArch
 from solver.inputs.presets import resolve
-from solver.inputs.workload import ModelArch, Policy, Workload
+from solver.inputs.workload import Policy, Workload
 
 CASES_PATH = REPO / "tests" / "data" / "memory_cases.yaml"
 DOC_PATH = REPO / "docs" / "memory-model.md"

@@ -60,12 +60,11 @@ import random
 import time
 from functools import cache
 
-from solver.estimate.memory import estimate
+from solver.estimate.replica import estimate, replica_throughput
 from solver.estimate.throughput import (
     delivered_fraction,
     latency_misses,
     planned_target,
-    replica_throughput,
     target_tokens_per_s,
 )
 from solver.inputs.catalog import Catalog

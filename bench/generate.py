@@ -201,7 +201,7 @@ TARGET_SCALES = (0.5, 1.5, 3.0, 6.0)
 def _add_targets(workloads: list[dict[str, Any]], catalog: Catalog, policy: Policy,
                  rng: random.Random) -> None:
     """Give about half the GPU workloads a target that some whole number of replicas meets."""
-    from solver.estimate.throughput import replica_throughput
+    from solver.estimate.replica import replica_throughput
 
     for w in workloads:
         if w["kind"] == "preprocess" or rng.random() < 0.5:

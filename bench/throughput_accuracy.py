@@ -23,11 +23,13 @@ REPO = Path(__file__).resolve().parents[1]
 if str(REPO) not in sys.path:  # run as a script from anywhere
     sys.path.insert(0, str(REPO))
 
-from solver.estimate.throughput import Throughput, serving_batch, throughput
+from solver.estimate.replica import serving_batch, throughput
+from solver.estimate.throughput import Throughput
 from solver.inputs.catalog import GpuSku
 from solver.inputs.loading import load_catalog
+from solver.inputs.model import ModelArch
 from solver.inputs.presets import resolve
-from solver.inputs.workload import ModelArch, Policy, Workload
+from solver.inputs.workload import Policy, Workload
 
 CASES_PATH = REPO / "tests" / "data" / "throughput_cases.yaml"
 CASE_TOLERANCE = 0.25

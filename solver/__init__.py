@@ -3,7 +3,7 @@
 The library is a pipeline of pure stages passing typed data, one sub-package per stage:
 
     inputs/    load and validate the catalog and the workload mix (pydantic models, presets)
-    estimate/  what one replica needs on one GPU SKU and parallel degree (memory)
+    estimate/  one replica on one GPU SKU and parallel degree: memory, batch, throughput
     optimize/  candidates, the integer program, solve, expansion to servers, ranking
     report/    tables, the terminal summary and the Excel workbook
     sweep/     scenarios: copies of the input with overrides, solved and tabulated

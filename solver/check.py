@@ -13,13 +13,9 @@ import functools
 import math
 from dataclasses import dataclass, field
 
-from .estimate.memory import Estimate, estimate
-from .estimate.throughput import (
-    delivered_fraction,
-    latency_misses,
-    planned_target,
-    replica_throughput,
-)
+from .estimate.memory import Estimate
+from .estimate.replica import estimate, replica_throughput
+from .estimate.throughput import delivered_fraction, latency_misses, planned_target
 from .inputs.catalog import Catalog, GpuSku, MemorySku, Platform, StorageSku
 from .inputs.workload import Policy, Workload, WorkloadFile
 from .optimize.plan import Placement, PlanOption, Server

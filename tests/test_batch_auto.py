@@ -7,8 +7,8 @@ from click.testing import CliRunner
 
 from cli import main
 from solver.check import check_plan
-from solver.estimate.memory import estimate
-from solver.estimate.throughput import MAX_AUTO_BATCH, decode_step, replica_throughput
+from solver.estimate.replica import MAX_AUTO_BATCH, estimate, replica_throughput
+from solver.estimate.throughput import decode_step
 from solver.inputs.loading import load_workloads
 from solver.optimize.pipeline import plan
 

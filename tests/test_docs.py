@@ -19,15 +19,10 @@ from pydantic import BaseModel
 
 from cli import main
 from solver.inputs.catalog import Catalog, CloudPrice, GpuSku, MemorySku, Platform, StorageSku
+from solver.inputs.data_spec import DataSpec
+from solver.inputs.model import ModelArch, ModelConfigRef
 from solver.inputs.ownership import OwnedServer, Site, TcoPolicy
-from solver.inputs.workload import (
-    DataSpec,
-    ModelArch,
-    ModelConfigRef,
-    Policy,
-    Workload,
-    WorkloadFile,
-)
+from solver.inputs.workload import Policy, Workload, WorkloadFile
 
 ROOT = Path(__file__).resolve().parents[1]
 DOCS = ROOT / "docs"

@@ -1,4 +1,5 @@
-"""solver.estimate.memory: hand-computed cases (R1-R12) and invariants (hypothesis)."""
+"""solver.estimate (weights, activations, host_ram, memory, replica.estimate): hand-computed
+cases (R1-R12) and invariants (hypothesis)."""
 
 from __future__ import annotations
 
@@ -9,10 +10,16 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
+from solver.estimate import activations as A
+from solver.estimate import host_ram as H
 from solver.estimate import memory as E
+from solver.estimate import replica as R
+from solver.estimate import weights as W
 from solver.inputs.catalog import GpuSku
+from solver.inputs.data_spec import DataSpec
+from solver.inputs.model import ModelArch
 from solver.inputs.presets import preset
-from solver.inputs.workload import DataSpec, ModelArch, Policy, Workload
+from solver.inputs.workload import Policy, Workload
 
 H100 = GpuSku(sku="h100-sxm", vram_gb=80, mem_bw_gbps=3350, bf16_tflops=989, power_w=700,
               form_factor="sxm", nvlink_gbps=900, price=28000)
@@ -42,7 +49,7 @@ SEED_13B = ModelArch(params_b=13, hidden=5120, layers=40, heads=40, vocab=32000)
 # --- Model states (R1-R5) ----------------------------------------------------------------
 def test_r5_13b_fp16_adam_no_master_is_156_gb():
     w = train(SEED_13B, precision="fp16", optimizer="adam", master_weights=False)
-    bd = E.estimate(w, H100, 1, POLICY).breakdown
+    bd = R.estimate(w, H100, 1, POLICY).breakdown
     assert (bd.weights_gb, bd.gradients_gb, bd.optimizer_gb) == pytest.approx((26, 26, 104))
     assert bd.master_weights_gb == 0
     assert states(bd) == pytest.approx(156.0)
@@ -50,7 +57,7 @@ def test_r5_13b_fp16_adam_no_master_is_156_gb():
 
 def test_zero_7_5b_mixed_adam_is_16_bytes_per_param():
     arch = ModelArch(params_b=7.5, hidden=4096, layers=36, heads=32, vocab=50257)
-    bd = E.estimate(train(arch, precision="fp16", optimizer="adam"), H100, 1, POLICY).breakdown
+    bd = R.estimate(train(arch, precision="fp16", optimizer="adam"), H100, 1, POLICY).breakdown
     assert bd.master_weights_gb == pytest.approx(30.0)  # R4: FP32 master copy by default
     assert states(bd) == pytest.approx(120.0)
 
@@ -58,46 +65,46 @@ def test_zero_7_5b_mixed_adam_is_16_bytes_per_param():
 @pytest.mark.parametrize(("optimizer", "bytes_per_param"),
                          [("adamw", 8), ("adam", 8), ("sgd", 4), ("adamw8bit", 2)])
 def test_r3_optimizer_bytes(optimizer, bytes_per_param):
-    bd = E.estimate(train(SEED_13B, optimizer=optimizer), H100, 1, POLICY).breakdown
+    bd = R.estimate(train(SEED_13B, optimizer=optimizer), H100, 1, POLICY).breakdown
     assert bd.optimizer_gb == pytest.approx(13 * bytes_per_param)
 
 
 def test_fp32_training_has_no_master_copy():
-    bd = E.estimate(train(SEED_13B, precision="fp32"), H100, 1, POLICY).breakdown
+    bd = R.estimate(train(SEED_13B, precision="fp32"), H100, 1, POLICY).breakdown
     assert bd.weights_gb == pytest.approx(52) and bd.master_weights_gb == 0
 
 
 def test_degree_shards_model_states_and_activations():
     w = train(SEED_13B)
-    one = E.estimate(w, H100, 1, POLICY).breakdown
-    four = E.estimate(w, H100, 4, POLICY).breakdown
+    one = R.estimate(w, H100, 1, POLICY).breakdown
+    four = R.estimate(w, H100, 4, POLICY).breakdown
     assert states(four) == pytest.approx(states(one) / 4)
     assert four.activations_gb == pytest.approx(one.activations_gb / 4)
 
 
 def test_moe_weights_count_every_expert():
     mixtral = preset("mixtral-8x7b")
-    bd = E.estimate(infer(mixtral), H100, 2, POLICY).breakdown
+    bd = R.estimate(infer(mixtral), H100, 2, POLICY).breakdown
     assert bd.weights_gb == pytest.approx(mixtral.params_b * 2 / 2)
 
 
 # --- LoRA / QLoRA ------------------------------------------------------------------------
 def test_lora_params_q_v_llama2_7b():
     # r x (d_in + d_out) for q and v, 32 layers: 8 x 8192 x 2 x 32
-    assert E.lora_params(preset("llama-2-7b"), 8) == 8 * 8192 * 2 * 32
+    assert W.lora_params(preset("llama-2-7b"), 8) == 8 * 8192 * 2 * 32
 
 
 def test_lora_params_all_linear_counts_mlp():
     a = preset("llama-2-7b")
     per_layer = 16 * (4 * 8192 + 3 * (4096 + 11008))
-    assert E.lora_params(a, 16, E.LORA_ALL_LINEAR) == per_layer * 32
+    assert W.lora_params(a, 16, W.LORA_ALL_LINEAR) == per_layer * 32
 
 
 def test_lora_trains_only_adapters():
     a = preset("llama-2-7b")
     w = train(a, kind="lora", lora_rank=16)
-    bd = E.estimate(w, H100, 1, POLICY).breakdown
-    pa = E.lora_params(a, 16)
+    bd = R.estimate(w, H100, 1, POLICY).breakdown
+    pa = W.lora_params(a, 16)
     assert bd.weights_gb == pytest.approx((a.params_b * 1e9 * 2 + pa * 4) / 1e9)
     assert bd.gradients_gb == pytest.approx(pa * 4 / 1e9)
     assert bd.optimizer_gb == pytest.approx(pa * 8 / 1e9)
@@ -107,10 +114,10 @@ def test_lora_trains_only_adapters():
 def test_nf4_bits_with_and_without_double_quantisation():
     # QLoRA Sec. 3: FP32 absmax per 64 weights = 32/64 = 0.5 bit; double quantisation:
     # 8-bit absmax per 64 + FP32 second-level absmax per 256 blocks = 8/64 + 32/16384.
-    assert E.NF4_BITS_NO_DQ == 4.5
-    assert E.NF4_BITS == pytest.approx(4.126953125)
-    assert E.NF4_BITS / 8 == pytest.approx(0.515869140625)  # bytes per parameter
-    assert E.INT4_BITS == 4.5 > E.INT4_BITS_GPTQ == pytest.approx(4.15625)
+    assert W.NF4_BITS_NO_DQ == 4.5
+    assert W.NF4_BITS == pytest.approx(4.126953125)
+    assert W.NF4_BITS / 8 == pytest.approx(0.515869140625)  # bytes per parameter
+    assert W.INT4_BITS == 4.5 > W.INT4_BITS_GPTQ == pytest.approx(4.15625)
 
 
 def test_quantised_base_keeps_embeddings_head_and_norms_16bit():
@@ -119,7 +126,7 @@ def test_quantised_base_keeps_embeddings_head_and_norms_16bit():
     norms = (2 * 32 + 1) * 4096                  # 266,240
     linear = 6_738_415_616 - emb - norms         # 6,476,005,376 quantised
     want = linear * 4.126953125 / 8 + (emb + norms) * 2
-    assert E.quantised_weights_bytes(a, E.NF4_BITS) == pytest.approx(want)
+    assert W.quantised_weights_bytes(a, W.NF4_BITS) == pytest.approx(want)
     assert want / 1e9 == pytest.approx(3.8656, abs=1e-4)
 
 
@@ -130,10 +137,10 @@ def test_qlora_base_after_kbit_preparation():
     bf16 = train(a, kind="qlora", lora_rank=16)
     fp16 = train(a, kind="qlora", lora_rank=16, precision="fp16")
     # bf16 recipes cast embeddings and head back to bf16; norms stay FP32.
-    assert E.qlora_base_bytes(bf16) == pytest.approx(nf4 + emb * 2 + norms * 4)
+    assert W.qlora_base_bytes(bf16) == pytest.approx(nf4 + emb * 2 + norms * 4)
     # fp16: prepare_model_for_kbit_training leaves every non-quantised tensor in FP32.
-    assert E.qlora_base_bytes(fp16) == pytest.approx(nf4 + (emb + norms) * 4)
-    assert (E.qlora_base_bytes(fp16) - E.qlora_base_bytes(bf16)) / 1e9 == pytest.approx(0.524288)
+    assert W.qlora_base_bytes(fp16) == pytest.approx(nf4 + (emb + norms) * 4)
+    assert (W.qlora_base_bytes(fp16) - W.qlora_base_bytes(bf16)) / 1e9 == pytest.approx(0.524288)
 
 
 def test_qlora_adapts_every_linear_layer():
@@ -142,8 +149,8 @@ def test_qlora_adapts_every_linear_layer():
     # r x (d_in + d_out): q, k, v, o 4 x 8192, gate, up, down 3 x (4096 + 11008), x 32 layers
     pa = 16 * (4 * 8192 + 3 * (4096 + 11008)) * 32
     assert pa == 39_976_960
-    assert E.lora_params(a, 16, E.lora_targets(w)) == pa
-    bd = E.estimate(w, H100, 1, POLICY).breakdown
+    assert W.lora_params(a, 16, W.lora_targets(w)) == pa
+    bd = R.estimate(w, H100, 1, POLICY).breakdown
     assert bd.gradients_gb == pytest.approx(pa * 4 / 1e9)
     assert bd.optimizer_gb == pytest.approx(pa * 8 / 1e9)
 
@@ -154,7 +161,7 @@ ADAPTER_PARAMS_7B_R16 = {
     ("q", "k", "v", "o"): 16 * (4 * 8192) * 32,                         # 16,777,216
     ("gate", "up", "down"): 16 * 3 * (4096 + 11008) * 32,               # 23,199,744
     ("down",): 16 * (11008 + 4096) * 32,                                # 7,733,248
-    E.LORA_ALL_LINEAR: 16 * (4 * 8192 + 3 * (4096 + 11008)) * 32,       # 39,976,960
+    W.LORA_ALL_LINEAR: 16 * (4 * 8192 + 3 * (4096 + 11008)) * 32,       # 39,976,960
 }
 # Saved activations per token per layer of a lora job (bf16, flash attention, SwiGLU), in
 # bytes, as multiples of h and f. Always: norms 2h x 4 + Q, K, V, attention output 4h x 2
@@ -166,38 +173,38 @@ LORA_ACTIVATIONS_7B = {
     ("q", "k", "v", "o"): (16 + 2 + 12, 6),           # 30h + 6f
     ("gate", "up", "down"): (16 + 2 + 6, 6 + 2 + 3),  # 24h + 11f
     ("down",): (16, 6 + 2 + 3),                       # 16h + 11f
-    E.LORA_ALL_LINEAR: (16 + 4 + 18, 6 + 2 + 3),      # 38h + 11f
+    W.LORA_ALL_LINEAR: (16 + 4 + 18, 6 + 2 + 3),      # 38h + 11f
 }
 
 
 @pytest.mark.parametrize("targets", list(ADAPTER_PARAMS_7B_R16), ids="-".join)
 def test_lora_targets_hand_computed(targets):
     a = preset("llama-2-7b")
-    spelled = "all-linear" if targets == E.LORA_ALL_LINEAR else list(targets)
+    spelled = "all-linear" if targets == W.LORA_ALL_LINEAR else list(targets)
     w = train(a, kind="lora", lora_rank=16, lora_targets=spelled)
-    assert E.lora_targets(w) == targets
+    assert W.lora_targets(w) == targets
     pa = ADAPTER_PARAMS_7B_R16[targets]
-    assert E.lora_params(a, 16, E.lora_targets(w)) == pa
-    bd = E.estimate(w, H100, 1, POLICY).breakdown
+    assert W.lora_params(a, 16, W.lora_targets(w)) == pa
+    bd = R.estimate(w, H100, 1, POLICY).breakdown
     assert bd.weights_gb == pytest.approx((a.params_b * 1e9 * 2 + pa * 4) / 1e9)
     assert bd.gradients_gb == pytest.approx(pa * 4 / 1e9)
     assert bd.optimizer_gb == pytest.approx(pa * 8 / 1e9)
     nh, nf = LORA_ACTIVATIONS_7B[targets]
-    assert E.layer_activation_bytes(w, 2, 512) == 2 * 512 * (nh * 4096 + nf * 11008)
+    assert A.layer_activation_bytes(w, 2, 512) == 2 * 512 * (nh * 4096 + nf * 11008)
 
 
 def test_lora_targets_grouped_query_key_value_are_narrow():
     # Llama-3.1-8B: 8 KV heads of 128, so k and v map 4096 -> 1024.
     a = preset("llama-3.1-8b")
     w = train(a, kind="lora", lora_rank=16, lora_targets=["k", "v"])
-    assert E.lora_params(a, 16, E.lora_targets(w)) == 16 * 2 * (4096 + 1024) * 32
+    assert W.lora_params(a, 16, W.lora_targets(w)) == 16 * 2 * (4096 + 1024) * 32
 
 
 def test_lora_targets_order_does_not_matter():
     a = preset("llama-2-7b")
     one = train(a, kind="lora", lora_rank=16, lora_targets=["v", "q"])
     two = train(a, kind="lora", lora_rank=16, lora_targets=["q", "v"])
-    assert E.estimate(one, H100, 1, POLICY) == E.estimate(two, H100, 1, POLICY)
+    assert R.estimate(one, H100, 1, POLICY) == R.estimate(two, H100, 1, POLICY)
 
 
 @pytest.mark.parametrize(("kind", "default"), [("lora", ["q", "v"]), ("qlora", "all-linear")])
@@ -208,7 +215,7 @@ def test_default_lora_targets_give_the_same_estimate_as_before(kind, default):
     explicit = train(a, kind=kind, lora_rank=16, seq_len=1024, global_batch=32,
                      micro_batch="auto", lora_targets=default)
     for d in (1, 2, 4):
-        got, want = E.estimate(plain, H100, d, POLICY), E.estimate(explicit, H100, d, POLICY)
+        got, want = R.estimate(plain, H100, d, POLICY), R.estimate(explicit, H100, d, POLICY)
         assert (got.vram_gb_per_gpu, got.micro_batch) == (want.vram_gb_per_gpu, want.micro_batch)
 
 
@@ -223,14 +230,14 @@ def test_shipped_lora_jobs_estimate_as_before(name, degree, before):
 
     wf = load_workloads(Path(__file__).parents[1] / "workloads" / "q3.yaml")
     w = next(w for w in wf.workloads if w.name == name)
-    e = E.estimate(w, H100, degree, wf.policy)
+    e = R.estimate(w, H100, degree, wf.policy)
     assert round(e.vram_gb_per_gpu, 3) == before
 
 
 def test_dequant_scratch_is_the_largest_layer_in_the_compute_dtype():
     # Llama-2-7B: the MLP matrix 4096 x 11008 in bf16; Llama-3.1-8B: 4096 x 14336.
-    assert E.dequant_scratch_bytes(preset("llama-2-7b"), 2) == 4096 * 11008 * 2 == 90_177_536
-    assert E.dequant_scratch_bytes(preset("llama-3.1-8b"), 2) == 117_440_512
+    assert W.dequant_scratch_bytes(preset("llama-2-7b"), 2) == 4096 * 11008 * 2 == 90_177_536
+    assert W.dequant_scratch_bytes(preset("llama-3.1-8b"), 2) == 117_440_512
     w = train(preset("llama-3.1-8b"), kind="qlora", lora_rank=8)
     assert E.dequant_scratch_gb(w, 2) == pytest.approx(0.117440512 / 2)
     assert E.dequant_scratch_gb(train(preset("llama-3.1-8b"), kind="lora", lora_rank=8), 1) == 0
@@ -246,22 +253,22 @@ def test_qlora_layer_activations_hand_count():
     a = preset("llama-3.1-8b")
     h, f, s, b = 4096, 14336, 512, 2
     w = train(a, kind="qlora", lora_rank=8, seq_len=s)
-    assert E.layer_activation_bytes(w, b, s) == s * b * (37 * h + 11 * f)
+    assert A.layer_activation_bytes(w, b, s) == s * b * (37 * h + 11 * f)
 
 
 def test_qlora_logits_at_the_unchunked_fp32_loss():
     a = preset("llama-3.1-8b")
     q = train(a, kind="qlora", lora_rank=8, seq_len=512)
     lo = train(a, kind="lora", lora_rank=8, seq_len=512)
-    assert E.logit_bytes(q) == 12 and E.logit_bytes(lo) == 2
-    layers = 32 * E.layer_activation_bytes(q, 2, 512)
+    assert A.logit_bytes(q) == 12 and A.logit_bytes(lo) == 2
+    layers = 32 * A.layer_activation_bytes(q, 2, 512)
     # 1024 tokens x 128,256 vocab x 12 bytes = 1.576 GB of logits at the loss
-    assert E.activations_bytes(q, 2, 1) - layers == 1024 * 128256 * 12
+    assert A.activations_bytes(q, 2, 1) - layers == 1024 * 128256 * 12
 
 
 def test_int4_serving_is_bitsandbytes_4bit():
     a = preset("llama-2-7b")
-    bd = E.estimate(infer(a, precision="int4", context=128), H100, 1, POLICY).breakdown
+    bd = R.estimate(infer(a, precision="int4", context=128), H100, 1, POLICY).breakdown
     want = 6_476_005_376 * 4.5 / 8 + (262_144_000 + 266_240) * 2
     assert bd.weights_gb == pytest.approx(want / 1e9)
 
@@ -288,15 +295,15 @@ def test_kv_cache_splits_heads_but_replicates_when_fewer_than_gpus():
 
 def test_int8_and_int4_weights_smaller_than_bf16():
     a = preset("llama-3.1-8b")
-    bf16 = E.inference_weights_bytes(a, "bf16")
-    int8 = E.inference_weights_bytes(a, "int8")
-    int4 = E.inference_weights_bytes(a, "int4")
+    bf16 = W.inference_weights_bytes(a, "bf16")
+    int8 = W.inference_weights_bytes(a, "int8")
+    int4 = W.inference_weights_bytes(a, "int4")
     assert int4 < int8 < bf16
     assert int8 > a.params_b * 1e9  # embeddings stay 16-bit, plus row scales
 
 
 def test_r7_7b_inference_leaves_an_80gb_card_mostly_idle():
-    e = E.estimate(infer(preset("llama-2-7b"), context=2048), H100, 1, POLICY)
+    e = R.estimate(infer(preset("llama-2-7b"), context=2048), H100, 1, POLICY)
     assert e.breakdown.weights_gb == pytest.approx(13.48, abs=0.01)
     assert e.fits and e.vram_utilisation < 0.30
 
@@ -305,14 +312,14 @@ def test_r7_7b_inference_leaves_an_80gb_card_mostly_idle():
 def test_korthikanti_table_2():
     s, b, h, a, layers = 2048, 1, 12288, 96, 1
     sbh = s * b * h
-    assert E.activations_korthikanti(s, b, h, a, layers) == sbh * (34 + 5 * a * s / h)
-    assert E.activations_korthikanti(s, b, h, a, layers, recompute="full") == 2 * sbh
-    assert E.activations_korthikanti(s, b, h, a, layers, t=8, recompute="selective") == (
+    assert A.activations_korthikanti(s, b, h, a, layers) == sbh * (34 + 5 * a * s / h)
+    assert A.activations_korthikanti(s, b, h, a, layers, recompute="full") == 2 * sbh
+    assert A.activations_korthikanti(s, b, h, a, layers, t=8, recompute="selective") == (
         34 * sbh / 8)
 
 
 def test_seed_r6_form():
-    assert E.activations_seed(1, 2048, 4096, 32, 2, 17) == 2048 * 4096 * 32 * 2 * 17
+    assert A.activations_seed(1, 2048, 4096, 32, 2, 17) == 2048 * 4096 * 32 * 2 * 17
 
 
 def test_eager_gpt_layer_matches_korthikanti_in_16_bit_except_fp32_parts():
@@ -321,26 +328,26 @@ def test_eager_gpt_layer_matches_korthikanti_in_16_bit_except_fp32_parts():
     arch = ModelArch(params_b=0.35, hidden=1024, layers=24, heads=16, vocab=30522)
     w = train(arch, precision="fp32", seq_len=512)
     s, b, h, a = 512, 4, 1024, 16
-    assert E.layer_activation_bytes(w, b, s) == s * b * h * 66 + a * s * s * b * 9
+    assert A.layer_activation_bytes(w, b, s) == s * b * h * 66 + a * s * s * b * 9
 
 
 def test_checkpointing_cuts_activations():
     a = preset("llama-2-13b")
-    full = E.estimate(train(a), H100, 1, POLICY).breakdown.activations_gb
-    ckpt = E.estimate(train(a, activation_checkpointing=True), H100, 1, POLICY)
+    full = R.estimate(train(a), H100, 1, POLICY).breakdown.activations_gb
+    ckpt = R.estimate(train(a, activation_checkpointing=True), H100, 1, POLICY)
     assert ckpt.breakdown.activations_gb < full / 4
 
 
 # --- Micro-batch and accumulation (R9) ---------------------------------------------------
 def test_fixed_micro_batch_is_respected():
-    e = E.estimate(train(preset("llama-2-7b"), global_batch=32, micro_batch=8), H100, 1,
+    e = R.estimate(train(preset("llama-2-7b"), global_batch=32, micro_batch=8), H100, 1,
                    POLICY)
     assert (e.micro_batch, e.grad_accum_steps) == (8, 4)
 
 
 def test_auto_micro_batch_is_largest_that_fits():
     w = train(preset("gpt2-xl"), seq_len=1024, global_batch=256, micro_batch="auto")
-    e = E.estimate(w, H100, 1, POLICY)
+    e = R.estimate(w, H100, 1, POLICY)
     assert e.fits and 1 < e.micro_batch < 256
     over = E.training_breakdown(w, 1, e.micro_batch + 1).total_gb
     assert over > e.usable_vram_gb
@@ -349,7 +356,7 @@ def test_auto_micro_batch_is_largest_that_fits():
 
 def test_auto_micro_batch_non_divisible_global_batch_keeps_it_exact():
     w = train(preset("gpt2-xl"), seq_len=512, global_batch=1000, micro_batch="auto")
-    e = E.estimate(w, H100, 1, POLICY)
+    e = R.estimate(w, H100, 1, POLICY)
     last = 1000 - e.micro_batch * (e.grad_accum_steps - 1)
     assert 0 < last <= e.micro_batch
     if last != e.micro_batch:
@@ -357,17 +364,17 @@ def test_auto_micro_batch_non_divisible_global_batch_keeps_it_exact():
 
 
 def test_auto_micro_batch_capped_by_global_batch():
-    e = E.estimate(train(preset("gpt2"), global_batch=4, micro_batch="auto"), H100, 1, POLICY)
+    e = R.estimate(train(preset("gpt2"), global_batch=4, micro_batch="auto"), H100, 1, POLICY)
     assert (e.micro_batch, e.grad_accum_steps) == (4, 1)
 
 
 def test_too_big_reports_micro_batch_1_and_no_fit():
-    e = E.estimate(train(preset("llama-2-70b"), micro_batch="auto"), H100, 1, POLICY)
+    e = R.estimate(train(preset("llama-2-70b"), micro_batch="auto"), H100, 1, POLICY)
     assert (e.fits, e.micro_batch) == (False, 1)
 
 
 def test_fits_is_the_headroom_line():
-    e = E.estimate(train(preset("llama-2-7b")), H100, 1, POLICY)
+    e = R.estimate(train(preset("llama-2-7b")), H100, 1, POLICY)
     assert e.usable_vram_gb == pytest.approx(64.0)
     assert e.fits == (e.vram_gb_per_gpu <= 64.0)
 
@@ -376,16 +383,16 @@ def test_fits_is_the_headroom_line():
 def test_data_ram_formula():
     w = Workload(name="p", kind="preprocess",
                  data=DataSpec(in_memory_gb=100, expansion=2.0, workers=8))
-    assert E.data_ram_gb(w) == pytest.approx(100 * 2.0 * 1.5 * 1.2)
+    assert H.data_ram_gb(w) == pytest.approx(100 * 2.0 * 1.5 * 1.2)
     big = w.model_copy(update={"data": DataSpec(in_memory_gb=200, expansion=2.5, workers=16)})
-    assert E.data_ram_gb(big) == pytest.approx(200 * 2.5 * 2.0 * 1.2)  # factor capped at 2
+    assert H.data_ram_gb(big) == pytest.approx(200 * 2.5 * 2.0 * 1.2)  # factor capped at 2
 
 
 def test_preprocess_needs_host_ram_only():
     w = Workload(name="p", kind="preprocess", data=DataSpec(in_memory_gb=10))
-    e = E.estimate(w, H100, 4, POLICY)
+    e = R.estimate(w, H100, 4, POLICY)
     assert (e.gpu, e.degree, e.vram_gb_per_gpu, e.fits) == (None, 0, 0.0, True)
-    assert e.host_ram_gb == pytest.approx(E.data_ram_gb(w))
+    assert e.host_ram_gb == pytest.approx(H.data_ram_gb(w))
     assert e.to_json()["breakdown"] == E.MemoryBreakdown().to_json()
 
 
@@ -394,24 +401,24 @@ def test_preprocess_needs_host_ram_only():
 def test_r12_ratio_of_occupied_cards(kind, degree, ratio):
     a = preset("gpt2")
     w = train(a) if kind == "train" else infer(a)
-    e = E.estimate(w, H100, degree, POLICY)
+    e = R.estimate(w, H100, degree, POLICY)
     assert e.host_ram_gb == pytest.approx(ratio * 80 * degree)
 
 
 def test_shareable_basis_is_own_need():
     w = infer(preset("gpt2"), shareable=True)
-    e = E.estimate(w, H100, 1, POLICY)
-    assert e.host_ram_gb == pytest.approx(max(E.data_ram_gb(w), 0.5 * e.vram_gb_per_gpu))
+    e = R.estimate(w, H100, 1, POLICY)
+    assert e.host_ram_gb == pytest.approx(max(H.data_ram_gb(w), 0.5 * e.vram_gb_per_gpu))
 
 
 def test_host_ram_is_larger_of_data_and_ratio():
     w = train(preset("gpt2"), data=DataSpec(in_memory_gb=500, expansion=2, workers=0))
-    e = E.estimate(w, H100, 1, POLICY)
+    e = R.estimate(w, H100, 1, POLICY)
     assert e.host_ram_gb == pytest.approx(500 * 2 * 1.2)
 
 
 def test_to_json_is_the_spec_row_plus_the_allocated_reserved_split():
-    row = E.estimate(train(preset("gpt2")), H100, 1, POLICY).to_json()
+    row = R.estimate(train(preset("gpt2")), H100, 1, POLICY).to_json()
     assert set(row) == {"workload", "gpu", "degree", "fits", "vram_gb_per_gpu", "host_ram_gb",
                         "micro_batch", "grad_accum_steps", "breakdown", "allocated_gb",
                         "reserved_gb", "comm_buffers_gb", "batch"}
@@ -422,7 +429,7 @@ def test_to_json_is_the_spec_row_plus_the_allocated_reserved_split():
 
 
 def test_allocated_excludes_cuda_context_and_allocator_cache():
-    e = E.estimate(infer(preset("gpt2")), H100, 1, POLICY)
+    e = R.estimate(infer(preset("gpt2")), H100, 1, POLICY)
     bd = e.breakdown
     cache = E.ALLOCATOR_CACHE_FRACTION * bd.activations_gb
     assert e.allocator_cache_gb == pytest.approx(cache)
@@ -433,7 +440,7 @@ def test_allocated_excludes_cuda_context_and_allocator_cache():
 
 def test_allocated_keeps_the_dequant_scratch():
     w = train(preset("llama-3.1-8b"), kind="qlora", lora_rank=8, seq_len=512)
-    e = E.estimate(w, H100, 1, POLICY)
+    e = R.estimate(w, H100, 1, POLICY)
     bd = e.breakdown
     scratch = 0.117440512
     assert bd.overhead_gb == pytest.approx(
@@ -443,7 +450,7 @@ def test_allocated_keeps_the_dequant_scratch():
 
 def test_comm_buffers_only_when_the_replica_spans_gpus():
     w = infer(preset("llama-3.1-8b"))
-    one, two = E.estimate(w, H100, 1, POLICY), E.estimate(w, H100, 2, POLICY)
+    one, two = R.estimate(w, H100, 1, POLICY), R.estimate(w, H100, 2, POLICY)
     assert one.comm_buffers_gb == 0 and two.comm_buffers_gb == E.COMM_BUFFERS_GB
     # vLLM PR #10511: non-torch memory 1.79 GiB at TP 1, 3.58 GiB per GPU at TP 2.
     assert E.COMM_BUFFERS_GB == pytest.approx((3.58 - 1.79) * 2**30 / 1e9)
@@ -454,12 +461,12 @@ def test_comm_buffers_only_when_the_replica_spans_gpus():
     assert two.reserved_gb == pytest.approx(two.vram_gb_per_gpu - E.CUDA_CONTEXT_GB
                                             - E.COMM_BUFFERS_GB)
     assert two.allocated_gb == pytest.approx(bd.total_gb - bd.overhead_gb)
-    t = E.estimate(train(preset("llama-3.1-8b")), H100, 4, POLICY)
+    t = R.estimate(train(preset("llama-3.1-8b")), H100, 4, POLICY)
     assert t.comm_buffers_gb == E.COMM_BUFFERS_GB  # training tensor parallelism too
 
 
 def test_reserved_is_allocated_plus_the_allocator_cache():
-    e = E.estimate(train(preset("llama-2-7b"), kind="lora", lora_rank=8), H100, 1, POLICY)
+    e = R.estimate(train(preset("llama-2-7b"), kind="lora", lora_rank=8), H100, 1, POLICY)
     assert e.reserved_gb == pytest.approx(e.allocated_gb + e.allocator_cache_gb)
     assert e.vram_gb_per_gpu == pytest.approx(e.reserved_gb + E.CUDA_CONTEXT_GB)
 
@@ -469,7 +476,7 @@ def test_one_call_well_under_a_millisecond():
     n = 200
     t = time.perf_counter()
     for i in range(n):
-        E.estimate(w, H100, (1, 2, 4, 8)[i % 4], POLICY)
+        R.estimate(w, H100, (1, 2, 4, 8)[i % 4], POLICY)
     assert (time.perf_counter() - t) / n < 1e-3
 
 
@@ -484,16 +491,16 @@ def _training(model, kind, seq, mb, ckpt):
 
 
 def _needs_by_degree(w):
-    return [E.estimate(w, H100, d, POLICY).vram_gb_per_gpu for d in (1, 2, 4, 8, 16)]
+    return [R.estimate(w, H100, d, POLICY).vram_gb_per_gpu for d in (1, 2, 4, 8, 16)]
 
 
 @settings(max_examples=60, deadline=None)
 @given(MODELS, KINDS, st.integers(1, 8192), st.integers(1, 31), st.booleans())
 def test_memory_grows_with_batch_and_seq_len(model, kind, seq, mb, ckpt):
     w = _training(model, kind, seq, mb, ckpt)
-    base = E.estimate(w, H100, 1, POLICY).vram_gb_per_gpu
-    more_b = E.estimate(w.model_copy(update={"micro_batch": mb + 1}), H100, 1, POLICY)
-    more_s = E.estimate(w.model_copy(update={"seq_len": seq + 1}), H100, 1, POLICY)
+    base = R.estimate(w, H100, 1, POLICY).vram_gb_per_gpu
+    more_b = R.estimate(w.model_copy(update={"micro_batch": mb + 1}), H100, 1, POLICY)
+    more_s = R.estimate(w.model_copy(update={"seq_len": seq + 1}), H100, 1, POLICY)
     assert more_b.vram_gb_per_gpu > base
     assert more_s.vram_gb_per_gpu > base
 
@@ -503,10 +510,10 @@ def test_memory_grows_with_batch_and_seq_len(model, kind, seq, mb, ckpt):
        st.integers(1, 64))
 def test_memory_grows_with_context_and_batch(model, precision, context, batch):
     w = infer(preset(model), precision=precision, context=context, batch=batch)
-    base = E.estimate(w, H100, 1, POLICY).vram_gb_per_gpu
-    assert E.estimate(w.model_copy(update={"context": context + 1}), H100, 1,
+    base = R.estimate(w, H100, 1, POLICY).vram_gb_per_gpu
+    assert R.estimate(w.model_copy(update={"context": context + 1}), H100, 1,
                       POLICY).vram_gb_per_gpu > base
-    assert E.estimate(w.model_copy(update={"batch": batch + 1}), H100, 1,
+    assert R.estimate(w.model_copy(update={"batch": batch + 1}), H100, 1,
                       POLICY).vram_gb_per_gpu > base
 
 
@@ -531,7 +538,7 @@ def test_per_gpu_need_never_grows_with_degree(model, kind, seq, mb, ckpt):
 def test_auto_micro_batch_is_maximal(model, kind, seq, gb, ckpt, degree, vram):
     gpu = H100.model_copy(update={"vram_gb": vram})
     w = _training(model, kind, seq, "auto", ckpt).model_copy(update={"global_batch": gb})
-    e = E.estimate(w, gpu, degree, POLICY)
+    e = R.estimate(w, gpu, degree, POLICY)
     assert 1 <= e.micro_batch <= gb
     assert e.micro_batch * e.grad_accum_steps >= gb
     assert e.micro_batch * (e.grad_accum_steps - 1) < gb

@@ -19,8 +19,10 @@ from click.testing import CliRunner
 from conftest import BAD_INPUTS, DATA, DEFAULT_CATALOG, EXAMPLES, WORKLOADS
 
 from solver.errors import InputError
-from solver.inputs.loading import MAX_FILE_BYTES, load_catalog, load_workloads, read_yaml
-from solver.inputs.workload import ModelArch, Workload, WorkloadFile
+from solver.inputs.loading import load_catalog, load_workloads
+from solver.inputs.model import ModelArch
+from solver.inputs.safe_yaml import MAX_FILE_BYTES, read_yaml
+from solver.inputs.workload import Workload, WorkloadFile
 
 CASES = sorted(BAD_INPUTS.glob("*.yaml"))
 FAST_S = 2.0  # every bad input must be refused within this

@@ -18,7 +18,7 @@ ROOT = Path(__file__).resolve().parents[1]
 STAGES = [
     "solver.inputs.loading",
     "solver.inputs.scenario",
-    "solver.estimate.memory",
+    "solver.estimate.replica",
     "solver.report.tables",
     "solver.report.summary",
     "solver.report.estimate_table",

@@ -8,8 +8,8 @@ import re
 import pytest
 from conftest import DATA
 
-from solver.inputs.presets import PRESETS, count_params, from_hf_config, preset, resolve
-from solver.inputs.workload import ModelArch, ModelConfigRef
+from solver.inputs.model import ModelArch, ModelConfigRef, count_params
+from solver.inputs.presets import PRESETS, from_hf_config, preset, resolve
 
 # The architecture figures of each model's published
 # config.json): hidden, layers, heads, kv heads, intermediate, vocab; then published params (B).

@@ -19,7 +19,7 @@ from conftest import DEFAULT_CATALOG, ROOT, WORKLOADS
 from ruamel.yaml import YAML
 
 from cli import main
-from solver.inputs.loading import read_yaml
+from solver.inputs.safe_yaml import read_yaml
 
 SHIPPED = [*sorted(WORKLOADS.glob("*.yaml")), DEFAULT_CATALOG,
            ROOT / "solver" / "data" / "default-catalog.yaml"]

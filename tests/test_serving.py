@@ -11,7 +11,7 @@ import pytest
 from click.testing import CliRunner
 
 from cli import main
-from solver.estimate.memory import estimate
+from solver.estimate.replica import estimate
 from solver.inputs.loading import load_workloads
 from solver.optimize.pipeline import plan
 from solver.report.summary import serving_lines

@@ -8,9 +8,11 @@ import pytest
 from click.testing import CliRunner
 
 from cli import main
+from solver.estimate import replica as R
 from solver.estimate import throughput as T
 from solver.inputs.catalog import GpuSku
-from solver.inputs.workload import ModelArch, Policy, Workload
+from solver.inputs.model import ModelArch
+from solver.inputs.workload import Policy, Workload
 
 POLICY = Policy()
 # A tiny dense model that is easy to compute by hand: N = 1e8, L = 4, h = 1024, 8 heads of 128.
@@ -75,16 +77,16 @@ def test_mixtral_active_parameters_match_the_published_12_9b():
 
 # --- Training tokens/s -----------------------------------------------------------------------
 def test_training_tokens_per_s_is_peak_times_mfu_over_flops():
-    t = T.throughput(train(), gpu(), 1, POLICY)
+    t = R.throughput(train(), gpu(), 1, POLICY)
     assert t.tokens_per_s == pytest.approx(100e12 * 0.5 / (6 * N + 12 * L * S * H))
     assert (t.efficiency_kind, t.mfu, t.batch) == ("mfu", 0.5, 4)
 
 
 def test_degree_scales_linearly_inside_nvlink_and_pays_pcie_outside():
-    one = T.throughput(train(), gpu(), 1, POLICY).tokens_per_s
-    assert T.throughput(train(), gpu(), 2, POLICY).tokens_per_s == pytest.approx(2 * one)
+    one = R.throughput(train(), gpu(), 1, POLICY).tokens_per_s
+    assert R.throughput(train(), gpu(), 2, POLICY).tokens_per_s == pytest.approx(2 * one)
     pcie = gpu(nvlink_gbps=0, form_factor="pcie")
-    two = T.throughput(train(), pcie, 2, POLICY)
+    two = R.throughput(train(), pcie, 2, POLICY)
     # 2 all-reduces x 2 passes x 4 layers of 1024 bf16 values, ring factor 2 x 1/2
     comm = 16 * 1024 * 2 / 31.5e9
     assert 1 / two.tokens_per_s == pytest.approx(1 / (2 * one) + comm)
@@ -92,16 +94,16 @@ def test_degree_scales_linearly_inside_nvlink_and_pays_pcie_outside():
 
 def test_qlora_pays_dequantisation_over_lora():
     # Same adapters on both (qlora's default is every linear layer), so only de-quant differs.
-    lora = T.throughput(train("lora", lora_targets="all-linear"), gpu(), 1, POLICY).tokens_per_s
-    qlora = T.throughput(train("qlora"), gpu(), 1, POLICY).tokens_per_s
+    lora = R.throughput(train("lora", lora_targets="all-linear"), gpu(), 1, POLICY).tokens_per_s
+    qlora = R.throughput(train("qlora"), gpu(), 1, POLICY).tokens_per_s
     linear = N - 1000 * 1024 * 2  # embeddings and LM head stay 16-bit
     dequant = 2 * linear * (4.127 / 8 + 2) / (1000e9 * 0.5) / (4 * S)
     assert 1 / qlora == pytest.approx(1 / lora + dequant)
 
 
 def test_fp32_runs_at_the_tf32_rate():
-    bf16 = T.throughput(train(), gpu(), 1, POLICY).tokens_per_s
-    fp32 = T.throughput(train(precision="fp32"), gpu(), 1, POLICY).tokens_per_s
+    bf16 = R.throughput(train(), gpu(), 1, POLICY).tokens_per_s
+    fp32 = R.throughput(train(precision="fp32"), gpu(), 1, POLICY).tokens_per_s
     assert fp32 == pytest.approx(bf16 / 2)
 
 
@@ -136,7 +138,7 @@ def test_decode_bound_switches_from_bandwidth_to_compute_as_batch_grows():
 
 
 def test_inference_tokens_per_s_tpot_and_ttft():
-    t = T.throughput(serve(), gpu(), 1, POLICY)
+    t = R.throughput(serve(), gpu(), 1, POLICY)
     step, _ = T.decode_step(serve(), gpu(), 1, 1)
     prefill = max((2 * N * 100 + 4 * L * 100 * H * 100 / 2) / 5e13, 2 * N / 5e11)
     assert t.tpot_ms == pytest.approx(step * 1e3)
@@ -154,10 +156,10 @@ def test_tensor_parallel_splits_weights_for_decode():
 def test_serving_batch_fits_vram_and_meets_tpot():
     g = gpu(vram_gb=24)
     w = serve()
-    free = T.serving_batch(w, g, 1, POLICY)
-    assert 1 < free <= T.MAX_AUTO_BATCH
+    free = R.serving_batch(w, g, 1, POLICY)
+    assert 1 < free <= R.MAX_AUTO_BATCH
     limit = T.decode_step(w, g, 1, 2)[0] * 1e3
-    capped = T.serving_batch(w.model_copy(update={"max_tpot_ms": limit}), g, 1, POLICY)
+    capped = R.serving_batch(w.model_copy(update={"max_tpot_ms": limit}), g, 1, POLICY)
     assert capped == 2
 
 
@@ -171,7 +173,7 @@ def test_targets():
 def test_preprocess_has_no_throughput():
     w = Workload(name="p", kind="preprocess")
     with pytest.raises(ValueError, match="preprocess"):
-        T.throughput(w, gpu(), 1, POLICY)
+        R.throughput(w, gpu(), 1, POLICY)
 
 
 def test_context_defaults_to_prompt_plus_output():

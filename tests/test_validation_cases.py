@@ -73,13 +73,13 @@ def test_markdown_table_has_every_case_and_the_median():
 
 
 def test_every_constant_has_a_row_in_the_constants_table():
-    from solver.estimate import memory
-    from solver.inputs import workload
+    from solver.estimate import activations, host_ram, memory, weights
+    from solver.inputs import kinds
 
     doc = DOC.read_text(encoding="utf-8")
     table = doc[doc.index("## 10. Constants"):doc.index("## Sources")]
-    names = [n for n in vars(memory)
-             if n.isupper() and not n.startswith("_") and not hasattr(workload, n)]
+    names = [n for m in (weights, activations, host_ram, memory) for n in vars(m)
+             if n.isupper() and not n.startswith("_") and not hasattr(kinds, n)]
     assert names
     missing = [n for n in names if f"`{n}`" not in table and n not in ("GB", "FIT_EPS_GB")]
     assert not missing, f"constants without a source/fitted-on row: {missing}"

@@ -1,7 +1,11 @@
-"""Memory estimator: per-GPU VRAM and per-replica host RAM of one workload (R1-R15).
+"""Memory of one replica: per-GPU VRAM by component and host RAM, at a given batch (R1-R15).
 
 Every formula, constant and source is written out in ``docs/memory-model.md``; the
-docstrings below name the formula and the R-rule. Units: GB = 10^9 bytes (SPEC).
+docstrings below name the formula and the R-rule. Units: GB = 10^9 bytes (SPEC). What the
+parameters hold is in ``weights.py``, activations in ``activations.py``, host RAM in
+``host_ram.py``; this module adds them up per GPU with the runtime overhead and says whether
+a replica fits. It needs a concrete serving batch: ``batch: auto`` is chosen in
+``replica.py``, which weighs memory against decode speed.
 
 Parallel degree ``d`` is one replica spread over ``d`` GPUs as **tensor parallelism with
 sequence parallelism** (Megatron-LM; Korthikanti et al. 2022, Table 2): every model state
@@ -22,97 +26,23 @@ from dataclasses import asdict, dataclass, replace
 
 from .. import rules
 from ..inputs.catalog import GpuSku
-from ..inputs.workload import DEFAULT_LORA_TARGETS, LORA_MODULES, ModelArch, Policy, Workload
-
-GB = 1e9
-"""Bytes per GB: the SPEC's (and the seed's) decimal convention, 13B x 2 bytes = 26 GB."""
-
-# --- Bytes per value (R1) ------------------------------------------------------------------
-BYTES = {"fp32": 4.0, "fp16": 2.0, "bf16": 2.0, "fp8": 1.0, "int8": 1.0, "int4": 0.5}
-"""R1: bytes of one parameter in each dtype (SPEC R1)."""
-MIXED_PRECISIONS = ("fp16", "bf16")
-"""Training in these dtypes is mixed precision: 16-bit compute, FP32 update (R4)."""
-FP32_BYTES = 4.0
-"""R4: an FP32 master copy is 4 bytes per trained parameter."""
-
-# --- Optimizer state (R3) ------------------------------------------------------------------
-OPTIMIZER_BYTES = {"adam": 8.0, "adamw": 8.0, "sgd": 4.0, "adamw8bit": 2.0}
-"""R3: state bytes per trained parameter: Adam/AdamW momentum + variance in FP32 (8);
-SGD momentum (4); bitsandbytes 8-bit Adam, two 1-byte states (2). Matches ZeRO's K = 12 for
-mixed-precision Adam once the 4-byte master copy is counted apart (Rajbhandari et al. 2020)."""
-
-# --- Quantised weights ---------------------------------------------------------------------
-NF4_BLOCKSIZE = 64
-"""bitsandbytes 4-bit (NF4/FP4) block size: one absmax constant per 64 weights (QLoRA paper
-Sec. 3; bitsandbytes ``quantize_4bit`` default ``blocksize=64``)."""
-NF4_DQ_BLOCKSIZE = 256
-"""Double quantisation groups 256 first-level constants under one FP32 second-level absmax."""
-NF4_BITS_NO_DQ = 4.0 + 32 / NF4_BLOCKSIZE
-"""4-bit weights without double quantisation: 4 bits + an FP32 absmax per 64 = 4.5 bits
-(QLoRA paper: "32/64 = 0.5 bits per parameter"). The transformers ``BitsAndBytesConfig``
-default (``bnb_4bit_use_double_quant=False``) and LitGPT ``bnb.nf4``."""
-NF4_BITS = 4.0 + 8 / NF4_BLOCKSIZE + 32 / (NF4_BLOCKSIZE * NF4_DQ_BLOCKSIZE)
-"""NF4 with double quantisation, the QLoRA recipe: 4 bits + an 8-bit absmax per 64 values +
-an FP32 second-level absmax per 256 blocks = 4.127 bits (Dettmers et al. 2023, Sec. 3:
-8/64 + 32/(64*256) = 0.127 bits). Used for ``kind: qlora``."""
-INT4_BITS_GPTQ = 4.0 + (16 + 4) / 128
-"""GPTQ/AWQ-style int4: 4 bits + an FP16 scale and a packed 4-bit zero point per group of 128
-weights (AutoGPTQ/AutoAWQ default group size 128) = 4.16 bits."""
-INT4_BITS = NF4_BITS_NO_DQ
-"""Serving ``precision: int4``: planned as bitsandbytes 4-bit without double quantisation
-(``load_in_4bit=True`` defaults), 4.5 bits; it is the largest of the common 4-bit formats
-(GPTQ/AWQ group 128: 4.16 bits), so the plan holds whichever one is deployed."""
-INT8_ROW_SCALE_BYTES = 4.0
-"""bitsandbytes LLM.int8(): one FP32 absmax scale per output row of each int8 matrix
-(Dettmers et al. 2022); outlier columns are computed in FP16 on the fly."""
-QUANT_BITS = {"int4": INT4_BITS, "int8": 8.0, "fp8": 8.0}
-"""Bits per quantised linear-layer weight when serving in these precisions."""
-EMBEDDING_BYTES_QUANTISED = 2.0
-"""Embeddings, LM head and norms stay 16-bit in quantised models: bitsandbytes/transformers
-replace only ``nn.Linear`` layers and skip ``lm_head`` (``llm_int8_skip_modules``); vLLM FP8
-leaves them in BF16."""
-KBIT_UPCAST_BYTES = 4.0
-"""PEFT ``prepare_model_for_kbit_training`` casts every parameter that is not quantised
-(embeddings, LM head, norms) to FP32. bf16 recipes cast embeddings and LM head back to bf16
-afterwards (QLoRA's ``qlora.py`` with ``--bf16``; TRL ``peft_module_casting_to_bf16``), fp16
-and fp32 runs keep them in FP32; norms stay FP32 either way."""
-DEQUANT_BUFFERS = 1
-"""bitsandbytes' 4-bit matmul (``MatMul4Bit``) de-quantises the whole weight to the compute
-dtype, in the forward pass and again for the input gradient, one layer at a time: one
-transient copy of the largest linear layer (torchao's NF4 tensor does the same per op)."""
-# --- LoRA (Hu et al. 2021) -----------------------------------------------------------------
-LORA_TARGETS = DEFAULT_LORA_TARGETS["lora"]
-"""Default adapted matrices of ``kind: lora`` (no ``lora_targets``): query and value
-projections, the original LoRA paper's choice and the default of PEFT (``target_modules`` for
-LLaMA) and LitGPT."""
-LORA_ALL_LINEAR = LORA_MODULES
-"""Every linear layer of a transformer block (``lora_targets: all-linear``), the default of
-``kind: qlora``. QLoRA (Dettmers et al. 2023, Sec. 4) finds LoRA on all linear layers is
-required to match 16-bit finetuning, and its ``qlora.py`` adapts every ``Linear4bit`` layer."""
-LORA_PARAM_BYTES = 4.0
-"""Adapters are trained in FP32 (PEFT ``autocast_adapter_dtype=True`` default), so they need
-no separate master copy; their gradients are FP32 too."""
-
-# --- Activations (Korthikanti et al. 2022, re-derived; docs/memory-model.md) ---------------
-MASK_BYTES = 1.0
-"""A dropout mask stores one byte per element (Korthikanti et al. 2022, Sec. 4.1)."""
-NORM_INPUT_BYTES_MIXED = 4.0
-"""LayerNorm under torch.autocast and RMSNorm in HF/LitGPT run in FP32 and save an FP32
-input (PyTorch autocast op list: layer_norm -> float32; LlamaRMSNorm upcasts)."""
-SOFTMAX_BYTES_MIXED = 4.0
-"""Eager attention under torch.autocast computes softmax in FP32 (autocast op list) and
-saves its FP32 output; Megatron's fused kernel would keep 2 bytes (Korthikanti's 5as/h)."""
-LORA_DROPOUT_SAVES = True
-"""PEFT and LitGPT apply dropout (p = 0.05-0.1; QLoRA paper 0.1/0.05) to each adapter's
-input: autograd keeps its 16-bit output and a 1-byte mask per adapted matrix."""
-HF_LOSS_BYTES_PER_LOGIT = 12.0
-"""``kind: qlora`` is planned on the transformers + PEFT stack, whose causal-LM loss is not
-chunked: it upcasts the logits to FP32 (``logits.float()``), makes a shifted contiguous FP32
-copy and ``cross_entropy`` keeps its FP32 log-softmax output: 3 x 4 bytes per logit at the
-loss. Trainers with a chunked loss (LitGPT, torchtune) hold less."""
-SEED_ACTIVATION_COEFFICIENT = 17.0
-"""R6 (the seed): activations = b x s x h x L x dtype bytes x coefficient, coefficient 12-20
-by architecture; 17 is the midpoint, close to Korthikanti's 34 bytes / 2 bytes."""
+from ..inputs.model import ModelArch
+from ..inputs.workload import Policy, Workload
+from .activations import activations_bytes
+from .host_ram import data_ram_gb, ram_ratio
+from .weights import (
+    BYTES,
+    FP32_BYTES,
+    GB,
+    LORA_PARAM_BYTES,
+    OPTIMIZER_BYTES,
+    dequant_scratch_bytes,
+    given,
+    inference_weights_bytes,
+    lora_params,
+    lora_targets,
+    qlora_base_bytes,
+)
 
 # --- Inference runtime ---------------------------------------------------------------------
 PREFILL_CHUNK_TOKENS = 8192
@@ -240,117 +170,6 @@ class Estimate:
         }
 
 
-# --- Host RAM (R11, R12) -------------------------------------------------------------------
-LOADER_PREFETCH_SHARE = 1 / 16
-"""Extra share of the expanded in-memory data each DataLoader worker holds: a forked worker
-shares the parent's pages copy-on-write, but its prefetch queue (PyTorch ``prefetch_factor``
-2 batches) and the pages its Python objects' refcounts dirty are private; 1/16 per worker is
-our planning figure (documented in docs/memory-model.md)."""
-MAX_LOADER_FACTOR = 2.0
-"""Cap on the concurrent-loading factor: at worst the workers together duplicate the data
-set once (every copy-on-write page dirtied); more workers stream, they do not copy again."""
-SYSTEM_RESERVE = 0.20
-"""R11: keep at least 20% of host RAM for the OS and system services."""
-
-
-def loader_factor(workers: int) -> float:
-    """R11 concurrent-loading factor: 1 + workers / 16, capped at 2 (dimensionless)."""
-    return min(MAX_LOADER_FACTOR, 1.0 + LOADER_PREFETCH_SHARE * workers)
-
-
-def data_ram_gb(w: Workload) -> float:
-    """R11 data RAM, GB = in_memory_gb x expansion x loader_factor(workers) x (1 + 20%)."""
-    d = w.data
-    return d.in_memory_gb * d.expansion * loader_factor(d.workers) * (1.0 + SYSTEM_RESERVE)
-
-
-def ram_ratio(w: Workload, degree: int, policy: Policy) -> float:
-    """R12 RAM-to-VRAM ratio for this workload kind and degree."""
-    if w.kind == "inference":
-        return policy.ram_ratio_inference
-    if degree > 1:
-        return policy.ram_ratio_multi_gpu_train
-    return policy.ram_ratio_single_gpu_train
-
-
-def given(w: Workload, field: str) -> int:
-    """A figure ``w``'s kind requires (seq_len, global_batch for training; context, batch for
-    inference). Validation guarantees it; this narrows ``int | None`` for the type checker.
-
-    A discriminated union of workload kinds would make this unnecessary.
-    """
-    value = getattr(w, field)
-    if value is None:
-        raise ValueError(f"workload {w.name}: {field} is required for kind {w.kind}")
-    return int(value)
-
-
-# --- Parameters ----------------------------------------------------------------------------
-def embedding_params(a: ModelArch) -> float:
-    """Token embedding + LM head parameters: vocab x hidden x (1 if tied else 2)."""
-    return a.vocab * a.hidden * (1 if a.tied_embeddings else 2)
-
-
-def lora_params(a: ModelArch, rank: int, targets: tuple[str, ...] = LORA_TARGETS) -> float:
-    """Adapter parameters: rank x (d_in + d_out) per adapted matrix per layer (Hu et al.).
-
-    MLP adapters count once per expert of a mixture-of-experts model.
-    """
-    h, f = a.hidden, a.d_ff
-    q_out, kv_out = a.heads * a.d_head, a.n_kv_heads * a.d_head
-    shape = {
-        "q": (h, q_out), "k": (h, kv_out), "v": (h, kv_out), "o": (q_out, h),
-        "gate": (h, f), "up": (h, f), "down": (f, h),
-    }
-    per_layer = 0.0
-    for t in targets:
-        if t == "gate" and a.mlp_kind != "swiglu":
-            continue
-        d_in, d_out = shape[t]
-        per_layer += rank * (d_in + d_out) * (a.experts if t in ("gate", "up", "down") else 1)
-    return per_layer * a.layers
-
-
-def norm_params(a: ModelArch) -> float:
-    """Norm weights: two per layer plus the final norm, hidden each: (2L + 1) x h."""
-    return (2 * a.layers + 1) * a.hidden
-
-
-def quantised_weights_bytes(a: ModelArch, bits: float, extra_per_row: float = 0.0,
-                            embedding_bytes: float = EMBEDDING_BYTES_QUANTISED,
-                            norm_bytes: float = EMBEDDING_BYTES_QUANTISED) -> float:
-    """Quantised linear layers at ``bits`` per weight; embeddings, LM head and norms are
-    not quantised and keep ``embedding_bytes`` / ``norm_bytes`` per parameter (16-bit by
-    default; FP32 after PEFT's k-bit preparation)."""
-    p = a.params_b * 1e9
-    emb = min(embedding_params(a), p)
-    norms = min(norm_params(a), p - emb)
-    linear = p - emb - norms
-    rows = linear / a.hidden  # output rows of the linear layers (most have d_in = hidden)
-    return linear * bits / 8 + rows * extra_per_row + emb * embedding_bytes + norms * norm_bytes
-
-
-def qlora_base_bytes(w: Workload) -> float:
-    """``kind: qlora`` frozen base: NF4 with double quantisation; non-quantised parameters
-    after PEFT's k-bit preparation: norms FP32, embeddings and LM head FP32 unless the run is
-    bf16 (then cast back to bf16), see ``KBIT_UPCAST_BYTES``."""
-    emb_b = BYTES["bf16"] if w.precision == "bf16" else KBIT_UPCAST_BYTES
-    return quantised_weights_bytes(w.arch, NF4_BITS, embedding_bytes=emb_b,
-                                   norm_bytes=KBIT_UPCAST_BYTES)
-
-
-def largest_linear_params(a: ModelArch) -> int:
-    """Weights of the largest single linear layer of a block (an MoE expert's MLP matrix)."""
-    q_out, kv_out = a.heads * a.d_head, a.n_kv_heads * a.d_head
-    return max(a.hidden * q_out, a.hidden * kv_out, a.hidden * a.d_ff)
-
-
-def dequant_scratch_bytes(a: ModelArch, dtype_bytes: float) -> float:
-    """bitsandbytes 4-bit: the largest linear layer de-quantised to the compute dtype
-    (``DEQUANT_BUFFERS`` transient copies), bytes."""
-    return DEQUANT_BUFFERS * largest_linear_params(a) * dtype_bytes
-
-
 def dequant_scratch_gb(w: Workload, degree: int) -> float:
     """De-quantisation scratch per GPU, GB: qlora training (bitsandbytes NF4, compute dtype)
     and int4 serving (bitsandbytes de-quantises for multi-token prefill matmuls, 16-bit)."""
@@ -361,123 +180,6 @@ def dequant_scratch_gb(w: Workload, degree: int) -> float:
     else:
         return 0.0
     return dequant_scratch_bytes(w.arch, dtype_bytes) / GB / degree
-
-
-def lora_targets(w: Workload) -> tuple[str, ...]:
-    """Adapted matrices: the workload's ``lora_targets``, else ``LORA_TARGETS`` (q, v) for
-    lora and every linear layer (``LORA_ALL_LINEAR``) for qlora."""
-    return w.adapter_targets
-
-
-# --- Activations ---------------------------------------------------------------------------
-def uses_flash_attention(a: ModelArch) -> bool:
-    """Modern decoder (SwiGLU or grouped-query attention): memory-efficient attention, no
-    dropout; GPT-2/BERT-era models (GELU, full multi-head): eager attention with dropout."""
-    return a.mlp_kind == "swiglu" or a.n_kv_heads < a.heads
-
-
-def layer_activation_bytes(w: Workload, mb: int, seq: int) -> float:
-    """Bytes one transformer layer saves for backward, for ``mb`` sequences of ``seq`` tokens.
-
-    Korthikanti et al. (2022) tensor-by-tensor accounting, re-derived for the architecture:
-    saved values per token (units of values, times dtype bytes) =
-      norms        2h at the norm's saved dtype (FP32 under autocast / RMSNorm upcast)
-      attention    Q h + K,V 2h*kv/a + attention output h            (always saved)
-      linear in    qkv-input h + mlp-input h + down/fc2-input f       (trainable or bnb-4bit)
-                   + out-proj input h with flash attention (a copy apart from the kernel's
-                   saved output; in eager attention the output h above is that input)
-      MLP inner    SwiGLU: gate, up, silu out = 3f; GELU: GELU input f (always saved)
-      LoRA dropout per adapted matrix its 16-bit output + 1-byte mask (PEFT: one dropout
-                   per adapter): h for q, k, v, o, gate, up; f for down
-      dropout      2h masks of 1 byte (GPT/BERT-era models only)
-      eager attn   a*s*(softmax bytes + 1 mask + e) per token (no flash attention)
-    With MoE, MLP terms count ``active_experts`` times.
-    """
-    a = w.arch
-    e = BYTES[w.precision]
-    h, f, heads = a.hidden, a.d_ff, a.heads
-    kv_frac = a.n_kv_heads / heads
-    mixed = w.precision in MIXED_PRECISIONS
-    flash = uses_flash_attention(a)
-    norm_b = NORM_INPUT_BYTES_MIXED if mixed else e
-    k_exp = a.n_active_experts
-    # Frozen nn.Linear layers (LoRA) do not save their input; bitsandbytes' 4-bit matmul
-    # (QLoRA) and every trainable layer (train) do.
-    saves_linear_inputs = w.kind in ("train", "qlora")
-    targets = lora_targets(w)
-    per_tok = 2 * h * norm_b
-    per_tok += (h + 2 * h * kv_frac + h) * e
-    if saves_linear_inputs:
-        per_tok += (2 * h + f * k_exp + (h if flash else 0)) * e
-    elif w.kind == "lora":
-        # Adapters save their own inputs: attention input, MLP input, down-projection input.
-        if set(targets) & {"q", "k", "v"}:
-            per_tok += h * e
-        if set(targets) & {"gate", "up"}:
-            per_tok += h * e
-        if "down" in targets:
-            per_tok += f * k_exp * e
-    if w.kind in ("lora", "qlora") and LORA_DROPOUT_SAVES:
-        mlp = {"gate": h * k_exp, "up": h * k_exp, "down": f * k_exp}
-        per_tok += sum(mlp.get(t, h) for t in targets) * (e + MASK_BYTES)
-    per_tok += (3 * f if a.mlp_kind == "swiglu" else f) * k_exp * e
-    if not flash:
-        per_tok += 2 * h * MASK_BYTES
-        soft_b = SOFTMAX_BYTES_MIXED if mixed else e
-        per_tok += heads * seq * (soft_b + MASK_BYTES + e)
-    return per_tok * seq * mb
-
-
-def activations_bytes(w: Workload, mb: int, degree: int) -> float:
-    """Activation memory per GPU, bytes: all layers (or checkpoints + one layer) + logits.
-
-    Without recomputation: L x layer bytes. With full recomputation (activation
-    checkpointing): L x s x b x h x e (layer inputs, Korthikanti's 2sbh) + one layer's
-    full set while it is recomputed. Logits: s x b x vocab x ``logit_bytes`` (the compute
-    dtype once where the loss upcasts chunk by chunk; 12 bytes for qlora's un-chunked
-    transformers loss). All divided by the tensor(+sequence)-parallel degree
-    (Korthikanti Table 2).
-    """
-    a = w.arch
-    seq = given(w, "seq_len")
-    e = BYTES[w.precision]
-    layer = layer_activation_bytes(w, mb, seq)
-    if w.activation_checkpointing:
-        body = a.layers * seq * mb * a.hidden * e + layer
-    else:
-        body = a.layers * layer
-    logits = seq * mb * a.vocab * logit_bytes(w)
-    return (body + logits) / degree
-
-
-def logit_bytes(w: Workload) -> float:
-    """Bytes per logit held at the loss: the compute dtype once (chunked loss), or
-    ``HF_LOSS_BYTES_PER_LOGIT`` for qlora (transformers' un-chunked FP32 loss)."""
-    return HF_LOSS_BYTES_PER_LOGIT if w.kind == "qlora" else BYTES[w.precision]
-
-
-def activations_korthikanti(s: int, b: int, h: int, a: int, layers: int, t: int = 1,
-                            recompute: str = "none") -> float:
-    """Korthikanti et al. (2022) Table 2 as published, bytes (16-bit, GPT GELU MLP).
-
-    recompute: "none" s*b*h*(34 + 5*a*s/h) per layer (t = 1) or with tensor + sequence
-    parallel s*b*h*(34/t + 5*a*s/(h*t)); "selective" 34*s*b*h/t; "full" 2*s*b*h.
-    """
-    sbh = s * b * h
-    per: float
-    if recompute == "full":
-        per = 2 * sbh
-    elif recompute == "selective":
-        per = 34 * sbh / t
-    else:
-        per = sbh * (34 / t + 5 * a * s / (h * t))
-    return per * layers
-
-
-def activations_seed(b: int, s: int, h: int, layers: int, dtype_bytes: float,
-                     coefficient: float = SEED_ACTIVATION_COEFFICIENT) -> float:
-    """R6 (the seed's form), bytes: b x s x h x L x dtype bytes x coefficient (12-20)."""
-    return b * s * h * layers * dtype_bytes * coefficient
 
 
 # --- Component breakdowns ------------------------------------------------------------------
@@ -546,15 +248,6 @@ def kv_cache_bytes(a: ModelArch, tokens: float, batch: int, dtype_bytes: float,
     return 2 * a.layers * heads_per_gpu * a.d_head * tokens * batch * dtype_bytes
 
 
-def inference_weights_bytes(a: ModelArch, precision: str) -> float:
-    """Serving weights, bytes: P x dtype bytes; quantised precisions keep embeddings 16-bit."""
-    p = a.params_b * 1e9
-    if precision in ("fp32", "fp16", "bf16"):
-        return p * BYTES[precision]
-    extra = INT8_ROW_SCALE_BYTES if precision == "int8" else 0.0
-    return quantised_weights_bytes(a, QUANT_BITS[precision], extra)
-
-
 def inference_breakdown(w: Workload, degree: int) -> MemoryBreakdown:
     """Inference per GPU: weights + KV cache + transient prefill buffers + overhead, GB."""
     a = w.arch
@@ -591,17 +284,11 @@ def auto_micro_batch(w: Workload, degree: int, usable_gb: float) -> int:
     return mb
 
 
-def auto_serving_batch(w: Workload, gpu: GpuSku, degree: int, policy: Policy) -> int:
-    """``batch: auto``: the serving batch on this GPU and degree (see ``serving_batch`` in
-    throughput.py, which also applies ``max_tpot_ms``)."""
-    from .throughput import serving_batch  # throughput builds on this module
-
-    return serving_batch(w, gpu, degree, policy)
-
-
-# --- The estimate --------------------------------------------------------------------------
-def estimate(w: Workload, gpu: GpuSku | None, degree: int, policy: Policy) -> Estimate:
-    """One replica of ``w`` on ``degree`` GPUs of ``gpu``: per-GPU VRAM, host RAM, fit.
+# --- The memory estimate -------------------------------------------------------------------
+def memory_estimate(w: Workload, gpu: GpuSku | None, degree: int, policy: Policy) -> Estimate:
+    """One replica of ``w`` on ``degree`` GPUs of ``gpu`` at its own batch: per-GPU VRAM,
+    host RAM, fit. An inference workload's ``batch`` must be a number (``batch: auto`` is
+    resolved by ``replica.estimate``); a training ``micro_batch: auto`` is resolved here (R9).
 
     fits = vram_gb_per_gpu <= (1 - headroom) x gpu.vram_gb (R15). Host RAM = max(R11 data
     RAM, R12 ratio x VRAM basis); the basis is the cards the replica occupies
@@ -618,9 +305,9 @@ def estimate(w: Workload, gpu: GpuSku | None, degree: int, policy: Policy) -> Es
     mb = accum = None
     note = ""
     if w.kind == "inference":
-        if w.batch == "auto":
-            w = w.model_copy(update={"batch": auto_serving_batch(w, gpu, degree, policy)})
-            note = f"batch auto: {w.batch}"
+        if not isinstance(w.batch, int):
+            raise ValueError(f"workload {w.name!r}: batch {w.batch!r} must be resolved to a "
+                             "number first (replica.estimate chooses batch: auto)")
         bd = inference_breakdown(w, degree)
     else:
         if w.micro_batch == "auto":

@@ -9,9 +9,11 @@ Inference: one decode step reads the weights and the batch's KV cache and does
 2 x active params FLOPs per sequence, so it takes the slower of the two:
 max(bytes / (bandwidth x MBU), FLOPs / (peak x MFU)); prefill is compute-bound.
 
-The program's entry point is :func:`throughput`; :func:`serving_batch` picks the batch for
-``batch: auto`` and :func:`target_tokens_per_s` is a workload's need. Pure functions, no I/O;
-results are frozen dataclasses.
+This module is speed at a given batch (:func:`training_throughput` at a micro-batch,
+:func:`inference_throughput` at a serving batch) and a workload's target
+(:func:`target_tokens_per_s`); the batch a plan runs at (``batch: auto``, ``max_tpot_ms``,
+the estimate's micro-batch) is chosen in ``replica.py``, which calls this module and
+``memory.py``. Pure functions, no I/O; results are frozen dataclasses.
 """
 
 from __future__ import annotations
@@ -19,17 +21,16 @@ from __future__ import annotations
 from dataclasses import dataclass
 
 from ..inputs.catalog import GpuSku
-from ..inputs.workload import ModelArch, Policy, Workload
-from .memory import (
+from ..inputs.model import ModelArch
+from ..inputs.workload import Policy, Workload
+from .memory import kv_cache_bytes
+from .weights import (
     BYTES,
     FP32_BYTES,
     NF4_BITS,
-    Estimate,
     embedding_params,
-    estimate,
     given,
     inference_weights_bytes,
-    kv_cache_bytes,
     lora_params,
     lora_targets,
 )
@@ -84,9 +85,7 @@ TP_ALLREDUCES_PER_LAYER_FORWARD = 2
 """Megatron tensor parallelism: one all-reduce after attention, one after the MLP, per layer
 and pass (Shoeybi et al. 2019, operators f and g); the backward has two more."""
 
-# --- Serving -----------------------------------------------------------------------------
-MAX_AUTO_BATCH = 256
-"""Largest batch ``serving_batch`` considers: vLLM's default ``max_num_seqs`` (256)."""
+# --- QLoRA de-quantisation ------------------------------------------------------------
 DEQUANT_WRITE_BYTES = 2.0
 """QLoRA: each NF4 weight is read (4.127 bits) and written back as a 16-bit copy in every
 forward and backward pass (bitsandbytes MatMul4Bit de-quantises, then runs a 16-bit matmul)."""
@@ -336,51 +335,7 @@ def inference_throughput(w: Workload, gpu: GpuSku, degree: int, batch: int) -> T
                       ttft_ms=prefill * 1e3, bound=bound)
 
 
-def serving_batch(w: Workload, gpu: GpuSku, degree: int, policy: Policy,
-                  cap: int = MAX_AUTO_BATCH) -> int:
-    """``batch: auto``: the largest batch in [1, cap] that fits VRAM (memory estimate, R15)
-    and keeps the decode step within ``max_tpot_ms``; 1 when even 1 does not (the memory
-    estimate then says fits=False). Both tests are monotone in the batch: bisection."""
-
-    def ok(b: int) -> bool:
-        wb = w.model_copy(update={"batch": b})
-        if not estimate(wb, gpu, degree, policy).fits:
-            return False
-        return w.max_tpot_ms is None or decode_step(wb, gpu, degree, b)[0] * 1e3 <= w.max_tpot_ms
-
-    lo, hi = 1, cap
-    if not ok(lo):
-        return 1
-    while lo < hi:
-        mid = (lo + hi + 1) // 2
-        lo, hi = (mid, hi) if ok(mid) else (lo, mid - 1)
-    return lo
-
-
-# --- The entry point -----------------------------------------------------------------------
-def throughput(w: Workload, gpu: GpuSku, degree: int, policy: Policy,
-               est: Estimate | None = None) -> Throughput:
-    """One replica of ``w`` on ``degree`` GPUs of ``gpu`` (T2).
-
-    Training uses the memory estimate's micro-batch (computed here when ``est`` is None);
-    inference uses ``w.batch`` (``batch: auto`` resolved with :func:`serving_batch`).
-    Raises ValueError for preprocess (no GPU) or a degree below 1.
-    """
-    if w.kind == "preprocess":
-        raise ValueError(f"workload {w.name!r} is preprocess: it has no GPU throughput")
-    if degree < 1:
-        raise ValueError(f"parallel degree must be >= 1, got {degree}")
-    if w.kind == "inference":
-        batch = w.batch
-        if batch == "auto":
-            batch = serving_batch(w, gpu, degree, policy)
-        if not isinstance(batch, int):
-            raise ValueError(f"workload {w.name!r} has no batch")
-        return inference_throughput(w, gpu, degree, batch)
-    est = est or estimate(w, gpu, degree, policy)
-    return training_throughput(w, gpu, degree, est.micro_batch or 1)
-
-
+# --- Targets (T1, T3) ---------------------------------------------------------------------
 def target_tokens_per_s(w: Workload) -> float | None:
     """T1: tokens/s the workload needs: tokens / (deadline_days x 86,400) for training,
     ``tokens_per_s`` (or ``requests_per_s`` x ``output_tokens``) for inference; None without a
@@ -390,21 +345,6 @@ def target_tokens_per_s(w: Workload) -> float | None:
     if w.tokens is not None and w.deadline_days is not None:
         return w.tokens / (w.deadline_days * SECONDS_PER_DAY)
     return None
-
-
-# --- What one replica delivers in a plan (T3) ----------------------------------------------
-def replica_throughput(w: Workload, gpu: GpuSku, degree: int, policy: Policy,
-                       est: Estimate | None = None) -> Throughput:
-    """One replica of ``w`` as a plan runs it (the program, the checker and the brute force
-    all call this). Training: :func:`throughput` at the estimate's micro-batch. Inference:
-    at ``batch``, or, with ``max_tpot_ms``, at the serving batch capped at ``batch`` (the
-    largest batch up to ``batch`` whose decode step meets it: memory is sized for ``batch``,
-    so any smaller batch fits too)."""
-    if w.kind == "inference" and w.max_tpot_ms is not None and isinstance(w.batch, int):
-        b = serving_batch(w, gpu, degree, policy, cap=w.batch)
-        if b != w.batch:
-            w = w.model_copy(update={"batch": b})
-    return throughput(w, gpu, degree, policy, est)
 
 
 def latency_misses(w: Workload, t: Throughput) -> list[str]:

@@ -361,7 +361,7 @@ class Catalog(StrictModel):
         raise KeyError(sku)
 
 
-def _find(items: list, sku: Sku):
+def _find(items: list, sku: Sku) -> Any:
     for item in items:
         if item.sku == sku:
             return item

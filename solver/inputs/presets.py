@@ -1,4 +1,5 @@
-"""Model presets and Hugging Face ``config.json`` reading.
+"""Model presets and Hugging Face ``config.json`` reading: a workload's ``model`` resolved to
+a :class:`~solver.inputs.model.ModelArch`.
 
 Every preset's figures come from the model's published ``config.json`` on the Hugging Face
 Hub (the repository named in ``source``); parameter counts are the published totals
@@ -10,16 +11,18 @@ from __future__ import annotations
 import difflib
 import json
 from pathlib import Path
+from typing import Any
 
 from pydantic import ValidationError
 from pydantic_core import ErrorDetails
 
 from .base import MAX_TEXT, clip
 from .files import FileProblem, read_text
-from .workload import ModelArch, ModelConfigRef
+from .model import ModelArch, ModelConfigRef, count_params
 
 
-def _p(name, params_b, hidden, layers, heads, kv_heads, inter, vocab, source, **kw) -> ModelArch:
+def _p(name: str, params_b: float, hidden: int, layers: int, heads: int, kv_heads: int,
+       inter: int, vocab: int, source: str, **kw: Any) -> ModelArch:
     return ModelArch(
         name=name,
         params_b=params_b,
@@ -86,27 +89,6 @@ def preset(name: str) -> ModelArch:
         "an inline mapping (params_b, hidden, layers, heads, vocab) or "
         "{config: path/to/config.json}"
     )
-
-
-def count_params(
-    hidden: int,
-    layers: int,
-    heads: int,
-    kv_heads: int,
-    inter: int,
-    vocab: int,
-    experts: int = 1,
-    gated: bool = True,
-    tied: bool = False,
-    head_dim: int | None = None,
-) -> int:
-    """Parameters of a decoder-only transformer from its architecture (biases and norms ignored)."""
-    hd = head_dim or hidden // heads
-    attn = hidden * heads * hd * 2 + hidden * kv_heads * hd * 2
-    mlp = (3 if gated else 2) * hidden * inter * experts
-    router = hidden * experts if experts > 1 else 0
-    emb = vocab * hidden * (1 if tied else 2)
-    return layers * (attn + mlp + router) + emb
 
 
 MAX_CONFIG_BYTES = 1_000_000
@@ -270,7 +252,7 @@ def _validated(figures: dict, shown: str) -> ModelArch:
         raise ValueError(f"config file '{shown}' has unusable figures: {details}") from None
 
 
-def resolve(model, base_dir: Path) -> ModelArch | None:
+def resolve(model: object, base_dir: Path) -> ModelArch | None:
     """Turn a workload's ``model`` (preset name, mapping, config ref) into a ModelArch."""
     if model is None or isinstance(model, ModelArch):
         return model

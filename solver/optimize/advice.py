@@ -14,7 +14,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
-from ..estimate.memory import estimate
+from ..estimate.replica import estimate
 from ..inputs.catalog import Catalog
 from ..inputs.workload import PARALLEL_DEGREES, Policy, Workload, WorkloadFile
 from .candidates import degrees_on, max_slots

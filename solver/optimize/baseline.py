@@ -21,7 +21,7 @@ from __future__ import annotations
 import math
 from dataclasses import dataclass
 
-from ..estimate.memory import estimate
+from ..estimate.replica import estimate
 from ..inputs.catalog import Catalog
 from ..inputs.workload import PARALLEL_DEGREES, Policy, WorkloadFile
 from .budget import Budget

@@ -19,13 +19,13 @@ import math
 from collections.abc import Collection
 from dataclasses import dataclass, field, replace
 
-from ..estimate.memory import Estimate, estimate
+from ..estimate.memory import Estimate
+from ..estimate.replica import estimate, replica_throughput
 from ..estimate.throughput import (
     Throughput,
     delivered_fraction,
     latency_misses,
     planned_target,
-    replica_throughput,
     target_tokens_per_s,
 )
 from ..inputs.catalog import Catalog, GpuSku, Platform, StorageSku

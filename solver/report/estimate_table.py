@@ -17,8 +17,9 @@ from collections.abc import Sequence
 from dataclasses import dataclass, fields
 
 from ..errors import InputError
-from ..estimate.memory import Estimate, estimate
-from ..estimate.throughput import Throughput, throughput
+from ..estimate.memory import Estimate
+from ..estimate.replica import estimate, throughput
+from ..estimate.throughput import Throughput
 from ..inputs.catalog import Catalog, GpuSku
 from ..inputs.workload import Policy, WorkloadFile
 from ..optimize.advice import checkpointing_gain

@@ -11,7 +11,7 @@ from collections import Counter
 from collections.abc import Sequence
 from pathlib import Path
 
-from ..estimate.memory import estimate
+from ..estimate.replica import estimate
 from ..inputs.catalog import Catalog
 from ..inputs.workload import Policy, WorkloadFile
 from ..optimize.full import FullPlan

@@ -21,7 +21,7 @@ import pandas as pd
 from pydantic import BaseModel
 
 from .. import __version__, rules
-from ..estimate.memory import estimate
+from ..estimate.replica import estimate
 from ..inputs.catalog import Catalog, GpuSku, MemorySku, Platform, StorageSku
 from ..inputs.workload import Policy, WorkloadFile
 from ..optimize.plan import PlanOption, PlanResult
