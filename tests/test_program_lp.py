@@ -22,14 +22,14 @@ sys.path.insert(0, str(ROOT))
 import solver_fixtures as fx
 
 from solver.inputs.loading import load_catalog, load_workloads
-from solver.optimize.build import (
+from solver.optimize.candidates import enumerate_candidates
+from solver.optimize.program import (
     Model,
     add_host_room_rows,
     add_packing_cuts,
     add_pattern_cut,
     add_shared_big_rows,
     build,
-    define_full_boards,
     disaggregate,
     disaggregate_drives,
     exclude_bom,
@@ -38,7 +38,7 @@ from solver.optimize.build import (
     price_patterns,
     require_reference,
 )
-from solver.optimize.candidates import enumerate_candidates
+from solver.optimize.program.board_cuts import define_full_boards
 
 GOLDEN = ROOT / "tests" / "golden" / "lp"
 CATALOG = ROOT / "catalogs" / "default.yaml"

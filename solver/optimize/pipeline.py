@@ -34,17 +34,6 @@ from .alternatives import (
 )
 from .baseline import baseline_cost, why_no_reference
 from .budget import Budget
-from .build import (
-    Model,
-    build,
-    drop_disk_choices,
-    exclude_bom,
-    fix_priority,
-    hold_pair_rows,
-    restore_rows,
-    set_cost_objective,
-    set_priority_objective,
-)
 from .candidates import (
     Candidates,
     ReplicaOption,
@@ -58,6 +47,17 @@ from .candidates import (
 )
 from .outcome import SolveStatus
 from .plan import Baseline, PlanOption, PlanResult
+from .program import (
+    Model,
+    build,
+    drop_disk_choices,
+    exclude_bom,
+    fix_priority,
+    hold_pair_rows,
+    restore_rows,
+    set_cost_objective,
+    set_priority_objective,
+)
 from .rounds import (
     drive_bound,
     drives_alone,
