@@ -7,7 +7,7 @@ import itertools
 
 from ...inputs.catalog import Catalog
 from ...inputs.workload import WorkloadFile
-from ..candidates import usable
+from ..candidates import ServerType, usable
 from ..lp import pulp
 from ..patterns import MAX_PATTERNS, maximal_patterns
 from .columns import bare_gpu, pattern_kind, takes_nothing
@@ -66,27 +66,10 @@ def disaggregate_drives(m: Model, key: str, wf: WorkloadFile, catalog: Catalog,
     if key in m.shared:
         kinds.setdefault((*bare_gpu(cores_cap), ""), []).append(m.shared[key])
     shape = list(kinds)
-    ram_cap = usable(t.ram_gb, wf.policy)
-    patterns: list[tuple[tuple[int, ...], float]] = []
-    for size in range(len(readers) + 1):
-        for chosen in itertools.combinations(readers, size):
-            need = sum(local[w] for w in chosen)
-            if not holding(configs, need, line):
-                continue  # no configuration holds these datasets together
-            allowed = [i for i, kind in enumerate(shape) if kind[-1] in ("", *chosen)]
-            found = maximal_patterns([shape[i][:-1] for i in allowed], t.gpu_slots, ram_cap,
-                                     limit, cores_cap)
-            if found is None:
-                return False
-            for counts in found:
-                full = [0] * len(shape)
-                for i, c in zip(allowed, counts, strict=True):
-                    full[i] = c
-                present = {shape[i][-1] for i, c in enumerate(full) if c}
-                if set(chosen) <= present:
-                    patterns.append((tuple(full), need))
-            if len(patterns) > limit:
-                return False
+    patterns = _drive_set_patterns(shape, t, readers, local, configs, line,
+                                   usable(t.ram_gb, wf.policy), limit)
+    if patterns is None:
+        return False
     ti = m.index[key]
     p = [pulp.LpVariable(f"dp_{ti}_{j}", 0, m.n_ub, cat="Integer") for j in range(len(patterns))]
     m.prob += m.n[key] == pulp.lpSum(p), f"drive_link_{ti}"
@@ -98,3 +81,35 @@ def disaggregate_drives(m: Model, key: str, wf: WorkloadFile, catalog: Catalog,
                    >= pulp.lpSum(v for (_, need), v in zip(patterns, p, strict=True)
                                  if need >= tau - 1e-12)), f"drive_holds_{ti}_{j}"
     return True
+
+
+def _drive_set_patterns(shape: list[tuple], t: ServerType, readers: list[str],
+                        local: dict[str, float], configs: list[tuple[float, pulp.LpVariable]],
+                        line: float, ram_cap: float,
+                        limit: int) -> list[tuple[tuple[int, ...], float]] | None:
+    """The patterns of ``disaggregate_drives``, as (count of each kind in ``shape``, D_π):
+    for each set S of ``readers`` whose datasets some configuration holds together, the
+    maximal patterns of the kinds of S and of the other workloads with a replica of each
+    w ∈ S. None past ``limit`` patterns."""
+    cores_cap = t.platform.cpu_cores
+    patterns: list[tuple[tuple[int, ...], float]] = []
+    for size in range(len(readers) + 1):
+        for chosen in itertools.combinations(readers, size):
+            need = sum(local[w] for w in chosen)
+            if not holding(configs, need, line):
+                continue  # no configuration holds these datasets together
+            allowed = [i for i, kind in enumerate(shape) if kind[-1] in ("", *chosen)]
+            found = maximal_patterns([shape[i][:-1] for i in allowed], t.gpu_slots, ram_cap,
+                                     limit, cores_cap)
+            if found is None:
+                return None
+            for counts in found:
+                full = [0] * len(shape)
+                for i, c in zip(allowed, counts, strict=True):
+                    full[i] = c
+                present = {shape[i][-1] for i, c in enumerate(full) if c}
+                if set(chosen) <= present:
+                    patterns.append((tuple(full), need))
+            if len(patterns) > limit:
+                return None
+    return patterns

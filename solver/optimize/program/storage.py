@@ -4,7 +4,7 @@ each local dataset and the disk rows under the headroom line (R15 on disks)."""
 from __future__ import annotations
 
 from ...inputs.catalog import Catalog, StorageSku
-from ...inputs.workload import Policy, WorkloadFile
+from ...inputs.workload import Policy, Workload, WorkloadFile
 from ..candidates import Candidates, allowed_drives
 from ..lp import pulp
 from .model import Model
@@ -60,7 +60,6 @@ def define_storage(m: Model, wf: WorkloadFile, cand: Candidates, catalog: Catalo
     installed = []
     copies = []
     for key, t in m.types.items():
-        ti = m.index[key]
         mine = [(wi, w) for wi, w in local if (w.name, key) in placed]
         configs: list[tuple[float, pulp.LpVariable]] = []  # (TB of all c drives, z_tk)
         if t.owned:
@@ -69,47 +68,76 @@ def define_storage(m: Model, wf: WorkloadFile, cand: Candidates, catalog: Catalo
             tb = t.disk_tb * m.n[key]
         elif t.platform.drive_bays and drives and (mine or pool_tb):
             most_tb = (sum(w.local_tb for _, w in mine) + pool_tb) / line
-            for sku, c, size in drive_configs(t.platform.drive_bays, drives, most_tb):
-                v = pulp.LpVariable(f"z_{ti}_{_drive_index(catalog, sku)}_{c}", 0, m.n_ub,
-                                    cat="Integer")
-                m.z[(key, sku, c)] = v
-                configs.append((size, v))
-            m.prob += pulp.lpSum(v for _, v in configs) <= m.n[key], f"drive_servers_{ti}"
+            configs = _define_drive_configs(m, key, drives, catalog, most_tb)
             tb = pulp.lpSum(size * v for size, v in configs)
         else:
             continue
         installed.append(tb)
-        hosting: list[tuple[float, pulp.LpVariable, str]] = []  # (ds_w, h_wt, w)
-        for wi, w in mine:
-            h = pulp.LpVariable(f"h_{wi}_{ti}", 0, cand.most_replicas(w.name), cat="Integer")
-            m.hosts[(w.name, key)] = h
-            most = most_on_one(m, {w.name}, key, cand, wf.policy)
-            m.prob += most * h >= pulp.lpSum(placed[(w.name, key)]), f"hosts_{wi}_{ti}"
-            hosting.append((w.local_tb, h, w.name))
+        hosting = _define_hosts(m, key, mine, placed, cand, wf.policy)
         if not hosting:
             continue
         used = pulp.lpSum(ds * h for ds, h, _ in hosting)
         copies.append(used)
-        m.prob += used <= line * tb, f"disk_{ti}"
-        if t.owned:
-            continue  # type_accepts: each of its datasets fits one owned server alone
-        # Servers hosting w each need a config holding ds_w under the line; a config that
-        # holds ds_w holds every smaller τ too, so this one row per w covers every τ ≤ ds_w.
-        for ds, h, name in hosting:
-            m.prob += pulp.lpSum(holding(configs, ds, line)) >= h, f"disk_fit_{h.name}"
-        for j, tau in enumerate(sorted({ds for ds, _, _ in hosting})):
-            names = {name for ds, _, name in hosting if ds >= tau - 1e-12}
-            if len(names) == 1:
-                continue  # M_wt h_wt ≥ Σ_o x_wot and the row above already say it
-            most = most_on_one(m, names, key, cand, wf.policy)
-            fit = holding(configs, tau, line)
-            m.prob += (most * pulp.lpSum(fit) >= pulp.lpSum(v for name in sorted(names)
-                                                            for v in placed[(name, key)]),
-                       f"hosts_all_{ti}_{j}")
-        if len(hosting) <= MAX_PAIR_HOSTS:
-            _define_disk_pairs(m, key, hosting, configs, placed, line, cand, wf.policy)
+        m.prob += used <= line * tb, f"disk_{m.index[key]}"
+        if not t.owned:  # type_accepts: each of its datasets fits one owned server alone
+            _define_disk_fit(m, key, hosting, configs, placed, line, cand, wf.policy)
     m.prob += (pulp.lpSum(copies) + pulp.lpSum(tb * u for tb, u in pooled)
                <= line * pulp.lpSum(installed)), "storage"
+
+
+def _define_drive_configs(m: Model, key: str, drives: list[StorageSku], catalog: Catalog,
+                          most_tb: float) -> list[tuple[float, pulp.LpVariable]]:
+    """z_tk for the drive configurations kept on a bought type (``drive_configs``), and
+    Σ_k z_tk ≤ n_t (``drive_servers_{t}``). Returns them as (TB of all c drives, z_tk)."""
+    ti = m.index[key]
+    configs: list[tuple[float, pulp.LpVariable]] = []
+    for sku, c, size in drive_configs(m.types[key].platform.drive_bays, drives, most_tb):
+        v = pulp.LpVariable(f"z_{ti}_{_drive_index(catalog, sku)}_{c}", 0, m.n_ub,
+                            cat="Integer")
+        m.z[(key, sku, c)] = v
+        configs.append((size, v))
+    m.prob += pulp.lpSum(v for _, v in configs) <= m.n[key], f"drive_servers_{ti}"
+    return configs
+
+
+def _define_hosts(m: Model, key: str, mine: list[tuple[int, Workload]],
+                  placed: dict[tuple[str, str], list[pulp.LpVariable]], cand: Candidates,
+                  policy: Policy) -> list[tuple[float, pulp.LpVariable, str]]:
+    """h_wt for each local-data workload w placed on type t, and M_wt h_wt ≥ Σ_o x_wot
+    (``hosts_{w}_{t}``). Returns them as (ds_w, h_wt, w)."""
+    ti = m.index[key]
+    hosting: list[tuple[float, pulp.LpVariable, str]] = []
+    for wi, w in mine:
+        h = pulp.LpVariable(f"h_{wi}_{ti}", 0, cand.most_replicas(w.name), cat="Integer")
+        m.hosts[(w.name, key)] = h
+        most = most_on_one(m, {w.name}, key, cand, policy)
+        m.prob += most * h >= pulp.lpSum(placed[(w.name, key)]), f"hosts_{wi}_{ti}"
+        hosting.append((w.local_tb, h, w.name))
+    return hosting
+
+
+def _define_disk_fit(m: Model, key: str, hosting: list[tuple[float, pulp.LpVariable, str]],
+                     configs: list[tuple[float, pulp.LpVariable]],
+                     placed: dict[tuple[str, str], list[pulp.LpVariable]], line: float,
+                     cand: Candidates, policy: Policy) -> None:
+    """On a bought type, the servers hosting local datasets need configurations holding
+    them: ``disk_fit_{h_wt}``, ``hosts_all_{t}_{j}`` and the pair rows (``define_storage``)."""
+    ti = m.index[key]
+    # Servers hosting w each need a config holding ds_w under the line; a config that
+    # holds ds_w holds every smaller τ too, so this one row per w covers every τ ≤ ds_w.
+    for ds, h, name in hosting:
+        m.prob += pulp.lpSum(holding(configs, ds, line)) >= h, f"disk_fit_{h.name}"
+    for j, tau in enumerate(sorted({ds for ds, _, _ in hosting})):
+        names = {name for ds, _, name in hosting if ds >= tau - 1e-12}
+        if len(names) == 1:
+            continue  # M_wt h_wt ≥ Σ_o x_wot and the row above already say it
+        most = most_on_one(m, names, key, cand, policy)
+        fit = holding(configs, tau, line)
+        m.prob += (most * pulp.lpSum(fit) >= pulp.lpSum(v for name in sorted(names)
+                                                        for v in placed[(name, key)]),
+                   f"hosts_all_{ti}_{j}")
+    if len(hosting) <= MAX_PAIR_HOSTS:
+        _define_disk_pairs(m, key, hosting, configs, placed, line, cand, policy)
 
 
 def holding(configs: list[tuple[float, pulp.LpVariable]], tb: float,
