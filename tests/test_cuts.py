@@ -49,8 +49,8 @@ def _values(m, name):
 def test_least_ram_fill_counts_whole_replicas():
     """GPUs filled by 2-GPU replicas of 225.6 GB and 4-GPU ones of 282 GB: 2 GPUs need 225.6,
     4 need 282 (not two 2-GPU ones), 6 need 507.6; odd counts cannot be filled."""
-    from solver.optimize.candidates import ReplicaOption
     from solver.optimize.program.board_cuts import _least_ram_fill
+    from solver.optimize.replicas import ReplicaOption
 
     def opt(d, r):
         return ReplicaOption("w", "g", d, False, 0.0, r, None)  # type: ignore[arg-type]

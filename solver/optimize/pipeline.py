@@ -36,12 +36,9 @@ from .baseline import baseline_cost, why_no_reference
 from .budget import Budget
 from .candidates import (
     Candidates,
-    ReplicaOption,
     cores_of,
     cores_unchecked,
     enumerate_candidates,
-    is_timed,
-    timed_reason,
     type_accepts,
     usable,
 )
@@ -58,6 +55,7 @@ from .program import (
     set_cost_objective,
     set_priority_objective,
 )
+from .replicas import ReplicaOption, is_timed, timed_reason
 from .rounds import (
     drive_bound,
     drives_alone,

@@ -7,8 +7,9 @@ from __future__ import annotations
 import math
 
 from ...inputs.workload import WorkloadFile
-from ..candidates import ReplicaOption, usable
+from ...rules import usable
 from ..lp import pulp
+from ..replicas import ReplicaOption
 from .model import Model
 
 MAX_CUT_LEVELS = 40

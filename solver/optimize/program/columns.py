@@ -4,10 +4,11 @@
 from __future__ import annotations
 
 from ...inputs.workload import Policy
-from ..candidates import ReplicaOption, usable
+from ...rules import usable
 from ..lp import pulp
 from ..outcome import Kind, kind_of
 from ..patterns import MAX_PATTERNS, best_pattern, greedy_patterns, maximal_patterns, most_value
+from ..replicas import ReplicaOption
 from .model import Model, PatternModel, PricedType, gpu_of
 
 

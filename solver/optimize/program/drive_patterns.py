@@ -7,7 +7,8 @@ import itertools
 
 from ...inputs.catalog import Catalog
 from ...inputs.workload import WorkloadFile
-from ..candidates import ServerType, usable
+from ...rules import usable
+from ..candidates import ServerType
 from ..lp import pulp
 from ..patterns import MAX_PATTERNS, maximal_patterns
 from .columns import bare_gpu, pattern_kind, takes_nothing

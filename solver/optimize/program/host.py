@@ -5,7 +5,8 @@ from __future__ import annotations
 import math
 
 from ...inputs.workload import WorkloadFile
-from ..candidates import Candidates, usable
+from ...rules import usable
+from ..candidates import Candidates
 from ..lp import pulp
 from .model import Model
 

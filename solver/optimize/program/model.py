@@ -8,9 +8,10 @@ from dataclasses import dataclass, field
 
 from ...inputs.catalog import GpuSku
 from ...inputs.ownership import TcoPolicy
-from ..candidates import ReplicaOption, ServerType
+from ..candidates import ServerType
 from ..lp import pulp
 from ..outcome import BuiltPatterns, Kind
+from ..replicas import ReplicaOption
 
 
 @dataclass

@@ -4,7 +4,7 @@ host RAM, cores and shared VRAM, and pattern-LP cuts (all valid for every plan).
 from __future__ import annotations
 
 from ...inputs.workload import Policy
-from ..candidates import usable
+from ...rules import usable
 from ..lp import pulp
 from ..outcome import Kind
 from .board_cuts import MAX_CUT_LEVELS

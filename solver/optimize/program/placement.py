@@ -6,7 +6,8 @@ import math
 
 from ...inputs.catalog import Catalog
 from ...inputs.workload import WorkloadFile
-from ..candidates import Candidates, type_accepts, usable
+from ...rules import usable
+from ..candidates import Candidates, type_accepts
 from ..lp import pulp
 from .model import Model
 

@@ -7,7 +7,9 @@ import math
 from collections.abc import Callable
 
 from ...inputs.workload import Policy
-from ..candidates import Candidates, ReplicaOption, ServerType, usable
+from ...rules import usable
+from ..candidates import Candidates, ServerType
+from ..replicas import ReplicaOption
 from .model import Model
 
 

@@ -3,8 +3,9 @@
 from __future__ import annotations
 
 from ...inputs.workload import WorkloadFile
-from ..candidates import Candidates, ReplicaOption
+from ..candidates import Candidates
 from ..lp import pulp
+from ..replicas import ReplicaOption
 from .model import Model
 
 
