@@ -27,7 +27,7 @@ from solver.inputs.catalog import Catalog
 from solver.inputs.loading import load_catalog
 from solver.inputs.presets import PRESETS
 from solver.inputs.workload import Policy, Workload, WorkloadFile
-from solver.optimize.candidates import replica_options
+from solver.optimize.replicas import replica_options
 
 ROOT = Path(__file__).resolve().parent.parent
 DEFAULT_CATALOG = ROOT / "catalogs" / "default.yaml"

@@ -72,9 +72,9 @@ def measure(
 
     from bench.generate import catalog_by_name, generate_data, write_yaml
     from solver.inputs.loading import load_catalog, load_workloads
-    from solver.optimize.build import build
     from solver.optimize.candidates import enumerate_candidates
     from solver.optimize.pipeline import plan
+    from solver.optimize.program import build
     from solver.optimize.solve import solve
     from solver.report.workbook import write_workbook
 

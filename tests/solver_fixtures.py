@@ -49,7 +49,7 @@ def install_rates(monkeypatch, rates: dict[str, dict[str, float]],
     RATES.update(rates)
     TPOT.clear()
     TPOT.update(tpot or {})
-    monkeypatch.setattr("solver.optimize.candidates.replica_throughput", fake_throughput)
+    monkeypatch.setattr("solver.optimize.replicas.replica_throughput", fake_throughput)
     monkeypatch.setattr("solver.check.replica_throughput", fake_throughput)
 
 
@@ -57,7 +57,7 @@ def install(monkeypatch, needs: dict[str, tuple[float, float]]) -> None:
     """Use the table estimator in candidates and checker for this test."""
     NEEDS.clear()
     NEEDS.update(needs)
-    monkeypatch.setattr("solver.optimize.candidates.estimate", fake_estimate)
+    monkeypatch.setattr("solver.optimize.replicas.estimate", fake_estimate)
     monkeypatch.setattr("solver.check.estimate", fake_estimate)
 
 

@@ -349,8 +349,8 @@ def test_q3s_most_spare_vram_note_bounds_the_best_possible(q3, default_catalog,
     the solve's status)."""
     import re
 
-    from solver.optimize import build as building
     from solver.optimize.alternatives import spare_vram_gb
+    from solver.optimize.program import assemble as building
 
     monkeypatch.setattr(building, "FULL_BOARD_MIN_ROWS", 0)  # its rows on, as at N >= 200
     r = run(q3, default_catalog, only="vram", monkeypatch=monkeypatch, top=2)
@@ -390,10 +390,10 @@ def test_q3s_fewest_servers_is_proven_in_its_direction(q3, default_catalog, monk
 
     import pulp
 
-    from solver.optimize import build as building
     from solver.optimize.alternatives import define_cost_slack
-    from solver.optimize.build import build
     from solver.optimize.candidates import enumerate_candidates
+    from solver.optimize.program import assemble as building
+    from solver.optimize.program import build
     from solver.optimize.solve import solve
 
     monkeypatch.setattr(building, "FULL_BOARD_MIN_ROWS", 0)  # as in the test above

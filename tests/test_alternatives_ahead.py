@@ -18,9 +18,9 @@ from solver.inputs.loading import load_catalog, load_workloads
 from solver.optimize import pipeline, rounds
 from solver.optimize.alternatives import server_key
 from solver.optimize.budget import Budget
-from solver.optimize.build import build
 from solver.optimize.candidates import enumerate_candidates
 from solver.optimize.outcome import Outcome, SolveStatus
+from solver.optimize.program import build
 from solver.optimize.solve import available_solvers
 
 ROOT = Path(__file__).resolve().parent.parent

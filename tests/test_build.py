@@ -2,8 +2,8 @@
 
 from __future__ import annotations
 
-from solver.optimize.build import add_packing_cuts, build, disaggregate, exclude_bom
 from solver.optimize.candidates import enumerate_candidates
+from solver.optimize.program import add_packing_cuts, build, disaggregate, exclude_bom
 from solver.optimize.solve import lp_duals
 
 

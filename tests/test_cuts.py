@@ -13,10 +13,10 @@ import pytest
 import solver_fixtures as fx
 
 from solver.check import check_plan
-from solver.optimize.build import add_shared_big_rows, build
 from solver.optimize.candidates import enumerate_candidates
 from solver.optimize.patterns import best_pattern, most_value
 from solver.optimize.pipeline import plan
+from solver.optimize.program import add_shared_big_rows, build
 from solver.optimize.solve import pattern_cut_weights
 
 
@@ -49,8 +49,8 @@ def _values(m, name):
 def test_least_ram_fill_counts_whole_replicas():
     """GPUs filled by 2-GPU replicas of 225.6 GB and 4-GPU ones of 282 GB: 2 GPUs need 225.6,
     4 need 282 (not two 2-GPU ones), 6 need 507.6; odd counts cannot be filled."""
-    from solver.optimize.build import _least_ram_fill
-    from solver.optimize.candidates import ReplicaOption
+    from solver.optimize.program.board_cuts import _least_ram_fill
+    from solver.optimize.replicas import ReplicaOption
 
     def opt(d, r):
         return ReplicaOption("w", "g", d, False, 0.0, r, None)  # type: ignore[arg-type]
@@ -135,7 +135,7 @@ def test_full_board_rows_keep_other_gpu_jobs_and_big_cpu_jobs_off_full_servers(m
     By hand the optimum is $16,500: two box2 of 4 x 64 GB with a full replica each ($5,200
     each), one with both 1-GPU replicas ($5,200) and the job on a CPU node with 4 x 32 GB
     ($900); against $18,000 with the job beside one 1-GPU replica and a fourth box2."""
-    from solver.optimize import build as building
+    from solver.optimize.program import assemble as building
 
     monkeypatch.setattr(building, "FULL_BOARD_MIN_ROWS", 0)  # a tiny program
     fx.install(monkeypatch, {"f": (30, 60), "p": (10, 60), "c": (0, 90)})

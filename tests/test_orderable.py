@@ -280,8 +280,8 @@ def test_summary_and_workbook_say_what_each_platform_includes(root, default_cata
 
 def _program_servers(wf, cat):
     """Servers the integer program itself buys on its first solve (before any repair)."""
-    from solver.optimize.build import build
     from solver.optimize.candidates import enumerate_candidates
+    from solver.optimize.program import build
     from solver.optimize.solve import solve
 
     out = solve(build(wf, cat, enumerate_candidates(wf, cat), None), "highs")

@@ -14,8 +14,8 @@ import pytest
 
 from solver.inputs.loading import load_catalog, load_workloads
 from solver.optimize import pipeline
-from solver.optimize.build import build, disaggregate
 from solver.optimize.candidates import enumerate_candidates
+from solver.optimize.program import build, disaggregate
 from solver.optimize.solve import available_solvers
 
 ROOT = Path(__file__).resolve().parent.parent
@@ -66,8 +66,8 @@ def test_a_packed_plan_its_work_share_left_unproven_gets_one_more_solve(monkeypa
     solve packs 898,850 but its share of the work
     (half of what is left, the rest kept for packing rounds) ends it at a bound 0.29% below;
     one more solve from that plan, with all the work left, proves it (``close``)."""
-    from solver.optimize import build as building
     from solver.optimize import rounds
+    from solver.optimize.program import assemble as building
 
     monkeypatch.setattr(building, "FULL_BOARD_MIN_ROWS", 0)
     wf, catalog = load_workloads(MIX), load_catalog(CATALOG)

@@ -350,8 +350,8 @@ def test_priced_patterns_when_enumeration_is_cut_short(monkeypatch):
 
 def test_priority_phase_reads_the_maximisation_bound_right(monkeypatch):
     """PuLP hands HiGHS a maximisation negated: the bound must come back positive."""
-    from solver.optimize.build import build, set_priority_objective
     from solver.optimize.candidates import enumerate_candidates
+    from solver.optimize.program import build, set_priority_objective
     from solver.optimize.solve import solve
 
     fx.install(monkeypatch, {"hi": (15, 10), "lo": (15, 10)})

@@ -165,8 +165,9 @@ def test_pair_rows_stay_off_types_hosting_many_local_datasets():
     122,000 rows, and HiGHS found no useful plan in 30 s)."""
     from bench.generate import generate
     from solver.inputs.loading import load_catalog
-    from solver.optimize.build import MAX_PAIR_HOSTS, build
     from solver.optimize.candidates import enumerate_candidates
+    from solver.optimize.program import build
+    from solver.optimize.program.storage import MAX_PAIR_HOSTS
 
     catalog = load_catalog(Path(__file__).parents[1] / "catalogs" / "default.yaml")
     wf = generate(60, 1)
@@ -186,9 +187,10 @@ def test_a_gap_made_of_drives_says_so(monkeypatch):
     one drive more (400) once drives are whole on each server; no plan found costs less than
     10000. The result says drives are why it is not proven, and the most a cheaper plan
     could save."""
-    from solver.optimize import build, pipeline
+    from solver.optimize import pipeline
+    from solver.optimize.program import storage
 
-    monkeypatch.setattr(build, "_define_disk_pairs", lambda *args, **kwargs: None)
+    monkeypatch.setattr(storage, "_define_disk_pairs", lambda *args, **kwargs: None)
     monkeypatch.setattr(pipeline, "drive_bound", lambda *args: (None, None))
     r = _side_by_side(monkeypatch)
     assert r.status == "feasible" and r.options[0].total_cost == 10000
@@ -218,8 +220,8 @@ def test_drives_too_few_for_the_slots_add_the_room_rows(monkeypatch):
     a CPU node would add $500 and a drive)."""
     import pulp
 
-    from solver.optimize.build import add_host_room_rows, build
     from solver.optimize.candidates import enumerate_candidates
+    from solver.optimize.program import add_host_room_rows, build
 
     fx.install(monkeypatch, {"a": (15, 10), "b": (15, 10), "c": (0, 5)})
     data = {"dataset_tb": 1}
@@ -251,8 +253,8 @@ def test_datasets_counted_whole_per_server_add_the_floor_rows(monkeypatch):
     two-drive server, so one server has two drives: $8,600, and the plan is proven."""
     import pulp
 
-    from solver.optimize.build import add_host_room_rows, build
     from solver.optimize.candidates import enumerate_candidates
+    from solver.optimize.program import add_host_room_rows, build
 
     fx.install(monkeypatch, {"a": (15, 10), "b": (15, 10), "c": (15, 10)})
     data = {"dataset_tb": 2}
@@ -279,7 +281,7 @@ def test_host_and_floor_rows_from_the_start_keep_every_plan(monkeypatch):
     gate at nothing they still let rank 1 find the exhaustive optimum on each (a row that
     cut off a real plan, the floor rows counting datasets rounded up, misses seed 55)."""
     from bench.bruteforce import crosscheck
-    from solver.optimize import build as build_module
+    from solver.optimize.program import assemble as build_module
 
     monkeypatch.setattr(build_module, "HOST_ROOM_MIN_ROWS", -1)
     res = crosscheck(100, storage=True)
@@ -292,8 +294,9 @@ def test_large_programs_are_built_with_the_room_rows(monkeypatch):
     plan that packs, not the sums' $7,800, and the rows are not added twice."""
     import pulp
 
-    from solver.optimize import build as build_module
     from solver.optimize.candidates import enumerate_candidates
+    from solver.optimize.program import add_host_room_rows
+    from solver.optimize.program import assemble as build_module
 
     fx.install(monkeypatch, {"a": (15, 10), "b": (15, 10), "c": (0, 5)})
     data = {"dataset_tb": 1}
@@ -306,7 +309,7 @@ def test_large_programs_are_built_with_the_room_rows(monkeypatch):
     assert room and m.disk_rows >= len(room)  # disk rows: the work budget does not count them
     m.prob.solve(pulp.HiGHS(msg=False))
     assert pulp.value(m.prob.objective) == pytest.approx(8200, abs=0.1)
-    assert build_module.add_host_room_rows(m, tuple(m.n), wf, cat) == 0
+    assert add_host_room_rows(m, tuple(m.n), wf, cat) == 0
 
 
 def _gpus_fill_every_box(monkeypatch):
@@ -329,8 +332,8 @@ def test_patterns_with_drives_prove_what_the_rows_cannot(monkeypatch):
     on server patterns that carry its datasets and drives, proves it."""
     import pulp
 
-    from solver.optimize.build import add_host_room_rows, build, disaggregate_drives
     from solver.optimize.candidates import enumerate_candidates
+    from solver.optimize.program import add_host_room_rows, build, disaggregate_drives
 
     wf = _gpus_fill_every_box(monkeypatch)
     r = run(wf)
@@ -355,8 +358,8 @@ def test_patterns_with_drives_keep_every_plan(monkeypatch):
     finds the exhaustive optimum of each seeded storage instance, so the patterns cut off no
     real plan (they are added only to prove a bound, which tiny instances never need)."""
     from bench.bruteforce import crosscheck
-    from solver.optimize import build as build_module
     from solver.optimize import pipeline
+    from solver.optimize import program as build_module
 
     def build_with_patterns(wf, catalog, cand, budget):
         m = build_module.build(wf, catalog, cand, budget)
@@ -376,8 +379,8 @@ def test_drive_bound_gives_the_program_back(monkeypatch):
     import pulp
 
     from solver.optimize.budget import Budget
-    from solver.optimize.build import build
     from solver.optimize.candidates import enumerate_candidates
+    from solver.optimize.program import build
     from solver.optimize.rounds import drive_bound
 
     wf = _gpus_fill_every_box(monkeypatch)

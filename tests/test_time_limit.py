@@ -114,8 +114,8 @@ def test_the_round_after_a_worse_clock_ended_solve_expands_nothing(monkeypatch,
     from dataclasses import replace
 
     from solver.optimize import rounds
-    from solver.optimize.build import build
     from solver.optimize.candidates import enumerate_candidates
+    from solver.optimize.program import build
 
     wf = generate(6, 1)
     cand = enumerate_candidates(wf, default_catalog)
@@ -331,8 +331,8 @@ def test_sub_mips_run_only_on_programs_small_enough(monkeypatch, default_catalog
     its run 7 s past --time-limit 120): above SUB_MIP_MAX_ROWS rows RINS and RENS are off,
     in the solves begun now and in those begun on another core, and a plan is still found."""
     from solver.optimize import solve as solve_mod
-    from solver.optimize.build import build
     from solver.optimize.candidates import enumerate_candidates
+    from solver.optimize.program import build
 
     monkeypatch.setattr(solve_mod, "SUB_MIP_MAX_ROWS", most_rows)
     wf = generate(10, 1)
@@ -356,8 +356,8 @@ def test_a_box_plan_that_repeats_the_fixed_one_is_not_expanded_again(default_cat
 
     from solver.optimize import rounds
     from solver.optimize.budget import Budget
-    from solver.optimize.build import build
     from solver.optimize.candidates import enumerate_candidates
+    from solver.optimize.program import build
     from solver.optimize.solve import lp_duals
 
     wf = generate(10, 1)

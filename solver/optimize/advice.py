@@ -17,7 +17,7 @@ from dataclasses import dataclass
 from ..estimate.replica import estimate
 from ..inputs.catalog import Catalog
 from ..inputs.workload import PARALLEL_DEGREES, Policy, Workload, WorkloadFile
-from .candidates import degrees_on, max_slots
+from .replicas import degrees_on, max_slots
 
 TRAINING = ("train", "lora", "qlora")
 """Kinds whose activations checkpointing shrinks."""

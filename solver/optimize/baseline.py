@@ -25,10 +25,11 @@ from ..estimate.replica import estimate
 from ..inputs.catalog import Catalog
 from ..inputs.workload import PARALLEL_DEGREES, Policy, WorkloadFile
 from .budget import Budget
-from .build import build, require_reference
-from .candidates import Candidates, ReplicaOption, ServerType, policy_degrees, type_accepts
+from .candidates import Candidates, ServerType, type_accepts
 from .outcome import Outcome, SolveStatus
 from .plan import Baseline
+from .program import build, require_reference
+from .replicas import ReplicaOption, policy_degrees
 from .solve import solve
 
 

@@ -1,9 +1,9 @@
-"""Enumerate what the integer program chooses between: server types and replica options.
+"""What the integer program chooses between: server types, and which accepts which option.
 
 A *server type* is (platform, GPU SKU or none, DIMM SKU, DIMM count): everything about a
 server except how many GPUs and drives it holds, which the program decides in aggregate.
-A *replica option* is (workload, GPU SKU, parallel degree, shared?) with the estimator's
-per-GPU VRAM and host-RAM need.
+A *replica option* (``replicas.py``) is (workload, GPU SKU, parallel degree, shared?) with
+the estimator's per-GPU VRAM and host-RAM need; ``enumerate_candidates`` gathers both.
 
 Pre-filtering (each keeps the optimum, see docs/solver.md):
 - per workload and GPU SKU only the *smallest* degree that fits is kept: a larger degree
@@ -15,29 +15,16 @@ Pre-filtering (each keeps the optimum, see docs/solver.md):
 
 from __future__ import annotations
 
-import math
 from collections.abc import Collection
 from dataclasses import dataclass, field, replace
 
 from ..estimate.memory import Estimate
-from ..estimate.replica import estimate, replica_throughput
-from ..estimate.throughput import (
-    Throughput,
-    delivered_fraction,
-    latency_misses,
-    planned_target,
-    target_tokens_per_s,
-)
+from ..estimate.throughput import delivered_fraction, planned_target
 from ..inputs.catalog import Catalog, GpuSku, Platform, StorageSku
 from ..inputs.ownership import Site
-from ..inputs.workload import (
-    MAX_PLANNED_REPLICAS,
-    PARALLEL_DEGREES,
-    Policy,
-    Workload,
-    WorkloadFile,
-)
+from ..inputs.workload import Policy, WorkloadFile
 from ..rules import usable
+from .replicas import ReplicaOption, replica_options, replicas_for
 
 
 @dataclass(frozen=True)
@@ -95,52 +82,6 @@ class ServerType:
             return 0.0
         price = self.platform.price + self.dimm_cost(catalog)
         return price + gpus * self.gpu.price if self.gpu is not None and gpus else price
-
-
-@dataclass(frozen=True)
-class ReplicaOption:
-    """One way to run a replica of a workload: on ``degree`` GPUs of one SKU (or none)."""
-
-    workload: str
-    gpu: str | None
-    degree: int
-    shared: bool
-    vram_gb: float
-    """Per-GPU VRAM need, GB."""
-    ram_gb: float
-    """Host RAM need of one replica, GB."""
-    estimate: Estimate
-    cores: float = 0.0
-    """CPU cores one replica needs (O3)."""
-    rate: Throughput | None = None
-    """What one replica delivers (T2/T3); None for preprocess or where not estimated."""
-    local_tb: float = 0.0
-    """O4: TB every server running a replica of it holds (its workload's dataset when read
-    locally, ``Workload.local_tb``)."""
-
-    @property
-    def tokens_per_s(self) -> float | None:
-        """Tokens/s of one replica (training tokens, or output tokens for inference)."""
-        return self.rate.tokens_per_s if self.rate is not None else None
-
-
-def policy_degrees(gpu: GpuSku, policy: Policy,
-                   degrees: tuple[int, ...] = PARALLEL_DEGREES) -> tuple[int, ...]:
-    """Parallel degrees the policy allows on this GPU (R8, R10).
-
-    Powers of two up to max_parallel_degree; beyond the GPU's NVLink domain a job talks
-    over PCIe, so max_pcie_parallel_degree applies there.
-    """
-    return tuple(
-        d for d in degrees
-        if d <= policy.max_parallel_degree
-        and (d <= gpu.nvlink_gpus or d <= policy.max_pcie_parallel_degree)
-    )
-
-
-def allowed_degrees(gpu: GpuSku, policy: Policy, max_slots: int) -> list[int]:
-    """Degrees a replica may use on this GPU: the policy's, within the largest server."""
-    return [d for d in policy_degrees(gpu, policy) if d <= max_slots]
 
 
 def _gpu_count_choices(p: Platform, g: GpuSku | None) -> list[int | None]:
@@ -258,155 +199,6 @@ def _dominates(a: ServerType, b: ServerType, catalog: Catalog) -> bool:
     return a.ram_gb >= b.ram_gb and cost_a <= cost_b
 
 
-def max_slots(catalog: Catalog, gpu: GpuSku, exclude: tuple[str, ...] = ()) -> int:
-    """Most GPUs of this SKU one allowed server can be bought with (O1 counts)."""
-    return max((max(p.allowed_gpu_counts()) for p in catalog.platforms
-                if p.takes(gpu) and p.sku not in exclude), default=0)
-
-
-def degrees_on(gpu: GpuSku, catalog: Catalog, policy: Policy) -> list[int]:
-    """Degrees a replica may use on this GPU: the policy's, within the catalog's largest
-    allowed server for it."""
-    return allowed_degrees(gpu, policy, max_slots(catalog, gpu, policy.exclude))
-
-
-def replica_options(
-    w: Workload, catalog: Catalog, policy: Policy
-) -> tuple[list[ReplicaOption], list[Estimate]]:
-    """The useful options for one workload, and every estimate tried (for error messages)."""
-    if w.kind == "preprocess":
-        e = estimate(w, None, 0, policy)
-        return [ReplicaOption(w.name, None, 0, False, 0.0, e.host_ram_gb, e,
-                              w.cpu_cores_per_replica(0), local_tb=w.local_tb)], [e]
-    if is_timed(w):
-        return timed_options(w, catalog, policy)
-    options: list[ReplicaOption] = []
-    tried: list[Estimate] = []
-    for g in catalog.gpus:
-        if g.sku in policy.exclude:
-            continue
-        least_ram = float("inf")
-        for d in degrees_on(g, catalog, policy):
-            e = estimate(w, g, d, policy)
-            tried.append(e)
-            # A larger degree uses more GPUs; it is only worth offering if it needs
-            # strictly less host RAM (possible only with custom R12 ratios).
-            if e.fits and e.host_ram_gb < least_ram - 1e-9:
-                shared = w.shareable and d == 1
-                options.append(ReplicaOption(w.name, g.sku, d, shared, e.vram_gb_per_gpu,
-                                             e.host_ram_gb, e, w.cpu_cores_per_replica(d),
-                                             _rate(w, g, d, policy, e), w.local_tb))
-                least_ram = e.host_ram_gb
-    return options, tried
-
-
-def _rate(w: Workload, g: GpuSku, d: int, policy: Policy, e: Estimate) -> Throughput | None:
-    """One replica's throughput, or None where the estimator has none for this workload."""
-    try:
-        return replica_throughput(w, g, d, policy, e)
-    except ValueError:
-        return None
-
-
-def is_timed(w: Workload) -> bool:
-    """A workload with a throughput target or a latency limit (T3)."""
-    return (target_tokens_per_s(w) is not None or w.max_tpot_ms is not None
-            or w.max_ttft_ms is not None)
-
-
-def timed_options(w: Workload, catalog: Catalog,
-                  policy: Policy) -> tuple[list[ReplicaOption], list[Estimate]]:
-    """Options of a workload with a target or latency limits (T3).
-
-    Every degree that fits *and* meets the latency limits is a candidate (a larger degree
-    may be faster per GPU: a larger serving batch fits, or a TPOT limit is met only when
-    the weights are split). A degree d' is dropped when k = d'/d replicas of a smaller
-    degree d of the same GPU do at least as well in the same GPUs: with a target,
-    k·r_d ≤ r_d', k·c_d ≤ c_d' and k·τ_d ≥ τ_d' (host RAM r, CPU cores c, tokens/s τ);
-    without one (the replica count is fixed), r_d ≤ r_d' and c_d ≤ c_d'. Such replicas
-    never share a GPU: their throughput assumes the GPU's full bandwidth and compute.
-    """
-    targeted = planned_target(w, policy) is not None
-    options: list[ReplicaOption] = []
-    tried: list[Estimate] = []
-    for g in catalog.gpus:
-        if g.sku in policy.exclude:
-            continue
-        kept: list[ReplicaOption] = []
-        for d in degrees_on(g, catalog, policy):
-            e = estimate(w, g, d, policy)
-            tried.append(e)
-            if not e.fits:
-                continue
-            rate = _rate(w, g, d, policy, e)
-            if rate is None or latency_misses(w, rate):
-                continue
-            cores = w.cpu_cores_per_replica(d)
-            if any(_dominated(o, d, e.host_ram_gb, cores, rate.tokens_per_s, targeted)
-                   for o in kept):
-                continue
-            kept.append(ReplicaOption(w.name, g.sku, d, False, e.vram_gb_per_gpu,
-                                      e.host_ram_gb, e, cores, rate, w.local_tb))
-        options += kept
-    if targeted:
-        need = planned_target(w, policy) or 0.0
-        frac = delivered_fraction(w, policy)
-        options = [o for o in options
-                   if _replicas_for(need, (o.tokens_per_s or 0.0) * frac) <= MAX_PLANNED_REPLICAS]
-    return options, tried
-
-
-def timed_reason(w: Workload, catalog: Catalog, policy: Policy,
-                 tried: tuple[Estimate, ...]) -> str | None:
-    """Why a workload with a target or latency limits has no option although some fit:
-    its best achievable figure and on which GPU (None when nothing fits at all)."""
-    gpus = {g.sku: g for g in catalog.gpus}
-    rates = [(r, e) for e in tried if e.fits and e.gpu in gpus
-             for r in [_rate(w, gpus[e.gpu], e.degree, policy, e)] if r is not None]
-    if not rates:
-        return None
-    parts = []
-    if w.max_tpot_ms is not None:
-        r, e = min(rates, key=lambda re: re[0].tpot_ms or math.inf)
-        parts.append(f"the shortest time per output token is {r.tpot_ms:.1f} ms (batch "
-                     f"{r.batch}) on {e.gpu} x{e.degree}, over max_tpot_ms {w.max_tpot_ms:g}")
-    if w.max_ttft_ms is not None:
-        r, e = min(rates, key=lambda re: re[0].ttft_ms or math.inf)
-        if (r.ttft_ms or 0.0) > w.max_ttft_ms:
-            parts.append(f"the shortest time to first token is {r.ttft_ms:.0f} ms on "
-                         f"{e.gpu} x{e.degree}, over max_ttft_ms {w.max_ttft_ms:g}")
-    ok = [(r, e) for r, e in rates if not latency_misses(w, r)]
-    need = planned_target(w, policy)
-    if ok and need is not None:
-        r, e = max(ok, key=lambda re: re[0].tokens_per_s)
-        per = r.tokens_per_s * delivered_fraction(w, policy)
-        parts = [(f"it needs {need:,.0f} tokens/s; the fastest replica delivers {per:,.1f} "
-                 f"tokens/s on {e.gpu} x{e.degree}, so it would take "
-                 f"{_replicas_for(need, per):,.0f} replicas; plan-buy plans at most "
-                 f"{MAX_PLANNED_REPLICAS:,}")]
-    if not parts:
-        return None
-    return (f"{w.name}: no GPU option meets its targets: {'; '.join(parts)}. To fix: relax the "
-            "limit or target, lower the batch, prompt or precision, or add a faster GPU")
-
-
-def _dominated(o: ReplicaOption, d: int, ram: float, cores: float, rate: float,
-               targeted: bool) -> bool:
-    """Whether ``o`` (a smaller degree of the same GPU) makes degree ``d`` useless."""
-    if d % o.degree or o.degree >= d:
-        return False
-    k = d // o.degree if targeted else 1
-    return k * o.ram_gb <= ram + 1e-9 and k * o.cores <= cores + 1e-9 and (
-        not targeted or k * (o.tokens_per_s or 0.0) >= rate - 1e-9)
-
-
-def _replicas_for(need: float, per_replica: float) -> float:
-    """Replicas of ``per_replica`` tokens/s that reach ``need`` (infinite at zero)."""
-    if per_replica <= 0:
-        return math.inf
-    return math.ceil(need / per_replica - 1e-9)
-
-
 @dataclass(frozen=True)
 class Candidates:
     """Everything the program needs: types, options per workload, demand and storage."""
@@ -433,7 +225,7 @@ class Candidates:
         if name not in self.targets:
             return self.replicas[name]
         per = (o.tokens_per_s or 0.0) * self.fraction[name]
-        need = _replicas_for(self.targets[name], per)
+        need = replicas_for(self.targets[name], per)
         return int(max(self.replicas[name], min(need, self.most_replicas(name))))
 
 
@@ -465,7 +257,7 @@ def enumerate_candidates(wf: WorkloadFile, catalog: Catalog) -> Candidates:
         targets[w.name] = need
         fraction[w.name] = delivered_fraction(w, wf.policy)
         rates = [(o.tokens_per_s or 0.0) * fraction[w.name] for o in options[w.name]]
-        slowest = _replicas_for(need, min(rates)) if rates else 0
+        slowest = replicas_for(need, min(rates)) if rates else 0
         most[w.name] = int(max(replicas[w.name], slowest))
     return Candidates(
         types=tuple(server_types(catalog, wf.policy.exclude, wf.site)

@@ -27,8 +27,9 @@ import subprocess
 import sys
 import tempfile
 import uuid
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from pathlib import Path
+from typing import Any
 
 from .. import interrupt
 from .lp import pulp
@@ -36,7 +37,7 @@ from .lp import pulp
 _PR_SET_PDEATHSIG = 1
 
 
-def _death_signal_setter():
+def _death_signal_setter() -> Callable[[], object] | None:
     """A pre-exec hook that has the kernel SIGKILL the child when its parent dies (Linux)."""
     if not sys.platform.startswith("linux"):
         return None
@@ -56,10 +57,10 @@ class _RecordingSubprocess:
     def __init__(self, started: list[subprocess.Popen]):
         self._started = started
 
-    def __getattr__(self, name: str):
+    def __getattr__(self, name: str) -> Any:
         return getattr(subprocess, name)
 
-    def Popen(self, *args, **kwargs) -> subprocess.Popen:  # subprocess's name
+    def Popen(self, *args: Any, **kwargs: Any) -> subprocess.Popen:  # subprocess's name
         kwargs.setdefault("start_new_session", True)
         if _SET_DEATH_SIGNAL is not None:
             # One foreign call between fork and exec: it takes no lock another thread
@@ -85,7 +86,7 @@ def _end(proc: subprocess.Popen) -> None:
 
 
 @contextlib.contextmanager
-def contained(engine) -> Iterator[None]:
+def contained(engine: Any) -> Iterator[None]:
     """While the block runs, ``engine``'s files and processes are this solve's own.
 
     For a command-line PuLP solver (one with ``tmpDir``): its files go to a fresh folder

@@ -3,7 +3,7 @@
 A kind is (GPUs d, host RAM r) of a replica option, or (d, r, CPU cores c) when the
 platform's cores are checked (O3); a server of K GPU slots, usable RAM C and P cores holds a
 multiset with Σ d ≤ K (power-of-two degrees pack within it, Lemma 1 of docs/solver.md),
-Σ r ≤ C and Σ c ≤ P. ``build.disaggregate`` turns these into program columns.
+Σ r ≤ C and Σ c ≤ P. ``program.columns.disaggregate`` turns these into program columns.
 """
 
 from __future__ import annotations

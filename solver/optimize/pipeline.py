@@ -34,7 +34,17 @@ from .alternatives import (
 )
 from .baseline import baseline_cost, why_no_reference
 from .budget import Budget
-from .build import (
+from .candidates import (
+    Candidates,
+    cores_of,
+    cores_unchecked,
+    enumerate_candidates,
+    type_accepts,
+    usable,
+)
+from .outcome import SolveStatus
+from .plan import Baseline, PlanOption, PlanResult
+from .program import (
     Model,
     build,
     drop_disk_choices,
@@ -45,19 +55,7 @@ from .build import (
     set_cost_objective,
     set_priority_objective,
 )
-from .candidates import (
-    Candidates,
-    ReplicaOption,
-    cores_of,
-    cores_unchecked,
-    enumerate_candidates,
-    is_timed,
-    timed_reason,
-    type_accepts,
-    usable,
-)
-from .outcome import SolveStatus
-from .plan import Baseline, PlanOption, PlanResult
+from .replicas import ReplicaOption, is_timed, timed_reason
 from .rounds import (
     drive_bound,
     drives_alone,

@@ -14,7 +14,13 @@ from dataclasses import replace
 from ..inputs.catalog import Catalog
 from ..inputs.workload import Policy, WorkloadFile
 from .budget import Budget
-from .build import (
+from .candidates import usable
+from .expand import Expansion, expand
+from .lp import pulp
+from .outcome import Outcome, SolveStatus
+from .owning import own_cost
+from .plan import OwnCost
+from .program import (
     Model,
     add_host_room_rows,
     add_packing_cuts,
@@ -27,12 +33,6 @@ from .build import (
     pattern_cut_kinds,
     price_patterns,
 )
-from .candidates import usable
-from .expand import Expansion, expand
-from .lp import pulp
-from .outcome import Outcome, SolveStatus
-from .owning import own_cost
-from .plan import OwnCost
 from .solve import Started, lp_duals, pattern_cut_weights, solve, start_solve
 
 MAX_CUT_ROUNDS = 8

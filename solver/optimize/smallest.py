@@ -10,6 +10,8 @@ reference pricing); that only runs when the budget buys nothing.
 
 from __future__ import annotations
 
+from typing import Any
+
 from ..errors import NothingServedError
 from ..inputs.catalog import Catalog
 from ..inputs.workload import WorkloadFile
@@ -24,7 +26,7 @@ def serves_nothing(result: PlanResult, wf: WorkloadFile) -> bool:
     return len(result.options[0].unserved) >= len(wf.workloads)
 
 
-def alone_costs(wf: WorkloadFile, catalog: Catalog, **plan_args) -> list[tuple[str, float | None]]:
+def alone_costs(wf: WorkloadFile, catalog: Catalog, **plan_args: Any) -> list[tuple[str, float | None]]:
     """(workload, cost of the cheapest plan serving it alone without the budget), cheapest
     first; None where no plan was found (it cannot run, or the time ran out). ``plan_args``
     as for ``pipeline.plan`` (solver, time_limit, gap, started)."""
@@ -37,7 +39,7 @@ def alone_costs(wf: WorkloadFile, catalog: Catalog, **plan_args) -> list[tuple[s
 
 
 def check_serves_something(result: PlanResult, wf: WorkloadFile, catalog: Catalog,
-                           full: FullPlan | None, **plan_args) -> None:
+                           full: FullPlan | None, **plan_args: Any) -> None:
     """Raise ``NothingServedError`` when the budget buys nothing; return otherwise.
 
     Args:

@@ -16,11 +16,11 @@ from collections.abc import Callable
 
 from .. import interrupt
 from ..errors import SolverError
-from .build import Model
 from .children import contained
 from .lp import pulp
 from .outcome import Kind, Outcome, SolveStatus
 from .patterns import SearchLimit, best_pattern, greedy_patterns
+from .program import Model
 
 SOLVERS = ("highs", "cbc")
 DEFAULT_GAP = 1e-4

@@ -23,7 +23,7 @@ from ..estimate.throughput import Throughput
 from ..inputs.catalog import Catalog, GpuSku
 from ..inputs.workload import Policy, WorkloadFile
 from ..optimize.advice import checkpointing_gain
-from ..optimize.candidates import policy_degrees
+from ..optimize.replicas import policy_degrees
 from .text import DEFAULT_WIDTH, Column, bullets, table, wrap
 
 ESTIMATE_DEGREES = (1, 2, 4, 8)
