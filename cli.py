@@ -359,7 +359,7 @@ def plan(workloads: Path, catalog: Path, top: int, budget: float | None, out_dir
         book: Path | None = None
         quotes: list[Path] = []
         if not no_workbook:
-            from solver.report.files import write_plan_files
+            from solver.report.plan_files import write_plan_files
 
             book, quotes = write_plan_files(folder / f"{stem}.xlsx", result, wf, cat,
                                             {"workloads": workloads, "catalog": catalog},
