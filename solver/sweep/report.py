@@ -107,7 +107,7 @@ def render_sweep(
     run: SweepRun,
     name: str,
     currency: str,
-    price_targets=(),
+    price_targets: Sequence[str] = (),
     files: Sequence[Path] = (),
     notes: Sequence[str] = (),
     *,
@@ -163,8 +163,16 @@ def render_sweep(
     out.append("")
     out += table(columns, rows, width)
     out += _legend(run, has_budget, scale, width)
-    out += [""] + wrap("Smallest budget that serves every workload (the cheapest full plan):",
-                       width)
+    out += _knee_lines(run, currency, width)
+    out += _preferred(run, currency, width)
+    out += _run_lines(run, files, notes, width)
+    return "\n".join(out)
+
+
+def _knee_lines(run: SweepRun, currency: str, width: int) -> list[str]:
+    """Each scenario group's smallest budget serving everything (its knee), or why none."""
+    out = [""] + wrap("Smallest budget that serves every workload (the cheapest full plan):",
+                      width)
     for k in run.knees.values():
         label = group_label(k.scenario)
         if k.total_cost is None:
@@ -174,8 +182,14 @@ def render_sweep(
                      else "best found, not proven cheapest")
             out += bullets([(f"{label}: {currency} {_money(k.total_cost)} ({exact}); "
                             f"{gpu_mix(k.gpus, ', ')}")], width)
-    out += _preferred(run, currency, width)
-    out.append("")
+    return out
+
+
+def _run_lines(run: SweepRun, files: Sequence[Path], notes: Sequence[str],
+               width: int) -> list[str]:
+    """How the sweep ran (interrupted or not, solves, workers, seconds, knees reused), the
+    files written and the caller's notes."""
+    out = [""]
     if run.interrupted:
         out.append(f"Interrupted: {len(run.rows)} scenario(s) finished, {run.not_run} not run.")
     reused = sum(r.reused_knee for r in run.rows)
@@ -187,7 +201,7 @@ def render_sweep(
         out += wrap(f"Wrote {path}", width)
     for note in notes:
         out += wrap(note, width)
-    return "\n".join(out)
+    return out
 
 
 def dearer_preferred(run: SweepRun) -> dict[Group, ScenarioRow]:
