@@ -559,7 +559,7 @@ def test_teams_charge_what_is_bought_and_show_owned_servers_apart(tmp_path):
     """A team running only on owned servers is charged nothing; the teams add up to the
     purchase (before: shares over owned + bought servers, stored values over both, charged
     search for the owned A100 and devtools for more than the option cost)."""
-    from solver.report.tables import team_costs
+    from solver.report.chargeback import team_costs
 
     result, wf, catalog = owned_plan()
     opt = result.options[0]

@@ -3,7 +3,7 @@ sizing rules and the cost-of-owning inputs every formula reads."""
 
 from __future__ import annotations
 
-from .. import tables as report
+from .. import run_tables
 from .base import BookBase
 from .sheet import HEADER_ROW, Sheet
 
@@ -20,13 +20,13 @@ class AssumptionsSheet(BookBase):
         sh.max_width = ASSUMPTIONS_COL_WIDTH  # five columns of text: one page across
         sh.section(HEADER_ROW - 1, "Run")
         row = (
-            sh.table(report.run_table(self.result, self.wf, self.catalog, self.now), filter_=False)
+            sh.table(run_tables.run_table(self.result, self.wf, self.catalog, self.now), filter_=False)
             + 1
         )
         sh.section(row, "Input files")
-        row = sh.table(report.sources_table(self.sources), row + 1, filter_=False) + 1
+        row = sh.table(run_tables.sources_table(self.sources), row + 1, filter_=False) + 1
         sh.section(row, f"Catalog: unit prices in {cur} as of {date} (edit the yellow cells)")
-        cat = report.catalog_table(self.catalog)
+        cat = run_tables.catalog_table(self.catalog)
         first = row + 1
         row = sh.table(cat, first)
         price_col = list(cat.columns).index("unit_price")
@@ -35,9 +35,9 @@ class AssumptionsSheet(BookBase):
             self.price_cell[sku] = sh.ref(first + 1 + i, price_col)
         row += 1
         sh.section(row, "Policy")
-        row = sh.table(report.policy_table(self.wf), row + 1, filter_=False) + 1
+        row = sh.table(run_tables.policy_table(self.wf), row + 1, filter_=False) + 1
         sh.section(row, "Sizing rules applied")
-        row = sh.table(report.rules_table(), row + 1, filter_=False) + 1
+        row = sh.table(run_tables.rules_table(), row + 1, filter_=False) + 1
         self._owning_inputs(sh, row)
         sh.widths[0] = max(sh.widths.get(0, 0), 24)
         sh.widths[price_col] = max(sh.widths.get(price_col, 0), 14)

@@ -5,6 +5,7 @@ from __future__ import annotations
 
 from xlsxwriter.utility import xl_col_to_name, xl_rowcol_to_cell
 
+from .. import chargeback, placement_tables
 from .. import tables as report
 from .base import BookBase
 from .labels import header_label
@@ -16,15 +17,15 @@ class PlanSheets(BookBase):
 
     # -- Placement, Memory ----------------------------------------------------------------
     def _demand(self, sh: Sheet) -> None:
-        sh.table(report.demand_table(self.result, self.wf, self.catalog))
+        sh.table(placement_tables.demand_table(self.result, self.wf, self.catalog))
         sh.finish(freeze_col=1)
 
     def _placement(self, sh: Sheet) -> None:
-        sh.table(report.placement_table(self.result, self.wf, self.catalog))
+        sh.table(placement_tables.placement_table(self.result, self.wf, self.catalog))
         sh.finish(freeze_col=2)
 
     def _memory(self, sh: Sheet) -> None:
-        sh.table(report.memory_table(self.result, self.wf, self.catalog))
+        sh.table(placement_tables.memory_table(self.result, self.wf, self.catalog))
         sh.finish(freeze_col=2)
 
     # -- Teams ----------------------------------------------------------------------------
@@ -33,7 +34,7 @@ class PlanSheets(BookBase):
         subtotal of that kind (live), and a check that the teams add up to the option total.
         Every stored value is what its formula computes from the stored values it reads."""
         f = self.fmt
-        df = report.teams_table(self.result, self.wf, self.catalog)
+        df = chargeback.teams_table(self.result, self.wf, self.catalog)
         if df.empty:
             sh.finish()
             return
