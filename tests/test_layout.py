@@ -24,6 +24,8 @@ STAGES = [
     "solver.report.placement_tables",
     "solver.report.run_tables",
     "solver.report.summary",
+    "solver.report.wording",
+    "solver.report.running",
     "solver.report.estimate_table",
     "solver.check",
     "solver.optimize.expand",

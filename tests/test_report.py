@@ -275,7 +275,7 @@ def test_throughput_lines_say_once_what_two_alternatives_share():
     from types import SimpleNamespace
 
     from solver.optimize.plan import TargetFigure
-    from solver.report.summary import _throughput_lines
+    from solver.report.running import throughput_lines
 
     def option(rank, replicas, rate):
         return SimpleNamespace(rank=rank, throughput=(TargetFigure(
@@ -284,7 +284,7 @@ def test_throughput_lines_say_once_what_two_alternatives_share():
 
     result = SimpleNamespace(options=[option(1, 1, 26237), option(2, 3, 33108),
                                       option(3, 3, 33108)])
-    text = "\n".join(_throughput_lines(result, 100))
+    text = "\n".join(throughput_lines(result, 100))
     assert text.count("pretrain: ") == 2
     assert "Throughput targets, option 2:\n" in text
     assert "Throughput targets, option 3: as option 2." in text

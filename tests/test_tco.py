@@ -422,7 +422,7 @@ def test_renting_compares_only_what_is_bought():
     assert own.break_even_month == 11.0
     # The terminal says what is compared and which running costs are counted.
     from solver.optimize.plan import PlanOption
-    from solver.report.summary import own_lines
+    from solver.report.running import own_lines
 
     opt = PlanOption(rank=1, total_cost=12_200, servers=(owned, bought), lines=(),
                      placements=(), own=own)
@@ -438,7 +438,7 @@ def test_power_reads_the_same_in_the_terminal_and_the_workbook():
     in the terminal (Python rounds the binary 14.9499…); both now say 15.0."""
     from solver.optimize.owning import kw_text
     from solver.optimize.plan import OwnCost, PlanOption
-    from solver.report.summary import own_lines
+    from solver.report.running import own_lines
 
     assert [kw_text(x) for x in (14.95, 0.05, 1234.25, 26.5)] == ["15.0", "0.1", "1,234.3",
                                                                  "26.5"]

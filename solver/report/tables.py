@@ -19,7 +19,7 @@ from ..inputs.catalog import Catalog, GpuSku, MemorySku, Platform, StorageSku
 from ..inputs.workload import Policy
 from ..optimize.plan import PlanOption, PlanResult
 from .metrics import option_metrics
-from .summary import direction_text
+from .wording import direction_text
 
 KINDS = ("platform", "gpu", "memory", "storage")
 

@@ -10,7 +10,7 @@ from xlsxwriter.utility import xl_rowcol_to_cell
 from .. import tables as report
 from ..cells import starts_like_formula
 from ..metrics import target_label
-from ..summary import reference_name
+from ..wording import reference_name
 from .base import BookBase
 from .sheet import HEADER_ROW, Sheet, plain, wrap_lines
 
