@@ -426,7 +426,8 @@ def sweep(workloads: Path, catalog: Path, budget: str | None, growth: str | None
     from solver.inputs.loading import check_against_catalog, load_catalog, load_workloads
     from solver.optimize.solve import default_solver
     from solver.report.text import terminal_width
-    from solver.sweep.report import render_sweep, sweep_document, write_sweep_files
+    from solver.sweep.render import render_sweep
+    from solver.sweep.report import sweep_document, write_sweep_files
     from solver.sweep.run import build_sweep, run_sweep
 
     try:

@@ -16,7 +16,8 @@ from test_sweep import TINY
 
 from cli import main
 from solver.optimize.plan import PlanResult
-from solver.sweep.report import marginal_column, marginal_scale, render_sweep, sweep_frame
+from solver.sweep.render import render_sweep
+from solver.sweep.report import marginal_column, marginal_scale, sweep_frame
 from solver.sweep.run import Solved, feasible_why
 
 

@@ -342,7 +342,8 @@ def test_sweep_knee_under_tco_is_the_cheapest_full_plan_to_buy(monkeypatch):
     that serves every workload: three smalls ($7,400) serve it too. The knee is $7,400, a
     budget of $10,000 buys the smalls, and $12,200 and up buy the big one (reused, not
     solved again). Before, the sweep reported $12,200 as the smallest budget, proven."""
-    from solver.sweep.report import render_sweep, sweep_document
+    from solver.sweep.render import render_sweep
+    from solver.sweep.report import sweep_document
     from solver.sweep.run import build_sweep, run_sweep
 
     setup(monkeypatch)
