@@ -11,9 +11,13 @@ from __future__ import annotations
 import math
 from collections.abc import Sequence
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 from ..report.files import csv_frame, replacing_together
 from .run import Group, Scenario, ScenarioRow, Sweep, SweepRun
+
+if TYPE_CHECKING:
+    import pandas as pd
 
 
 def num_text(v: float) -> str:
@@ -46,7 +50,7 @@ def group_label(s: Scenario) -> str:
     return ", ".join(parts)
 
 
-def replica_share(row, sweep: Sweep | None) -> float | None:
+def replica_share(row: ScenarioRow, sweep: Sweep | None) -> float | None:
     """Planned replicas (after growth) of the served workloads ÷ all planned replicas."""
     if sweep is None or row.total_cost is None:
         return None
@@ -68,7 +72,7 @@ def dearer_preferred(run: SweepRun) -> dict[Group, ScenarioRow]:
             if p.total_cost is not None and dearer(g, p.total_cost)}
 
 
-def sweep_frame(run: SweepRun, price_targets: Sequence[str] = ()):
+def sweep_frame(run: SweepRun, price_targets: Sequence[str] = ()) -> pd.DataFrame:
     """One row per scenario, flat (lists joined), for the CSV and the workbook's Sweep sheet.
 
     The marginal column is priority gained per ``marginal_scale(run)`` more budget, as the
@@ -127,7 +131,7 @@ BOM_COLUMNS = ("sku", "kind", "qty", "unit_price", "extended")
 """The bill-of-materials columns of ``bom_frame`` after the scenario's parameters."""
 
 
-def bom_frame(run: SweepRun, price_targets: Sequence[str] = ()):
+def bom_frame(run: SweepRun, price_targets: Sequence[str] = ()) -> pd.DataFrame:
     """Every scenario's bill of materials as one long table: the scenario's id and
     parameters, then one row per line (SKU, kind, qty, unit price, extended). Scenarios
     without a plan have no rows."""

@@ -28,7 +28,7 @@ class BookBase:
 
     def __init__(
         self,
-        path,
+        path: str | Path,
         result: PlanResult,
         wf: WorkloadFile,
         catalog: Catalog,
@@ -36,7 +36,7 @@ class BookBase:
         sweep: pd.DataFrame | None,
         sweep_bom: pd.DataFrame | None = None,
         full: FullPlan | None = None,
-    ):
+    ) -> None:
         self.result, self.wf, self.catalog, self.sources, self.sweep = (
             result,
             wf,

@@ -5,6 +5,7 @@ from __future__ import annotations
 
 from xlsxwriter.utility import xl_rowcol_to_cell
 
+from ...optimize.plan import PlanOption
 from .. import tables as report
 from ..quote import quote_lines
 from .base import BookBase
@@ -14,7 +15,7 @@ from .sheet import HEADER_ROW, Sheet, missing
 class OptionSheets(BookBase):
     """Options sheet(s) of the workbook."""
 
-    def _option(self, sh: Sheet, opt) -> None:
+    def _option(self, sh: Sheet, opt: PlanOption) -> None:
         f = self.fmt
         bom = report.bom_table(opt, self.catalog)
         cur = self.catalog.currency
@@ -93,7 +94,7 @@ class OptionSheets(BookBase):
         sh.widths[1] = min(max(sh.widths.get(1, 30), 30), 80)
         sh.finish()
 
-    def _quote(self, sh: Sheet, opt, row: int) -> int:
+    def _quote(self, sh: Sheet, opt: PlanOption, row: int) -> int:
         """The servers to buy grouped by configuration, as a vendor quotes them
         (``quote.quote_lines``): a server's price sums its parts' Assumptions prices and the
         extended price is servers x that, live formulas where the solver priced every part
@@ -130,11 +131,11 @@ class OptionSheets(BookBase):
         return last + 4
 
     @staticmethod
-    def _bom_price(opt, sku: str) -> float:
+    def _bom_price(opt: PlanOption, sku: str) -> float:
         """The unit price the option's bill of materials gives ``sku``."""
         return next(ln.unit_price for ln in opt.lines if ln.sku == sku)
 
-    def _includes(self, sh: Sheet, opt, row: int) -> None:
+    def _includes(self, sh: Sheet, opt: PlanOption, row: int) -> None:
         """What each platform's price covers, so finance sees why a server has no data drive."""
         sh.section(row - 1, "What each platform's price includes (GPUs, DIMMs, data drives are "
                             "the lines above)")

@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import math
 import textwrap
+from collections.abc import Collection
 from typing import TYPE_CHECKING, Any
 
 import xlsxwriter
@@ -72,7 +73,7 @@ class Sheet:
     def widen(self, col: int, n: float) -> None:
         self.widths[col] = max(self.widths.get(col, 0), min(n, self.max_width))
 
-    def put(self, row: int, col: int, value: Any, fmt=None) -> None:
+    def put(self, row: int, col: int, value: Any, fmt: Any = None) -> None:
         """Write one value by its type; text is literal text whatever it starts with."""
         ws = self.ws
         if value is None or (isinstance(value, float) and math.isnan(value)):
@@ -94,13 +95,14 @@ class Sheet:
             ws.write_string(row, col, text, fmt or self.fmt.text)
             self.widen(col, len(text) + 1)
 
-    def formula(self, row: int, col: int, formula: str, value: float | str, fmt=None) -> None:
+    def formula(self, row: int, col: int, formula: str, value: float | str, fmt: Any = None) -> None:
         """A live formula stored with its computed value (read without recalculation)."""
         self.ws.write_formula(row, col, formula, fmt, value)
         shown = f"{value:,.2f}" if isinstance(value, (int, float)) else str(value)
         self.widen(col, len(shown) + 4)
 
-    def header(self, row: int, labels: list[str], col: int = 0, numeric=()) -> None:
+    def header(self, row: int, labels: list[str], col: int = 0,
+               numeric: Collection[int] = ()) -> None:
         """A header row; labels of numeric columns (indices in ``numeric``) align right."""
         for i, label in enumerate(labels):
             fmt = self.fmt.header_num if i in numeric else self.fmt.header

@@ -3,6 +3,8 @@ fonts and money formats they use."""
 
 from __future__ import annotations
 
+from typing import Any
+
 import xlsxwriter
 
 FONT = "Arial"
@@ -90,7 +92,7 @@ class Formats:
         self.pct_bold = add({"num_format": "0.0%", "bold": True, "top": 1, "valign": "top"})
         self.bold_top = add({"bold": True, "top": 1})
 
-    def for_column(self, name: str):
+    def for_column(self, name: str) -> Any:
         """Number format for a table column, by its name's unit suffix."""
         if name.endswith(("_cost", "price", "extended", "budget", "saving_vs_reference")):
             return self.money

@@ -7,6 +7,7 @@ from typing import Any, NamedTuple
 
 from xlsxwriter.utility import xl_rowcol_to_cell
 
+from ...optimize.plan import PlanOption
 from .. import tables as report
 from ..cells import starts_like_formula
 from ..metrics import target_label
@@ -250,7 +251,8 @@ class SummarySheet(BookBase):
         if long:
             sh.lines[r] = max(sh.lines.get(r, 1), len(wrap_lines(value, sh.max_width - 4)))
 
-    def _own_figure(self, sh: Sheet, r: int, c: int, o, key: str, fmt) -> None:
+    def _own_figure(self, sh: Sheet, r: int, c: int, o: PlanOption, key: str,
+                    fmt: Any) -> None:
         """Energy and rent over the horizon (Σ the TCO sheet's yearly row) and the
         break-even month (the TCO sheet's cell): live on the Assumptions inputs."""
         refs = self.own_refs.get(o.rank, {})
@@ -269,7 +271,8 @@ class SummarySheet(BookBase):
         first, last = tco_sheet.ref(row, 1), xl_rowcol_to_cell(row, years + 1, True, True)
         sh.formula(r, c, f"=SUM({first}:{last})", float(value), fmt)
 
-    def _bound_gap(self, sh: Sheet, r: int, c: int, o, row_of: dict[str, int], fmt) -> None:
+    def _bound_gap(self, sh: Sheet, r: int, c: int, o: PlanOption, row_of: dict[str, int],
+                   fmt: Any) -> None:
         """How far the option's cost (its TCO under objective tco) lies above the proven
         lower bound, as a formula on the two cells above it."""
         lb = o.lower_bound  # on what the program minimised (TCO: by_tco)

@@ -88,7 +88,7 @@ class SweepSheets(BookBase):
             sh.ws.insert_chart(end + 2 + n * step, 0, chart,
                                {"y_offset": SWEEP_CHART_TOP_PX})
 
-    def _sweep_format(self, name: str):
+    def _sweep_format(self, name: str) -> Any:
         """Number format of a column of the sweep tables: money for every amount (the kWh
         price to four decimals), one decimal for power, else by the column's unit suffix."""
         f = self.fmt
@@ -117,7 +117,7 @@ class SweepSheets(BookBase):
         return last + 1
 
     def _sweep_chart(self, sh: Sheet, df: pd.DataFrame, runs: list[tuple[str, int, int]],
-                     knees: dict[str, int], title: str):
+                     knees: dict[str, int], title: str) -> Any:
         """Served priority (left axis) and cost (right axis) against the budget for ``runs``
         (scenario groups), each group's knee marked with a red diamond."""
         col = {c: list(df.columns).index(c) for c in ("budget", "served_priority", "total_cost")}
@@ -162,7 +162,7 @@ class SweepSheets(BookBase):
         return chart
 
     def _group_chart(self, sh: Sheet, df: pd.DataFrame, runs: list[tuple[str, int, int]],
-                     knees: dict[str, int]):
+                     knees: dict[str, int]) -> Any:
         """Without a budget axis (one scenario a group): each group's cost to buy and TCO
         as columns side by side, its knee (cheapest full plan) as a red diamond; the groups
         are named as in the knee table."""

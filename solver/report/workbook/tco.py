@@ -8,6 +8,7 @@ from typing import Any
 from xlsxwriter.utility import xl_rowcol_to_cell
 
 from ...optimize.owning import kw_text
+from ...optimize.plan import PlanOption
 from .. import tables as report
 from .base import BookBase
 from .sheet import HEADER_ROW, Sheet
@@ -50,10 +51,11 @@ class TcoSheet(BookBase):
                   "Renting the GPUs bought", "Cumulative rent",
                   "Running cost of what is bought", "Cumulative: buying what is bought")
 
-    def _tco_option(self, sh: Sheet, opt, year_row: int, row: int,
+    def _tco_option(self, sh: Sheet, opt: PlanOption, year_row: int, row: int,
                     series: list[tuple[str, int, bool]]) -> int:
         """One option's block of the TCO sheet from ``row``; returns the row after it."""
         f, c, own = self.fmt, self.own_cell, opt.own
+        assert own is not None  # _tco skips the options without a cost of owning
         years = self.wf.policy.tco.years  # type: ignore[union-attr]
         cell = xl_rowcol_to_cell
         has_rent = own.cloud is not None
@@ -140,14 +142,14 @@ class TcoSheet(BookBase):
             fact[label] = xl_rowcol_to_cell(i, 1, True, True)
         return fact
 
-    def _break_even(self, sh: Sheet, opt, at: dict[str, int], row: int) -> tuple[str, Any]:
+    def _break_even(self, sh: Sheet, opt: PlanOption, at: dict[str, int], row: int) -> tuple[str, Any]:
         """P5: months after which buying has cost less than renting the GPUs bought:
         capex ÷ (monthly rent − monthly running cost of what is bought), from year 1's
         figures (every year's are the same); the cell and its value."""
         cell = xl_rowcol_to_cell
         rent, running = cell(at["rent"], 2), cell(at["running"], 2)
         capex = cell(at["capex"], 1)
-        month = opt.own.break_even_month
+        month = opt.own.break_even_month if opt.own is not None else None
         value: Any = month if month is not None else STAYS_CHEAPER
         sh.put(row, 0, "Buying breaks even after (months)", self.fmt.bold)
         sh.formula(row, 1, f'=IF({rent}-{running}>0,ROUND({capex}/(({rent}-{running})/12),1),'
