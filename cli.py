@@ -359,7 +359,7 @@ def plan(workloads: Path, catalog: Path, top: int, budget: float | None, out_dir
         book: Path | None = None
         quotes: list[Path] = []
         if not no_workbook:
-            from solver.report.files import write_plan_files
+            from solver.report.plan_files import write_plan_files
 
             book, quotes = write_plan_files(folder / f"{stem}.xlsx", result, wf, cat,
                                             {"workloads": workloads, "catalog": catalog},
@@ -426,7 +426,8 @@ def sweep(workloads: Path, catalog: Path, budget: str | None, growth: str | None
     from solver.inputs.loading import check_against_catalog, load_catalog, load_workloads
     from solver.optimize.solve import default_solver
     from solver.report.text import terminal_width
-    from solver.sweep.report import render_sweep, sweep_document, write_sweep_files
+    from solver.sweep.render import render_sweep
+    from solver.sweep.report import sweep_document, write_sweep_files
     from solver.sweep.run import build_sweep, run_sweep
 
     try:

@@ -171,7 +171,7 @@ def test_summary_table_carries_each_options_own_host_ram_target():
 
 
 def test_terminal_says_the_rule_in_the_policys_own_figures():
-    from solver.report.summary import use_rule_lines
+    from solver.report.wording import use_rule_lines
 
     text = " ".join(use_rule_lines(Policy(headroom=0.3), 80))
     assert text.startswith("Memory use is a share of usable memory (70% of installed: the "

@@ -373,7 +373,7 @@ def test_rank1_equals_bruteforce_with_cores(monkeypatch, jobs, cores, node_cores
 
 def test_placement_table_shows_cores_per_server(default_catalog, q3):
     """O3 in the workbook: each replica's cores, its server's cores used and installed."""
-    from solver.report.tables import placement_table
+    from solver.report.placement_tables import placement_table
 
     result = plan(q3, default_catalog, top=1, with_baseline=False)
     df = placement_table(result, q3, default_catalog)

@@ -19,7 +19,7 @@ from test_report import CATALOG, ROOT, WORKLOADS, sample_plan
 from cli import main
 from solver.errors import InputError
 from solver.optimize.plan import Server
-from solver.report.files import quote_paths, write_plan_files
+from solver.report.plan_files import quote_paths, write_plan_files
 from solver.report.quote import quote_frame, quote_lines, quote_text
 from solver.report.summary import render_plan_summary
 
@@ -124,7 +124,7 @@ def test_csvs_and_workbook_are_written_together(plan, tmp_path, monkeypatch):
     def full_disk(*_a, **_k):
         raise OSError(28, "No space left on device")
 
-    monkeypatch.setattr("solver.report.quote.quote_frame", full_disk)
+    monkeypatch.setattr("solver.report.plan_files.quote_frame", full_disk)
     with pytest.raises(InputError, match="To fix"):
         write_plan_files(book, result, wf, catalog, SOURCES)
     assert book.read_bytes() == b"previous workbook"

@@ -12,7 +12,8 @@ from test_report import CATALOG, ROOT, WORKLOADS, sample_plan
 
 from solver.inputs.loading import load_catalog, load_workloads
 from solver.optimize.pipeline import plan
-from solver.report.summary import reference_name, render_plan_summary
+from solver.report.summary import render_plan_summary
+from solver.report.wording import reference_name
 from solver.report.workbook import write_workbook
 
 JARGON = ("R8", "R14", "R18", "R20", "P1", "P2", "none applies", "Rule-of-thumb reference")

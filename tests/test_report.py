@@ -23,6 +23,7 @@ from solver.optimize.plan import (
     PlanResult,
     Server,
 )
+from solver.report import chargeback, placement_tables, run_tables
 from solver.report import tables as report
 
 ROOT = Path(__file__).resolve().parents[1]
@@ -150,7 +151,7 @@ def test_bom_is_ordered_by_kind_and_extended_is_qty_times_price(plan):
 
 def test_placement_table_shows_usable_vram_and_cpu_jobs(plan):
     result, wf, catalog = plan
-    df = report.placement_table(result, wf, catalog)
+    df = placement_tables.placement_table(result, wf, catalog)
     assert len(df) == sum(len(o.placements) for o in result.options)
     h100 = df[(df["gpu"] == "h100-sxm")].iloc[0]
     assert h100["usable_vram_gb"] == pytest.approx(80 * 0.8)
@@ -161,7 +162,7 @@ def test_placement_table_shows_usable_vram_and_cpu_jobs(plan):
 
 def test_memory_table_calls_the_estimator_for_the_placed_gpu(plan):
     result, wf, catalog = plan
-    df = report.memory_table(result, wf, catalog)
+    df = placement_tables.memory_table(result, wf, catalog)
     row = df[(df["option"] == "Option 1") & (df["workload"] == "chat-sft-13b")].iloc[0]
     assert row["gpu"] == "h100-sxm" and row["degree"] == 2
     assert row["weights_gb"] > 0
@@ -179,7 +180,7 @@ def test_memory_table_calls_the_estimator_for_the_placed_gpu(plan):
 
 def test_team_costs_add_up_to_the_option_total(plan):
     result, wf, catalog = plan
-    df = report.teams_table(result, wf, catalog)
+    df = chargeback.teams_table(result, wf, catalog)
     for opt in result.options:
         part = df[df["option"] == f"Option {opt.rank}"]
         assert part["total_cost"].sum() == pytest.approx(opt.total_cost, abs=0.01)
@@ -207,7 +208,7 @@ def test_team_costs_follow_use():
         Placement("b", 1, "s1", "rtx-4090", 1, 6.0, 10.0, (1,)),
         Placement("c", 1, "s1", "rtx-4090", 1, 2.0, 0.0, (1,)),
     ]
-    df = report.team_costs(_option(1, [s], places, catalog), wf, catalog).set_index("team")
+    df = chargeback.team_costs(_option(1, [s], places, catalog), wf, catalog).set_index("team")
     assert df.loc["a", "gpu_cost"] == pytest.approx(1800.0)
     assert df.loc["b", "gpu_cost"] == pytest.approx(1800.0 * 0.75)
     assert df.loc["c", "gpu_cost"] == pytest.approx(1800.0 * 0.25)
@@ -222,27 +223,27 @@ def test_idle_server_is_charged_to_nobody_but_still_counted():
     catalog = load_catalog(CATALOG)
     wf = load_workloads(WORKLOADS)
     s = Server("s1", "cpu-node-ddr5", None, 0, "ddr5-4800-64g", 24, None, 0)
-    df = report.team_costs(_option(1, [s], [], catalog), wf, catalog)
-    assert list(df["team"]) == [report.UNASSIGNED]
+    df = chargeback.team_costs(_option(1, [s], [], catalog), wf, catalog)
+    assert list(df["team"]) == [chargeback.UNASSIGNED]
     assert df["total_cost"].sum() == pytest.approx(6000 + 24 * 280)
 
 
 def test_assumption_tables(plan, tmp_path):
     _result, wf, catalog = plan
-    cat = report.catalog_table(catalog)
+    cat = run_tables.catalog_table(catalog)
     assert cat["sku"].is_unique and len(cat) == (
         len(catalog.gpus) + len(catalog.platforms) + len(catalog.memory) + len(catalog.storage)
     )
     src = tmp_path / "w.yaml"
     src.write_bytes(b"abc")
-    s = report.sources_table({"workloads": src, "catalog": tmp_path / "missing.yaml"})
+    s = run_tables.sources_table({"workloads": src, "catalog": tmp_path / "missing.yaml"})
     assert s.loc[0, "sha256"] == (
         "ba7816bf8f01cfea414140de5dae2223b00361a396177a9cb410ff61f20015ad"
     )
     assert s.loc[1, "sha256"] == "(file not found)"
-    pol = report.policy_table(wf).set_index("field")
+    pol = run_tables.policy_table(wf).set_index("field")
     assert pol.loc["headroom", "value"] == 0.2
-    assert "R15" in " ".join(report.rules_table()["rule"]) or "R15" in str(report.RULES)
+    assert "R15" in " ".join(run_tables.rules_table()["rule"]) or "R15" in str(run_tables.RULES)
 
 
 @pytest.mark.parametrize("fig, text", [
@@ -274,7 +275,7 @@ def test_throughput_lines_say_once_what_two_alternatives_share():
     from types import SimpleNamespace
 
     from solver.optimize.plan import TargetFigure
-    from solver.report.summary import _throughput_lines
+    from solver.report.running import throughput_lines
 
     def option(rank, replicas, rate):
         return SimpleNamespace(rank=rank, throughput=(TargetFigure(
@@ -283,7 +284,7 @@ def test_throughput_lines_say_once_what_two_alternatives_share():
 
     result = SimpleNamespace(options=[option(1, 1, 26237), option(2, 3, 33108),
                                       option(3, 3, 33108)])
-    text = "\n".join(_throughput_lines(result, 100))
+    text = "\n".join(throughput_lines(result, 100))
     assert text.count("pretrain: ") == 2
     assert "Throughput targets, option 2:\n" in text
     assert "Throughput targets, option 3: as option 2." in text

@@ -14,7 +14,7 @@ from cli import main
 from solver.estimate.replica import estimate
 from solver.inputs.loading import load_workloads
 from solver.optimize.pipeline import plan
-from solver.report.summary import serving_lines
+from solver.report.running import serving_lines
 
 MIX = """\
 name: lat

@@ -12,7 +12,8 @@ from cli import main
 from solver.errors import InputError
 from solver.inputs.scenario import with_policy
 from solver.optimize.pipeline import plan
-from solver.sweep.report import render_sweep, sweep_document, sweep_frame
+from solver.sweep.render import render_sweep
+from solver.sweep.report import sweep_document, sweep_frame
 from solver.sweep.run import build_sweep, parse_prices, parse_values, priced_catalog, run_sweep
 
 TINY = """\

@@ -16,7 +16,8 @@ from test_sweep import TINY
 
 from cli import main
 from solver.optimize.plan import PlanResult
-from solver.sweep.report import marginal_column, marginal_scale, render_sweep, sweep_frame
+from solver.sweep.render import render_sweep
+from solver.sweep.report import marginal_column, marginal_scale, sweep_frame
 from solver.sweep.run import Solved, feasible_why
 
 
@@ -312,7 +313,7 @@ def test_a_scenario_group_is_every_parameter_but_the_budget():
     objective) is named as written, a blank price multiplier does not split a group."""
     import pandas as pd
 
-    from solver.report.workbook import _budget_runs
+    from solver.report.workbook.sweep import budget_runs
 
     df = pd.DataFrame({
         "scenario": [1, 2, 3, 4, 5, 6],
@@ -325,6 +326,6 @@ def test_a_scenario_group_is_every_parameter_but_the_budget():
         "status": ["optimal"] * 6,
         "total_cost": [1.0] * 6,  # after status: not a parameter
     })
-    assert _budget_runs(df) == [(" (kwh_price 0.1, objective capex)", 0, 2),
+    assert budget_runs(df) == [(" (kwh_price 0.1, objective capex)", 0, 2),
                                 (" (kwh_price 0.3, objective capex)", 2, 4),
                                 (" (kwh_price 0.3, objective tco)", 4, 6)]

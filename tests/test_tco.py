@@ -342,7 +342,8 @@ def test_sweep_knee_under_tco_is_the_cheapest_full_plan_to_buy(monkeypatch):
     that serves every workload: three smalls ($7,400) serve it too. The knee is $7,400, a
     budget of $10,000 buys the smalls, and $12,200 and up buy the big one (reused, not
     solved again). Before, the sweep reported $12,200 as the smallest budget, proven."""
-    from solver.sweep.report import render_sweep, sweep_document
+    from solver.sweep.render import render_sweep
+    from solver.sweep.report import sweep_document
     from solver.sweep.run import build_sweep, run_sweep
 
     setup(monkeypatch)
@@ -422,7 +423,7 @@ def test_renting_compares_only_what_is_bought():
     assert own.break_even_month == 11.0
     # The terminal says what is compared and which running costs are counted.
     from solver.optimize.plan import PlanOption
-    from solver.report.summary import own_lines
+    from solver.report.running import own_lines
 
     opt = PlanOption(rank=1, total_cost=12_200, servers=(owned, bought), lines=(),
                      placements=(), own=own)
@@ -438,7 +439,7 @@ def test_power_reads_the_same_in_the_terminal_and_the_workbook():
     in the terminal (Python rounds the binary 14.9499…); both now say 15.0."""
     from solver.optimize.owning import kw_text
     from solver.optimize.plan import OwnCost, PlanOption
-    from solver.report.summary import own_lines
+    from solver.report.running import own_lines
 
     assert [kw_text(x) for x in (14.95, 0.05, 1234.25, 26.5)] == ["15.0", "0.1", "1,234.3",
                                                                  "26.5"]

@@ -22,7 +22,8 @@ import pytest
 from test_report import CATALOG, EVIL_NAME, EVIL_TEAM, WORKLOADS, sample_plan
 
 from solver.errors import InputError
-from solver.report.workbook import currency_format, write_workbook
+from solver.report.workbook import write_workbook
+from solver.report.workbook.styles import currency_format
 
 SOURCES = {"workloads": WORKLOADS, "catalog": CATALOG}
 
@@ -300,12 +301,12 @@ def test_write_is_atomic_on_failure(plan, tmp_path, monkeypatch):
     result, wf, catalog = plan
     out = tmp_path / "q3.xlsx"
     out.write_bytes(b"previous workbook")
-    import solver.report.workbook as wbmod
+    import solver.report.workbook.book as wbmod
 
     def boom(self):
         raise RuntimeError("interrupted")
 
-    monkeypatch.setattr(wbmod._Book, "write", boom)
+    monkeypatch.setattr(wbmod.Book, "write", boom)
     with pytest.raises(RuntimeError):
         write_workbook(out, result, wf, catalog, SOURCES)
     assert out.read_bytes() == b"previous workbook"
@@ -393,7 +394,7 @@ def test_end_to_end_plan_workbook_recalculates_to_the_solver_total(tmp_path):
 
 def test_sweep_chart_draws_one_line_per_scenario_group():
     """A line never jumps from one growth group's largest budget to the next one's smallest."""
-    from solver.report.workbook import _budget_runs
+    from solver.report.workbook.sweep import budget_runs
 
     df = pd.DataFrame({
         "budget": [1, 2, 1, 2, 1, 2],
@@ -401,10 +402,10 @@ def test_sweep_chart_draws_one_line_per_scenario_group():
         "headroom": [0.2] * 6,
         "price_memory": [1.0, 1.0, 1.0, 1.0, 2.0, 2.0],
     })
-    runs = _budget_runs(df)
+    runs = budget_runs(df)
     assert [(a, b) for _, a, b in runs] == [(0, 2), (2, 4), (4, 6)]
     assert runs[2][0] == " (growth 1.5, price_memory 2)"
-    assert _budget_runs(df.iloc[:2]) == [("", 0, 2)]
+    assert budget_runs(df.iloc[:2]) == [("", 0, 2)]
 
 
 def printed_pages_across(ws) -> tuple[int, list[int]]:
@@ -495,7 +496,7 @@ def test_demand_sheet_lists_every_workload_as_asked_and_planned(book, plan):
 
 
 def test_print_layout_splits_wide_columns_over_pages_across():
-    from solver.report.workbook import print_layout
+    from solver.report.workbook.sheet import print_layout
 
     assert print_layout([100] * 9) == (100, [])  # 900 px: one page at full size
     assert print_layout([100] * 12) == (75, [])  # 1,200 px: one page at the least scale
@@ -558,7 +559,7 @@ def test_teams_charge_what_is_bought_and_show_owned_servers_apart(tmp_path):
     """A team running only on owned servers is charged nothing; the teams add up to the
     purchase (before: shares over owned + bought servers, stored values over both, charged
     search for the owned A100 and devtools for more than the option cost)."""
-    from solver.report.tables import team_costs
+    from solver.report.chargeback import team_costs
 
     result, wf, catalog = owned_plan()
     opt = result.options[0]

@@ -21,7 +21,7 @@ from ..estimate.memory import Estimate
 from ..estimate.replica import estimate, throughput
 from ..estimate.throughput import Throughput
 from ..inputs.catalog import Catalog, GpuSku
-from ..inputs.workload import Policy, WorkloadFile
+from ..inputs.workload import Policy, Workload, WorkloadFile
 from ..optimize.advice import checkpointing_gain
 from ..optimize.replicas import policy_degrees
 from .text import DEFAULT_WIDTH, Column, bullets, table, wrap
@@ -79,7 +79,7 @@ class EstimateRow(Estimate):
         return row
 
 
-def estimate_row(w, gpu: GpuSku | None, degree: int, policy: Policy) -> EstimateRow:
+def estimate_row(w: Workload, gpu: GpuSku | None, degree: int, policy: Policy) -> EstimateRow:
     """Memory estimate and throughput of one replica of ``w`` on ``degree`` GPUs of ``gpu``."""
     e = estimate(w, gpu, degree, policy)
     speed = None if gpu is None else throughput(w, gpu, degree, policy, e)

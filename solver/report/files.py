@@ -6,6 +6,7 @@ a failed writer or an interrupt leaves the previous file as it was and no tempor
 behind; a file that cannot be written is an ``InputError`` that says which and how to fix.
 A run's several files (``plan``'s workbook and per-option quote CSVs) are renamed only once
 all of them are complete (``replacing_together``), so none is left new beside old ones.
+Which files a plan writes is ``plan_files``'s; this module knows nothing of their content.
 """
 
 from __future__ import annotations
@@ -23,11 +24,6 @@ from .cells import csv_frame
 
 if TYPE_CHECKING:
     import pandas as pd
-
-    from ..inputs.catalog import Catalog
-    from ..inputs.workload import WorkloadFile
-    from ..optimize.full import FullPlan
-    from ..optimize.plan import PlanResult
 
 FIX = "To fix: pass --out with a folder you can write to, or free space on its disk."
 
@@ -115,38 +111,3 @@ def _pending(path: Path) -> Iterator[Path]:
         raise cannot_write(path, exc) from None
     finally:
         tmp.unlink(missing_ok=True)
-
-
-def quote_paths(book: Path, ranks: Sequence[int]) -> list[Path]:
-    """The per-option quote CSVs beside a plan's workbook: ``<stem>-option-<rank>.csv``."""
-    book = Path(book)
-    return [book.with_name(f"{book.stem}-option-{r}.csv") for r in ranks]
-
-
-def write_plan_files(book: Path, result: PlanResult, wf: WorkloadFile, catalog: Catalog,
-                     sources: dict[str, Path], full: FullPlan | None = None
-                     ) -> tuple[Path, list[Path]]:
-    """Write ``plan``'s workbook and one quote CSV per option (``quote.quote_frame``)
-    together: all of them, or none replaced. Quote CSVs of options a previous run ranked
-    and this one does not are removed, so every CSV beside the workbook is this run's.
-
-    Returns:
-        The workbook's path and the CSVs' paths, by rank.
-
-    Raises:
-        InputError: a folder or a file cannot be written.
-    """
-    from .quote import quote_frame
-    from .workbook import write_workbook
-
-    book = Path(book)
-    csvs = quote_paths(book, [o.rank for o in result.options])
-    with replacing_together([book, *csvs]) as tmps:
-        write_workbook(tmps[0], result, wf, catalog, sources, full=full)
-        for option, tmp in zip(result.options, tmps[1:], strict=True):
-            csv_frame(quote_frame(option, catalog)).to_csv(tmp, index=False)
-    for stale in book.parent.glob(f"{book.stem}-option-*.csv"):
-        rank = stale.stem.removeprefix(f"{book.stem}-option-")
-        if rank.isdigit() and stale not in csvs:
-            stale.unlink(missing_ok=True)
-    return book, csvs

@@ -2,7 +2,8 @@
 
 Laid out for the reader's width (``text.py``): the options table, then what a budget leaves
 out and what serving everything would cost, demand after growth, throughput targets, what
-platform prices include, the rule-of-thumb comparison and notes.
+platform prices include, the rule-of-thumb comparison and notes. The phrases it shares with the
+workbook are ``wording.py``'s; throughput, serving and cost-of-owning lines ``running.py``'s.
 """
 
 from __future__ import annotations
@@ -11,153 +12,24 @@ from collections import Counter
 from collections.abc import Sequence
 from pathlib import Path
 
-from ..estimate.replica import estimate
 from ..inputs.catalog import Catalog
 from ..inputs.workload import Policy, WorkloadFile
 from ..optimize.full import FullPlan
-from ..optimize.owning import kw_text
-from ..optimize.plan import Baseline, DirectionFigure, OwnCost, PlanOption, PlanResult
-from .metrics import TARGETS, USE_TARGET, option_metrics
+from ..optimize.plan import PlanOption, PlanResult
+from .metrics import USE_TARGET, option_metrics
 from .quote import quote_lines, quote_text
+from .running import own_cost_lines, serving_section, throughput_lines
 from .text import DEFAULT_WIDTH, Column, bullets, table, wrap
-
-
-def money(value: float, currency: str) -> str:
-    """12345.6 -> 'USD 12,346'."""
-    return f"{currency} {value:,.0f}"
-
-
-def target_text(metric: str) -> str:
-    """The utilisation target in words: ``target 85%+``."""
-    return f"target {TARGETS[metric]:.0%}+"
-
-
-def use_cell(value: float | None, status: str | None, target: float | None = None) -> str:
-    """``63% (under)`` the target in the header, ``60% (under 81%)`` a lower target of its
-    own; a plain figure when on target; ``-`` with nothing installed."""
-    if value is None:
-        return "-"
-    if status != "below":
-        return f"{value:.0%}"
-    return f"{value:.0%} (under)" if target is None else f"{value:.0%} (under {target:.0%})"
-
-
-def use_rule_lines(policy: Policy, width: int) -> list[str]:
-    """What the use columns measure: one rule for the headroom and the targets."""
-    line = 1 - policy.headroom
-    return wrap(f"Memory use is a share of usable memory ({line:.0%} of installed: the "
-                f"{policy.headroom:.0%} headroom is kept free), so 100% is full to the headroom "
-                f"line. Target {USE_TARGET:.0%}+; host RAM: or what the fewest DIMMs those "
-                "servers take allow.", width)
-
-
-def direction_text(fig: DirectionFigure | None) -> str:
-    """An alternative's figure in its direction, option 1's beside it, and the best any plan
-    within the slack can reach there: "5 servers against 10 servers for option 1 (the best
-    possible)", "23,200 W against 29,500 W for option 1 (best possible: at least
-    20,952 W)"; "" for option 1."""
-    if fig is None:
-        return ""
-    value = fig.amount(fig.value)
-    if fig.cheapest is not None:
-        value += f" against {fig.amount(fig.cheapest)} for option 1"
-    if fig.best_possible is None:
-        return f"{value} (best possible not proven)"
-    if fig.proven_best or fig.amount(fig.best_possible) == fig.amount(fig.value):
-        return f"{value} (the best possible)"  # to the unit shown
-    side = "at most" if fig.more_is_better else "at least"
-    return f"{value} (best possible: {side} {fig.amount(fig.best_possible)})"
-
-
-def gpu_list(option: PlanOption) -> str:
-    """``6x a100-80g-pcie, 24x a100-80g-sxm``; ``none`` for a CPU-only plan."""
-    return ", ".join(f"{n}x {sku}" for sku, n in sorted(option.gpus_by_sku().items())) or "none"
-
-
-def target_lines(option: PlanOption) -> list[str]:
-    """Per workload with a target: delivered vs target tokens/s, then days to finish
-    (training) or TPOT/TTFT (inference)."""
-    out = []
-    for f in option.throughput:
-        rate = f"{f.tokens_per_s:,.0f} tokens/s of {f.target_tokens_per_s:,.0f} needed"
-        if f.requests_per_s is not None and f.target_requests_per_s is not None:
-            # A requests_per_s target is read in its own unit; the tokens/s it means beside it.
-            rate = (f"{f.requests_per_s:,.1f} requests/s of {f.target_requests_per_s:,.1f} "
-                    f"needed ({f.tokens_per_s:,.0f} output tokens/s of "
-                    f"{f.target_tokens_per_s:,.0f}, at {f.output_tokens:,} per request)")
-        head = f"{f.workload}: {rate}, {f.replicas} replica(s) on {f.gpus} GPU(s)"
-        if f.days_to_finish is not None:
-            head += f", done in {f.days_to_finish:.1f} days"
-        if f.tpot_ms is not None:
-            head += f", {f.tpot_ms:.1f} ms per output token"
-        if f.ttft_ms is not None:
-            head += f", first token in {f.ttft_ms:.0f} ms"
-        head += f"; uses {f.compute_utilisation:.0%} of its GPUs' throughput (target 90%)"
-        out.append(head)
-    return out
-
-
-def own_lines(option: PlanOption, currency: str) -> list[str]:
-    """P1–P5 in words: capex, TCO and its parts, power and racks, owned servers used and
-    idle, and what renting the same GPUs would cost."""
-    own = option.own
-    if own is None:
-        return []
-    head = f"capex {money(own.capex, currency)}"
-    if own.tco is not None:
-        head += (f", {own.years}-year TCO {money(own.tco, currency)} (energy "
-                 f"{money(own.energy or 0.0, currency)}")
-        head += f", support {money(own.support, currency)}" if own.support else ""
-        head += f", racks {money(own.rack_cost, currency)}" if own.rack_cost else ""
-        head += ")"
-    head += f"; {kw_text(own.power_kw)} kW"
-    if own.racks is not None:
-        head += f" in {own.racks} rack(s)"
-    out = [head]
-    used = sum(1 for s in option.servers if s.owned)
-    if used or option.idle:
-        out.append(f"owned servers: {used} used, {len(option.idle)} idle (idle ones draw "
-                   "nothing)")
-    if own.cloud is not None:
-        out.append(_rent_line(option, own, currency, owned=bool(used)))
-    return out
-
-
-def _rent_line(option: PlanOption, own: OwnCost, currency: str, owned: bool) -> str:
-    """P5 in words: renting the GPUs bought against their capex and running cost, which
-    running costs are counted, and the month buying breaks even."""
-    months = 12 * (own.years or 1)
-    gpus = sum(s.gpu_count for s in option.servers if not s.owned and s.gpu)
-    n = f"{gpus} GPU" + ("" if gpus == 1 else "s")
-    what = (f"renting the {n} bought (not the owned ones)" if owned
-            else f"renting the same {n}")
-    racks = own.racks_added or 0
-    counted = ("energy of the servers bought, support on capex"
-               + (f", the {racks} rack{'' if racks == 1 else 's'} they add" if racks else ""))
-    line = (f"{what} for {own.years} years: {money(own.cloud or 0.0, currency)} "
-            f"({money((own.cloud or 0.0) / months, currency)} a month), against capex and a "
-            f"running cost of {money((own.bought_running or 0.0) / months, currency)} a month "
-            f"({counted})")
-    month = own.break_even_month
-    return line + (f"; buying breaks even after {month:,.1f} months" if month is not None
-                   else "; renting stays cheaper over the horizon")
-
-
-def status_sentence(result: PlanResult, budgeted: bool, tco: bool = False) -> str:
-    """How sure the solver is of option 1, in words (``tco``: ranked by ownership cost)."""
-    cost = "total cost of ownership" if tco else "cost"
-    what = (f"serves the most priority the budget allows, at the lowest {cost} for that"
-            if budgeted else
-            "has the lowest total cost of ownership of the plans that serve every workload"
-            if tco else "is the cheapest plan that serves every workload")
-    solver = result.solver.upper() if result.solver == "cbc" else "HiGHS"
-    if result.status == "optimal":
-        return f"Option 1 {what} (proven optimal by the {solver} solver)."
-    if result.gap is None:
-        return (f"Option 1 is the best plan found; the {solver} solver "
-                "proved no bound, so a cheaper plan may exist.")
-    return (f"Option 1 is the best plan found: at most {result.gap:.2%} "
-            f"dearer than the cheapest possible ({solver} solver); not proven optimal.")
+from .wording import (
+    direction_text,
+    gpu_list,
+    money,
+    reference_name,
+    status_sentence,
+    target_text,
+    use_cell,
+    use_rule_lines,
+)
 
 
 def render_plan_summary(result: PlanResult, catalog: Catalog, name: str,
@@ -198,10 +70,10 @@ def render_plan_summary(result: PlanResult, catalog: Catalog, name: str,
         lines += _budget_lines(result, wf, full, budget, cur, width)
     if wf is not None:
         lines += _demand_lines(wf, width)
-    lines += _throughput_lines(result, width)
+    lines += throughput_lines(result, width)
     if wf is not None and result.options:
-        lines += _serving_lines(result.options[0], wf, catalog, width)
-    lines += _own_cost_lines(result, width)
+        lines += serving_section(result.options[0], wf, catalog, width)
+    lines += own_cost_lines(result, width)
     lines += _drive_only_lines(result, width)
     lines += _includes_lines(result, catalog, width)
     lines += _reference_lines(result, width, buys_nothing)
@@ -374,108 +246,6 @@ def _includes_lines(result: PlanResult, catalog: Catalog, width: int) -> list[st
         out += wrap(f"{sku}: {'; '.join(p.includes) or '(not stated in the catalog)'}", width,
                     indent="  ", hang="      ")
     return out + [""]
-
-
-def _ms(value: float) -> str:
-    """Milliseconds as the estimate table writes them: 168.9 -> '169', 4.25 -> '4.2'."""
-    return f"{value:.0f}" if value >= 10 else f"{value:.1f}"
-
-
-def serving_lines(option: PlanOption, wf: WorkloadFile, catalog: Catalog) -> list[str]:
-    """Per inference workload with a latency limit or ``batch: auto``: the batch each
-    replica serves (the one ``batch: auto`` chose on its GPU), its time per output token
-    and to the first token, beside the limits; per GPU and degree it runs on.
-
-    "chat: 1 replica on 1 x rtx-4090, batch 5 (chosen by batch: auto), 25.7 ms per output
-    token (limit 40), first token in 169 ms (limit 800)".
-    """
-    by_name = {w.name: w for w in wf.workloads}
-    groups: dict[str, dict[tuple[str, int], list]] = {}
-    for p in option.placements:
-        w = by_name.get(p.workload)
-        if w is None or w.kind != "inference" or p.gpu is None or (
-                w.batch != "auto" and w.max_tpot_ms is None and w.max_ttft_ms is None):
-            continue
-        groups.setdefault(w.name, {}).setdefault((p.gpu, p.gpus), []).append(p)
-    out = []
-    for name, on in groups.items():
-        w = by_name[name]
-        parts = []
-        for (gpu, degree), ps in on.items():
-            batch = estimate(w, catalog.gpu(gpu), degree, wf.policy).batch
-            each = f"1 replica on {degree} x {gpu}" if len(ps) == 1 else (
-                f"{len(ps)} replicas, each on {degree} x {gpu}")
-            text = f"{each}, batch {batch}" + (" (chosen by batch: auto)"
-                                               if w.batch == "auto" else "")
-            tpots = [p.tpot_ms for p in ps if p.tpot_ms is not None]
-            ttfts = [p.ttft_ms for p in ps if p.ttft_ms is not None]
-            if tpots:
-                limit = f" (limit {w.max_tpot_ms:g})" if w.max_tpot_ms is not None else ""
-                text += f", {max(tpots):.1f} ms per output token{limit}"
-            if ttfts:
-                limit = f" (limit {w.max_ttft_ms:g})" if w.max_ttft_ms is not None else ""
-                text += f", first token in {_ms(max(ttfts))} ms{limit}"
-            parts.append(text)
-        out.append(f"{name}: " + "; ".join(parts))
-    return out
-
-
-def _serving_lines(option: PlanOption, wf: WorkloadFile, catalog: Catalog,
-                   width: int) -> list[str]:
-    """Option 1's serving figures (``serving_lines``) under a heading; none to show: []."""
-    shown = serving_lines(option, wf, catalog)
-    if not shown:
-        return []
-    return ["Serving, option 1 (per replica, at the batch it serves):"] + bullets(
-        shown, width) + [""]
-
-
-def _throughput_lines(result: PlanResult, width: int) -> list[str]:
-    """Option 1's figure per throughput target; later options only where theirs differ, in
-    one line when they are an earlier option's ("Throughput targets, option 3: as option
-    2.": two alternatives that serve the targets on the same replicas)."""
-    out: list[str] = []
-    first = target_lines(result.options[0]) if result.options else []
-    earlier: dict[tuple[str, ...], int] = {}
-    for o in result.options:
-        mine = target_lines(o)
-        shown = mine if o.rank == 1 else [t for t in mine if t not in first]
-        if shown and o.rank > 1 and tuple(mine) in earlier:
-            out += wrap(f"Throughput targets, option {o.rank}: as option "
-                        f"{earlier[tuple(mine)]}.", width) + [""]
-        elif shown:
-            what = "" if o.rank == 1 or len(shown) == len(mine) else " (where it differs)"
-            out.append(f"Throughput targets, option {o.rank}{what}:")
-            out += bullets(shown, width) + [""]
-        earlier.setdefault(tuple(mine), o.rank)
-    return out
-
-
-def _own_cost_lines(result: PlanResult, width: int) -> list[str]:
-    """Per option: capex, TCO and its parts, power and racks, owned servers, renting."""
-    out: list[str] = []
-    owns = [o.own for o in result.options if o.own is not None]
-    if owns and all(own.tco is None and own.cloud is None for own in owns) and not any(
-            o.idle or any(s.owned for s in o.servers) for o in result.options):
-        # Only power to say: one line (policy.tco adds energy, TCO and renting per option).
-        power = ", ".join(f"{kw_text(o.own.power_kw)} kW (option {o.rank})"
-                          for o in result.options if o.own is not None)
-        return wrap(f"Power drawn at full load: {power}.", width) + [""]
-    for o in result.options:
-        mine = own_lines(o, result.currency)
-        if mine:
-            out.append(f"Cost of owning, option {o.rank}:")
-            out += bullets(mine, width) + [""]
-    return out
-
-
-def reference_name(b: Baseline) -> str:
-    """The rule-of-thumb pool in plain words: "8 servers of 4x A100 80GB, 512 GB DDR4-3200,
-    8 TB NVMe (the usual server for medium models)"."""
-    scenario, _, label = b.name.removeprefix("R20 ").partition(": ")
-    label = label or scenario
-    return (f"{b.servers} server{'s' if b.servers != 1 else ''} of {label} (the usual "
-            f"server for {b.scenario} models)")
 
 
 def _reference_lines(result: PlanResult, width: int, buys_nothing: bool = False

@@ -14,7 +14,7 @@ import shutil
 import textwrap
 from collections.abc import Sequence
 from dataclasses import dataclass
-from typing import Literal
+from typing import Literal, TextIO
 
 DEFAULT_WIDTH = 100
 """Width used when none is given and standard output is not a terminal (a file, a pipe)."""
@@ -24,7 +24,7 @@ GAP = 2
 """Spaces between two table columns."""
 
 
-def terminal_width(stream=None) -> int:
+def terminal_width(stream: TextIO | None = None) -> int:
     """The width to lay text out in: ``COLUMNS`` when set, else the terminal's, else 100.
 
     Args:

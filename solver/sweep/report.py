@@ -1,7 +1,8 @@
-"""The sweep's results as data and text: the table, the JSON document, files, terminal text.
+"""The sweep's results as data: the table, the JSON document and the files.
 
 ``sweep_frame`` is the one flat table (CSV and the workbook's Sweep sheet),
-``sweep_document`` the ``--json`` document, ``render_sweep`` the terminal text.
+``sweep_document`` the ``--json`` document; ``render.render_sweep`` writes the terminal
+text from the same rows.
 Money in the catalog's currency; priority is Σ priority × ⌈replicas × growth⌉.
 """
 
@@ -10,17 +11,17 @@ from __future__ import annotations
 import math
 from collections.abc import Sequence
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 from ..report.files import csv_frame, replacing_together
-from ..report.text import DEFAULT_WIDTH, Column, bullets, table, wrap
 from .run import Group, Scenario, ScenarioRow, Sweep, SweepRun
 
+if TYPE_CHECKING:
+    import pandas as pd
 
-def _money(v: float | None) -> str:
-    return "-" if v is None else f"{v:,.0f}"
 
-
-def _num(v: float) -> str:
+def num_text(v: float) -> str:
+    """A sweep parameter's number as labels and the terminal write it: ``1.5``, ``0.3``."""
     return f"{v:g}"
 
 
@@ -43,53 +44,13 @@ def marginal_column(scale: float) -> str:
 
 def group_label(s: Scenario) -> str:
     """``growth 1.5, headroom 0.2, h100-sxm x0.8``."""
-    parts = [f"growth {_num(s.growth)}", f"headroom {_num(s.headroom)}"]
-    parts += [f"{t} x{_num(m)}" for t, m in s.prices]
-    parts += [f"{n} {_num(v) if isinstance(v, (int, float)) else v}" for n, v in s.owning]
+    parts = [f"growth {num_text(s.growth)}", f"headroom {num_text(s.headroom)}"]
+    parts += [f"{t} x{num_text(m)}" for t, m in s.prices]
+    parts += [f"{n} {num_text(v) if isinstance(v, (int, float)) else v}" for n, v in s.owning]
     return ", ".join(parts)
 
 
-STATUS_WORDS = {
-    "optimal": "optimal",
-    "feasible": "best found",
-    "infeasible": "no plan",
-    "timeout": "timed out",
-    "failed": "failed",
-}
-"""What a scenario's status says in the terminal table (the legend explains each)."""
-
-
-def _axes(run: SweepRun, price_targets: Sequence[str]) -> tuple[list[str], list[str]]:
-    """The axes that vary between scenarios (table columns) and those that do not (said
-    once above the table)."""
-    rows = [r.scenario for r in run.rows]
-    values: dict[str, set[float | str | None]] = {
-        "growth": {s.growth for s in rows},
-        "headroom": {s.headroom for s in rows},
-        **{f"{t} price x": {dict(s.prices).get(t) for s in rows} for t in price_targets},
-        **{name: {dict(s.owning).get(name) for s in rows}
-           for name in (dict(rows[0].owning) if rows else {})},
-    }
-    varying = [k for k, v in values.items() if len(v) > 1]
-    fixed = [f"{k} {one if isinstance(one, str) else _num(one)}" for k, v in values.items()
-             if len(v) == 1 and (one := next(iter(v))) is not None]
-    return varying, fixed
-
-
-def _axis_value(s: Scenario, axis: str) -> str:
-    if axis == "growth":
-        return _num(s.growth)
-    if axis == "headroom":
-        return _num(s.headroom)
-    owning = dict(s.owning)
-    if axis in owning:  # kWh price, years, objective (the cost-of-owning axes)
-        v = owning[axis]
-        return _num(v) if isinstance(v, (int, float)) else str(v)
-    m = dict(s.prices).get(axis.removesuffix(" price x"))
-    return "-" if m is None else _num(m)
-
-
-def replica_share(row, sweep: Sweep | None) -> float | None:
+def replica_share(row: ScenarioRow, sweep: Sweep | None) -> float | None:
     """Planned replicas (after growth) of the served workloads ÷ all planned replicas."""
     if sweep is None or row.total_cost is None:
         return None
@@ -97,97 +58,6 @@ def replica_share(row, sweep: Sweep | None) -> float | None:
     planned = {w.name: wf.planned_replicas(w) for w in wf.workloads}
     total = sum(planned.values())
     return sum(planned.get(n, 0) for n in row.served) / total if total else None
-
-
-TCO_AXES = ("kwh_price", "years", "objective")
-"""Sweep axes whose scenarios differ in TCO, not (only) in what they buy."""
-
-
-def render_sweep(
-    run: SweepRun,
-    name: str,
-    currency: str,
-    price_targets=(),
-    files: Sequence[Path] = (),
-    notes: Sequence[str] = (),
-    *,
-    sweep: Sweep | None = None,
-    width: int = DEFAULT_WIDTH,
-) -> str:
-    """The scenario table, the smallest budget serving everything, and what was written;
-    no line wider than ``width``."""
-    scale = marginal_scale(run)
-    has_budget = any(r.scenario.budget is not None for r in run.rows)
-    varying, fixed = _axes(run, price_targets)
-    columns = [Column("#")]
-    columns += [Column(f"budget {currency}")] if has_budget else []
-    columns += [Column(a) for a in varying]
-    has_tco = any(r.tco is not None for r in run.rows)
-    columns += [Column(f"cost {currency}")]
-    # TCO answers a sweep over what it depends on (kWh price, years, objective) or one that
-    # ranks by it: that column stays, the GPUs go first (their mix rarely changes there).
-    by_tco = (any(a in TCO_AXES for a in varying)
-              or (sweep is not None and sweep.wf.policy.objective == "tco"))
-    columns += [Column(f"TCO {currency}", keep=0 if by_tco else 2)] if has_tco else []
-    columns += [Column("status", justify="left", wrap=True, comfort=10)]
-    columns += [Column("planned replicas served", keep=2)] if sweep is not None else []
-    columns += [Column(f"priority gained per {scale:,.0f} more", keep=3)] if has_budget else []
-    columns += [Column("GPUs", justify="left", wrap=True, keep=1, comfort=16),
-                Column("leaves out", justify="left", wrap=True, comfort=16)]
-    rows = []
-    for r in run.rows:
-        s = r.scenario
-        cells = [str(s.id)]
-        cells += [_money(s.budget)] if has_budget else []
-        cells += [_axis_value(s, a) for a in varying]
-        cells += [_money(r.total_cost)]
-        cells += [_money(r.tco)] if has_tco else []
-        word = STATUS_WORDS.get(r.status, r.status)
-        if r.status_note:
-            word += f" ({r.status_note})"
-        cells += [word + (" *" if r.reused_knee else "")]
-        if sweep is not None:
-            share = replica_share(r, sweep)
-            cells.append("-" if share is None else f"{share:.0%}")
-        if has_budget:
-            m = r.marginal_priority_per_dollar
-            cells.append("-" if m is None else f"{m * scale:.1f}")
-        if r.total_cost is None:
-            left = _short(r.error)
-        else:
-            left = ", ".join(r.unserved) or "nothing"
-        cells += [gpu_mix(r.gpus, ", ") if r.total_cost is not None else "-", left]
-        rows.append(cells)
-    out = wrap(f"plan-buy sweep: {name}, {len(run.rows)} scenario(s)"
-               + (f"; {', '.join(fixed)} in every one" if fixed else ""), width)
-    out.append("")
-    out += table(columns, rows, width)
-    out += _legend(run, has_budget, scale, width)
-    out += [""] + wrap("Smallest budget that serves every workload (the cheapest full plan):",
-                       width)
-    for k in run.knees.values():
-        label = group_label(k.scenario)
-        if k.total_cost is None:
-            out += bullets([f"{label}: no full plan ({k.status}: {_short(k.error)})"], width)
-        else:
-            exact = ("proven cheapest" if k.status == "optimal"
-                     else "best found, not proven cheapest")
-            out += bullets([(f"{label}: {currency} {_money(k.total_cost)} ({exact}); "
-                            f"{gpu_mix(k.gpus, ', ')}")], width)
-    out += _preferred(run, currency, width)
-    out.append("")
-    if run.interrupted:
-        out.append(f"Interrupted: {len(run.rows)} scenario(s) finished, {run.not_run} not run.")
-    reused = sum(r.reused_knee for r in run.rows)
-    out += wrap(
-        f"{run.solves} solve(s) on {run.jobs} worker(s) in {run.seconds:.1f} s"
-        + (f"; {reused} budget(s) at or above the full plan's cost reused it" if reused else ""),
-        width)
-    for path in files:
-        out += wrap(f"Wrote {path}", width)
-    for note in notes:
-        out += wrap(note, width)
-    return "\n".join(out)
 
 
 def dearer_preferred(run: SweepRun) -> dict[Group, ScenarioRow]:
@@ -202,54 +72,7 @@ def dearer_preferred(run: SweepRun) -> dict[Group, ScenarioRow]:
             if p.total_cost is not None and dearer(g, p.total_cost)}
 
 
-def _preferred(run: SweepRun, currency: str, width: int) -> list[str]:
-    """Under ``objective: tco``: the full plan of lowest TCO, which budgets at or above its
-    cost buy, where it is not the cheapest full plan."""
-    dearer = dearer_preferred(run)
-    if not dearer:
-        return []
-    out = wrap("The full plan of lowest TCO (objective tco), which every budget at or above "
-               "its cost buys:", width)
-    for p in dearer.values():
-        exact = "proven lowest TCO" if p.status == "optimal" else "best found, not proven"
-        out += bullets([(f"{group_label(p.scenario)}: {currency} {_money(p.total_cost)}, TCO "
-                         f"{currency} {_money(p.tco)} ({exact}); {gpu_mix(p.gpus, ', ')}")],
-                       width)
-    return out
-
-
-def _legend(run: SweepRun, has_budget: bool, scale: float, width: int) -> list[str]:
-    """One line per mark or word the table uses."""
-    items = []
-    statuses = {r.status for r in run.rows}
-    if any(r.reused_knee for r in run.rows):
-        which = ("its group's full plan (the cheapest, or under objective tco the one of "
-                 "lowest TCO)" if dearer_preferred(run) else "the cheapest full plan")
-        items.append(f"*: the budget covers {which}, so that plan is the answer "
-                     "(not solved again).")
-    if has_budget:
-        items.append(f"priority gained: served priority (priority x planned replicas) added "
-                     f"since the budget before, per {scale:,.0f} of budget.")
-    if "optimal" in statuses and has_budget:
-        items.append("optimal: under a budget, the most priority the budget allows, at the "
-                     "lowest cost for it.")
-    if "feasible" in statuses:
-        items.append("best found: not proven that no cheaper plan (or one serving more) "
-                     "exists. In brackets, why: the time limit ended the solve (raise "
-                     "--time-limit), and the gap, how far above the lowest cost the solver "
-                     "proved possible the plan may be, or no proven bound at all.")
-    return bullets(items, width, indent="") if items else []
-
-
-def _short(text: str | None, n: int = 90) -> str:
-    if not text:
-        return "-"
-    first = text.splitlines()[0]
-    return first if len(first) <= n else first[: n - 3] + "..."
-
-
-# -- The table ----------------------------------------------------------------------------
-def sweep_frame(run: SweepRun, price_targets: Sequence[str] = ()):
+def sweep_frame(run: SweepRun, price_targets: Sequence[str] = ()) -> pd.DataFrame:
     """One row per scenario, flat (lists joined), for the CSV and the workbook's Sweep sheet.
 
     The marginal column is priority gained per ``marginal_scale(run)`` more budget, as the
@@ -308,7 +131,7 @@ BOM_COLUMNS = ("sku", "kind", "qty", "unit_price", "extended")
 """The bill-of-materials columns of ``bom_frame`` after the scenario's parameters."""
 
 
-def bom_frame(run: SweepRun, price_targets: Sequence[str] = ()):
+def bom_frame(run: SweepRun, price_targets: Sequence[str] = ()) -> pd.DataFrame:
     """Every scenario's bill of materials as one long table: the scenario's id and
     parameters, then one row per line (SKU, kind, qty, unit price, extended). Scenarios
     without a plan have no rows."""
