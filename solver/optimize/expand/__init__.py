@@ -78,7 +78,8 @@ def expand(outcome: Outcome, cand: Candidates, wf: WorkloadFile, catalog: Catalo
     served = {p.workload for p in placements}
     pooled = sum(w.pool_tb for w in wf.workloads if w.name in served)
     numbered = len(servers)
-    servers = place_drives(servers, needs, keys, pooled, outcome, catalog, wf.policy)
+    servers = place_drives(servers, needs, keys, pooled, outcome, catalog, wf.policy,
+                           wf.site)
     lines = bom_lines(servers, catalog)
     cost = round(sum(ln.extended for ln in lines), 2)
     idle = idle_owned(boxes_by_type, cand, len(servers))

@@ -13,12 +13,7 @@ from functools import cached_property
 
 from ...inputs.catalog import Catalog
 from ...inputs.workload import Policy
-from ..candidates import (
-    ReplicaOption,
-    ServerType,
-    cores_of,
-    fits_disk,
-)
+from ..candidates import ReplicaOption, ServerType, cores_of, fits_disk
 
 
 @dataclass(frozen=True)

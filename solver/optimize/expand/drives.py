@@ -9,11 +9,10 @@ import heapq
 from collections.abc import Callable
 from dataclasses import replace
 
-from ...inputs.catalog import Catalog, StorageSku
+from ...inputs.catalog import Catalog, MemorySku, Platform, StorageSku
+from ...inputs.ownership import Site
 from ...inputs.workload import Policy
-from ..candidates import (
-    allowed_drives,
-)
+from ..candidates import ServerType, allowed_drives, within_site
 from ..outcome import Outcome
 from ..plan import Server
 
@@ -44,7 +43,8 @@ Config = tuple[str, int, float, float]
 
 
 def place_drives(servers: list[Server], needs: list[float], keys: list[str], pooled: float,
-                 outcome: Outcome, catalog: Catalog, policy: Policy) -> list[Server]:
+                 outcome: Outcome, catalog: Catalog, policy: Policy,
+                 site: Site | None = None) -> list[Server]:
     """O4: one drive SKU per bought server, so that each holds its local datasets (``needs``)
     and the pool its copies + ``pooled`` (shared datasets and checkpoints), all under the
     headroom line; owned servers keep their drives (P4).
@@ -53,7 +53,8 @@ def place_drives(servers: list[Server], needs: list[float], keys: list[str], poo
     the type's servers largest need first (each the smallest config left that holds it;
     a server left without one gets its cheapest); (b) every server its cheapest config.
     Then, while the pool is short, the drive change of least price per TB still missing is
-    made; when no bay is left, a server carrying only drives is added.
+    made; when no bay is left, a server carrying only drives is added (one that a rack of
+    the ``site`` holds, P3).
     """
     line = 1 - policy.headroom
     excluded = set(policy.exclude)
@@ -70,7 +71,7 @@ def place_drives(servers: list[Server], needs: list[float], keys: list[str], poo
     for start in starts:
         chosen, extra, short = _fill_pool(
             start, servers, needs, bays, options, pooled, line,
-            lambda short: _drive_server(catalog, drives, excluded, short))
+            lambda short: _drive_server(catalog, drives, excluded, short, site))
         rank = (short, sum(c[3] for c in chosen if c is not None) + sum(p for p, _ in extra))
         if best is None or rank < best[0]:
             best = (rank, chosen, extra)
@@ -185,10 +186,12 @@ def _cheapest_step(groups: dict[tuple[int, Config | None], list[int]],
 
 
 def _drive_server(catalog: Catalog, drives: list[StorageSku], excluded: set[str],
-                  short: float) -> tuple[float, Server] | None:
+                  short: float, site: Site | None = None) -> tuple[float, Server] | None:
     """A server that carries only drives, for ``short`` TB: on each platform sold without
     GPUs, with bays and allowed, the cheapest config that holds it (else its largest), with
-    the cheapest DIMMs that fill its channels; the one of least price per TB it adds."""
+    the cheapest DIMMs that fill its channels; the one of least price per TB it adds. A
+    platform one rack of the ``site`` cannot hold (P3, its power or height) is passed over,
+    as the program's candidate types pass it over."""
     best: tuple[float, float, Server] | None = None
     for p in catalog.platforms:
         if p.sku in excluded or not p.drive_bays or 0 not in p.allowed_gpu_counts():
@@ -197,6 +200,8 @@ def _drive_server(catalog: Catalog, drives: list[StorageSku], excluded: set[str]
         if not dimms:
             continue
         dimm = min(dimms, key=lambda m: m.price)
+        if not _in_a_rack(p, dimm, site):
+            continue
         configs = bay_configs(p.drive_bays, drives)
         cfg = next((k for k in configs if k[2] + 1e-9 >= short),
                    max(configs, key=lambda k: (k[2], -k[3])))
@@ -207,3 +212,11 @@ def _drive_server(catalog: Catalog, drives: list[StorageSku], excluded: set[str]
                             disk_tb=cfg[2])
             best = (rate, price, server)
     return None if best is None else (best[1], best[2])
+
+
+def _in_a_rack(p: Platform, dimm: MemorySku, site: Site | None) -> bool:
+    """P3: a drives-only server of platform ``p`` with ``dimm`` in every channel is within
+    one rack's power and height (``candidates.within_site``, the candidate types' rule)."""
+    t = ServerType(f"drives:{p.sku}", p, None, dimm.sku, p.memory_channels,
+                   p.memory_channels * dimm.size_gb)
+    return within_site(t, site) is not None

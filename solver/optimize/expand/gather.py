@@ -12,9 +12,7 @@ from typing import Any
 
 from ...inputs.catalog import Catalog
 from ...inputs.workload import Policy
-from ..candidates import (
-    allowed_drives,
-)
+from ..candidates import allowed_drives
 from .box import Box, Item, family
 from .drives import Config, bay_configs, cheapest_config
 from .moves import Swap, better_swap, make_swap, room_for

@@ -10,11 +10,7 @@ from collections.abc import Callable
 
 from ...inputs.catalog import Catalog
 from ...inputs.workload import Policy
-from ..candidates import (
-    ServerType,
-    allowed_drives,
-    usable,
-)
+from ..candidates import ServerType, allowed_drives, usable
 from .box import Box, Item, box_price, family, fits
 from .moves import Swap, better_swap, make_swap
 

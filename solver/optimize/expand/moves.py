@@ -5,11 +5,7 @@ and ``memory.shed`` (DIMMs), checked on both servers, then made.
 from __future__ import annotations
 
 from ...inputs.workload import Policy
-from ..candidates import (
-    ServerType,
-    cores_of,
-    usable,
-)
+from ..candidates import ServerType, cores_of, usable
 from .box import Box, Item, fits
 
 Swap = tuple[float, "Box", "Box", "Box"]

@@ -13,13 +13,7 @@ from dataclasses import dataclass
 from typing import Any
 
 from ...inputs.workload import Policy
-from ..candidates import (
-    ReplicaOption,
-    ServerType,
-    cores_of,
-    fits_disk,
-    usable,
-)
+from ..candidates import ReplicaOption, ServerType, cores_of, fits_disk, usable
 from ..outcome import BuiltPatterns
 from .box import Box, Item, fits
 

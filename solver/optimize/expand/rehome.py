@@ -10,13 +10,7 @@ from collections.abc import Callable
 
 from ...inputs.catalog import Catalog
 from ...inputs.workload import Policy
-from ..candidates import (
-    Candidates,
-    ReplicaOption,
-    ServerType,
-    type_accepts,
-    usable,
-)
+from ..candidates import Candidates, ReplicaOption, ServerType, type_accepts, usable
 from ..outcome import Outcome
 from .box import Box, Item, box_price, fits
 

@@ -9,12 +9,7 @@ from collections.abc import Callable
 
 from ...inputs.catalog import Catalog
 from ...inputs.workload import Policy
-from ..candidates import (
-    Candidates,
-    ServerType,
-    cores_of,
-    usable,
-)
+from ..candidates import Candidates, ServerType, cores_of, usable
 from ..family_pack import Kind, ServerConfig, cheapest_cover
 from ..outcome import Outcome
 from .box import Box, Item, box_price, family, fits

@@ -6,10 +6,7 @@ from __future__ import annotations
 
 from ...inputs.catalog import Catalog
 from ...inputs.workload import WorkloadFile
-from ..candidates import (
-    Candidates,
-    ReplicaOption,
-)
+from ..candidates import Candidates, ReplicaOption
 from ..plan import BomLine, Placement, Server
 from .box import Box
 
