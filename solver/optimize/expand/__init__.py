@@ -52,6 +52,9 @@ from .servers import bom_lines, idle_owned, number_servers
 
 @dataclass(frozen=True)
 class Expansion:
+    """An aggregate outcome as physical servers: each numbered server with its drives, each
+    replica on its GPU indices, the bill of materials and its cost, and what repair added."""
+
     servers: tuple[Server, ...]
     placements: tuple[Placement, ...]
     lines: tuple[BomLine, ...]
