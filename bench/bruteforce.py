@@ -1,6 +1,6 @@
 """Exhaustive enumeration of tiny instances: an optimum found without the integer program.
 
-Independent of ``solver/optimize/candidates.py``, ``build.py`` and ``expand.py``: it reads only the
+Independent of ``solver/optimize/candidates.py``, ``build.py`` and ``expand/``: it reads only the
 plan rules, the catalog and the estimator (the one source of every per-GPU VRAM and
 host-RAM need), and searches every plan:
 

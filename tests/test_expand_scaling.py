@@ -13,8 +13,11 @@ from dataclasses import replace
 import pytest
 
 from solver.inputs.loading import load_workloads
-from solver.optimize import expand
-from solver.optimize.candidates import enumerate_candidates
+from solver.optimize.candidates import enumerate_candidates, usable
+from solver.optimize.expand import drives as ex_drives
+from solver.optimize.expand import gather as ex_gather
+from solver.optimize.expand import pack as ex_pack
+from solver.optimize.expand.box import Box, Item
 from solver.optimize.plan import Server
 
 SERVE = """name: many
@@ -38,16 +41,16 @@ def packing(write_yaml, default_catalog):
 
 def _fit_tests(monkeypatch, items, t, policy) -> tuple[int, list]:
     calls = 0
-    fits = expand._fits
+    fits = ex_pack.fits
 
     def counted(*args):
         nonlocal calls
         calls += 1
         return fits(*args)
 
-    monkeypatch.setattr(expand, "_fits", counted)
-    boxes, _ = expand._pack(items, [], t, policy)
-    monkeypatch.setattr(expand, "_fits", fits)
+    monkeypatch.setattr(ex_pack, "fits", counted)
+    boxes, _ = ex_pack.pack_type(items, [], t, policy)
+    monkeypatch.setattr(ex_pack, "fits", fits)
     return calls, boxes
 
 
@@ -55,7 +58,7 @@ def test_first_fit_tests_grow_linearly_with_the_replicas(monkeypatch, packing):
     policy, t, option, _ = packing
 
     def work(n: int) -> int:
-        items = [expand._Item(option.degree, option.ram_gb, (option,)) for _ in range(n)]
+        items = [Item(option.degree, option.ram_gb, (option,)) for _ in range(n)]
         calls, boxes = _fit_tests(monkeypatch, items, t, policy)
         assert sum(len(b.items) for b in boxes) == n
         return calls
@@ -69,31 +72,31 @@ def test_resumed_first_fit_places_as_plain_first_fit(packing):
     """The resume points skip only servers that can never take the item's shape again."""
     policy, t, option, cpu = packing
     assert t.disk_tb > 0
-    tb = 0.4 * expand.usable(t.disk_tb, policy)  # two datasets fit a server, three do not
+    tb = 0.4 * usable(t.disk_tb, policy)  # two datasets fit a server, three do not
 
     def reading(o, name: str):
         return replace(o, workload=name, local_tb=tb)
 
     rng = random.Random(7)
-    shapes = [expand._Item(option.degree, option.ram_gb, (option,)),
-              expand._Item(option.degree, option.ram_gb / 3, (option,)),
-              expand._Item(0, cpu.ram_gb, (cpu,))]
-    shapes += [expand._Item(o.degree, o.ram_gb, (reading(o, name),))
+    shapes = [Item(option.degree, option.ram_gb, (option,)),
+              Item(option.degree, option.ram_gb / 3, (option,)),
+              Item(0, cpu.ram_gb, (cpu,))]
+    shapes += [Item(o.degree, o.ram_gb, (reading(o, name),))
                for o in (option, cpu) for name in ("a", "b", "c")]
     items = [rng.choice(shapes) for _ in range(400)]
-    cap = expand.usable(t.ram_gb, policy)
-    plain: list[expand._Box] = []
-    resumed: list[expand._Box] = []
-    first = expand._FirstFit(resumed, cap, policy)
+    cap = usable(t.ram_gb, policy)
+    plain: list[Box] = []
+    resumed: list[Box] = []
+    first = ex_pack._FirstFit(resumed, cap, policy)
     for item in items:
-        box = expand._first_fit(plain, item, cap, policy)
+        box = ex_pack._first_fit(plain, item, cap, policy)
         if box is None:
-            box = expand._Box(t)
+            box = Box(t)
             plain.append(box)
         box.add(item)
         box = first.find(item)
         if box is None:
-            box = expand._Box(t)
+            box = Box(t)
             resumed.append(box)
         first.add(box, item)
     assert [[id(i) for i in b.items] for b in plain] == [[id(i) for i in b.items]
@@ -107,7 +110,7 @@ def test_first_fit_tests_grow_linearly_with_replicas_reading_a_local_dataset(mon
     reading = replace(option, local_tb=0.1)
 
     def work(n: int) -> int:
-        items = [expand._Item(reading.degree, reading.ram_gb, (reading,)) for _ in range(n)]
+        items = [Item(reading.degree, reading.ram_gb, (reading,)) for _ in range(n)]
         calls, boxes = _fit_tests(monkeypatch, items, t, policy)
         assert sum(len(b.items) for b in boxes) == n
         return calls
@@ -132,10 +135,10 @@ def test_drive_fill_steps_weigh_groups_not_every_server(default_catalog):
 
     def work(n: int) -> int:
         servers = [Server(f"s{i}", "p", None, 0, "m", 8, None, 0) for i in range(n)]
-        options = {bays: _Counted(expand._configs(bays, drives))}
+        options = {bays: _Counted(ex_drives.bay_configs(bays, drives))}
         _Counted.walks = 0
         most = max(c[2] for c in options[bays])
-        chosen, extra, short = expand._fill_pool(
+        chosen, extra, short = ex_drives._fill_pool(
             [None] * n, servers, [0.0] * n, [bays] * n, options, pooled=0.7 * most * n,
             line=0.8, drive_server=lambda tb: None)
         assert not short and not extra
@@ -176,19 +179,19 @@ def test_gathering_datasets_weighs_kinds_of_servers_not_every_server(monkeypatch
     reading = replace(option, local_tb=0.1)
 
     def work(n: int) -> int:
-        items = [expand._Item(reading.degree, reading.ram_gb, (reading,)) for _ in range(n)]
-        boxes, _ = expand._pack(items, [], t, policy)
+        items = [Item(reading.degree, reading.ram_gb, (reading,)) for _ in range(n)]
+        boxes, _ = ex_pack.pack_type(items, [], t, policy)
         calls = 0
-        tb_after = expand._tb_after
+        tb_after = ex_gather._tb_after
 
         def counted(*args):
             nonlocal calls
             calls += 1
             return tb_after(*args)
 
-        monkeypatch.setattr(expand, "_tb_after", counted)
-        expand._gather({t.key: boxes}, policy, default_catalog)
-        monkeypatch.setattr(expand, "_tb_after", tb_after)
+        monkeypatch.setattr(ex_gather, "_tb_after", counted)
+        ex_gather.gather_datasets({t.key: boxes}, policy, default_catalog)
+        monkeypatch.setattr(ex_gather, "_tb_after", tb_after)
         return calls
 
     small, large = work(300), work(600)

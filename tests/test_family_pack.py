@@ -1,12 +1,13 @@
 """The cheapest cover of a family's replicas by server patterns (``family_pack``), and its
-use in expansion's family repack (``expand._cover``): hand-solved instances."""
+use in expansion's family repack (``expand.repack.cover``): hand-solved instances."""
 
 from __future__ import annotations
 
 import solver_fixtures as fx
 
-from solver.optimize import expand as ex
 from solver.optimize.candidates import enumerate_candidates, usable
+from solver.optimize.expand.box import Box, Item, box_price
+from solver.optimize.expand.repack import cover
 from solver.optimize.family_pack import ServerConfig, cheapest_cover
 
 # Kinds (GPUs, host RAM GB, cores): a CPU-only replica of 2,880 GB, an 8-GPU replica of
@@ -69,14 +70,14 @@ def test_expansion_repacks_a_family_by_its_cheapest_cover(monkeypatch):
     assert [option[w].degree for w in "adp"] == [2, 1, 0]
     boxes = []
     for held in (("p", "d"), ("p", "d"), ("a",)):
-        box = ex._Box(large)
+        box = Box(large)
         for w in held:
-            box.add(ex._Item(option[w].degree, option[w].ram_gb, (option[w],)))
+            box.add(Item(option[w].degree, option[w].ram_gb, (option[w],)))
         boxes.append(box)
-    covered = ex._cover(boxes, members, wf.policy, cat)
+    covered = cover(boxes, members, wf.policy, cat)
     assert len(covered) == 2
-    assert sum(ex._box_price(b, cat) for b in boxes) == 3 * (2000 + 4 * 300) + 4 * 1000
-    assert sum(ex._box_price(b, cat) for b in covered) == 2 * (2000 + 4 * 300) + 4 * 1000
+    assert sum(box_price(b, cat) for b in boxes) == 3 * (2000 + 4 * 300) + 4 * 1000
+    assert sum(box_price(b, cat) for b in covered) == 2 * (2000 + 4 * 300) + 4 * 1000
     assert sorted(sorted(o.workload for it in b.items for o in it.replicas)
                   for b in covered) == [["a", "p"], ["d", "d", "p"]]
     assert all(b.ram_used <= usable(b.type.ram_gb, wf.policy) for b in covered)

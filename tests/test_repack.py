@@ -244,7 +244,8 @@ def test_a_swap_takes_a_server_back_to_less_memory(monkeypatch):
     A holds 50 GB and takes 2 x 32 GB ($200 less), B holds 100 <= 102.4 GB as it is.
     When x and y read a local 4 TB dataset, every swap out of A gives B a copy ($400 of
     drives at $100 a TB), more than it saves: none is made."""
-    from solver.optimize.expand import _Box, _Item, _shed
+    from solver.optimize.expand.box import Box, Item
+    from solver.optimize.expand.memory import shed
 
     fx.install(monkeypatch, {"a": (15, 10)})
     wf = fx.workloads({"name": "a"})
@@ -256,24 +257,24 @@ def test_a_swap_takes_a_server_back_to_less_memory(monkeypatch):
     option = cand.options["a"][0]
 
     def item(ram, dataset=None):
-        return _Item(1, ram, (option.__class__(**{**option.__dict__, "ram_gb": ram,
+        return Item(1, ram, (option.__class__(**{**option.__dict__, "ram_gb": ram,
                                                    "local_tb": 4.0 if dataset else 0.0,
                                                    "workload": dataset or "a"}),))
 
     def servers(y_dataset=None):
-        a, b = _Box(four), _Box(four)
+        a, b = Box(four), Box(four)
         for box, rams in ((a, (40, 20)), (b, (80, 10))):
             for ram in rams:
                 box.add(item(ram, y_dataset if box is a else None))
         return a, b
 
     a, b = servers()
-    _shed([a, b], family, wf.policy, cat)
+    shed([a, b], family, wf.policy, cat)
     assert (a.type, sorted(it.ram_gb for it in a.items)) == (two, [10, 40])
     assert (b.type, sorted(it.ram_gb for it in b.items)) == (four, [20, 80])
 
     a, b = servers(y_dataset="xy")
-    _shed([a, b], family, wf.policy, cat)
+    shed([a, b], family, wf.policy, cat)
     assert (a.type, b.type) == (four, four)
 
 
@@ -281,7 +282,8 @@ def test_an_excluded_drive_does_not_price_the_copies_a_swap_makes(monkeypatch):
     """The swap above saves $200 of DIMMs and gives B a copy of a 4 TB dataset. With a
     second drive at $10 a TB the copy costs $40 and the swap is made; once that drive is
     excluded (never bought), the copy costs what the drive left costs, $400, and none is."""
-    from solver.optimize.expand import _Box, _Item, _shed
+    from solver.optimize.expand import memory
+    from solver.optimize.expand.box import Box, Item
 
     fx.install(monkeypatch, {"a": (15, 10)})
     storage = [{"sku": "ssd4", "size_tb": 4, "price": 400},
@@ -296,14 +298,14 @@ def test_an_excluded_drive_does_not_price_the_copies_a_swap_makes(monkeypatch):
         option = cand.options["a"][0]
 
         def item(ram, dataset=None):
-            return _Item(1, ram, (option.__class__(**{**option.__dict__, "ram_gb": ram,
+            return Item(1, ram, (option.__class__(**{**option.__dict__, "ram_gb": ram,
                                                        "local_tb": 4.0 if dataset else 0.0,
                                                        "workload": dataset or "a"}),))
-        a, b = _Box(four), _Box(four)
+        a, b = Box(four), Box(four)
         for box, rams in ((a, (40, 20)), (b, (80, 10))):
             for ram in rams:
                 box.add(item(ram, "xy" if box is a else None))
-        _shed([a, b], family, wf.policy, cat)
+        memory.shed([a, b], family, wf.policy, cat)
         return a.type.ram_gb, b.type.ram_gb
 
     assert shed(fx.workloads({"name": "a"})) == (64, 128)
@@ -316,7 +318,8 @@ def test_dataset_copies_are_gathered_onto_fewer_drives(monkeypatch):
     data: each server needs one drive, $800. A swap puts both x replicas on one server
     ($400) and the other needs none. When two x replicas are too big for one server's
     RAM, nothing moves."""
-    from solver.optimize.expand import _Box, _gather, _Item
+    from solver.optimize.expand.box import Box, Item
+    from solver.optimize.expand.gather import gather_datasets
 
     fx.install(monkeypatch, {"a": (15, 10)})
     wf = fx.workloads({"name": "a"})
@@ -327,12 +330,12 @@ def test_dataset_copies_are_gathered_onto_fewer_drives(monkeypatch):
     option = cand.options["a"][0]
 
     def item(ram, dataset=None):
-        return _Item(1, ram, (option.__class__(**{**option.__dict__, "ram_gb": ram,
+        return Item(1, ram, (option.__class__(**{**option.__dict__, "ram_gb": ram,
                                                    "local_tb": 3.0 if dataset else 0.0,
                                                    "workload": dataset or "a"}),))
 
     def servers(x_ram, b_ram):
-        a, b = _Box(two), _Box(two)
+        a, b = Box(two), Box(two)
         for box, ram in ((a, 10), (b, b_ram)):
             box.add(item(x_ram, "x"))
             box.add(item(ram))
@@ -340,13 +343,13 @@ def test_dataset_copies_are_gathered_onto_fewer_drives(monkeypatch):
 
     a, b = servers(x_ram=20, b_ram=10)
     assert (a.local_tb, b.local_tb) == (3.0, 3.0)
-    _gather({two.key: [a, b]}, wf.policy, cat)
+    gather_datasets({two.key: [a, b]}, wf.policy, cat)
     held, empty = (a, b) if a.local_tb else (b, a)
     assert [sorted(it.datasets) for it in held.items] == [["x"], ["x"]]
     assert (held.local_tb, empty.local_tb, held.ram_used, empty.ram_used) == (3.0, 0.0, 40, 20)
 
     a, b = servers(x_ram=30, b_ram=20)  # two x replicas, 60 GB, fit no server's 51.2
-    _gather({two.key: [a, b]}, wf.policy, cat)
+    gather_datasets({two.key: [a, b]}, wf.policy, cat)
     assert (a.local_tb, b.local_tb) == (3.0, 3.0)
 
 
@@ -357,7 +360,8 @@ def test_idle_gpus_go_to_the_server_that_saves_most(monkeypatch):
     has limits, so no new server may take what finds no room. Least loaded first, the box2
     takes one idle GPU and the big2 no longer fits: $15,900. The dearest per GPU first, the
     big2's two replicas take both: $8,900. The cheaper is kept."""
-    from solver.optimize.expand import _Box, _empty_into_idle, _Item
+    from solver.optimize.expand.box import Box, Item
+    from solver.optimize.expand.rehome import empty_into_idle
 
     fx.install(monkeypatch, {"a": (15, 5), "p": (0, 90)})
     wf = fx.workloads({"name": "a", "replicas": 3}, {"name": "p", "kind": "preprocess"})
@@ -372,13 +376,13 @@ def test_idle_gpus_go_to_the_server_that_saves_most(monkeypatch):
     cat = fx.catalog(memory=memory, platforms=platforms)
     cand = enumerate_candidates(wf, cat)
     small = {t.platform.sku: t for t in cand.types if t.gpu is not None and t.gpu.sku == "small"}
-    replica = _Item(1, 5, (next(o for o in cand.options["a"] if o.gpu == "small"),))
-    board, box2, big2 = _Box(small["board"]), _Box(small["box2"]), _Box(small["big2"])
-    board.add(_Item(0, 90, (cand.options["p"][0],)))
+    replica = Item(1, 5, (next(o for o in cand.options["a"] if o.gpu == "small"),))
+    board, box2, big2 = Box(small["board"]), Box(small["box2"]), Box(small["big2"])
+    board.add(Item(0, 90, (cand.options["p"][0],)))
     box2.add(replica)
     big2.add(replica)
     big2.add(replica)
     plan = {t.key: [b] for t, b in ((board.type, board), (box2.type, box2), (big2.type, big2))}
-    assert _empty_into_idle(plan, cand, wf.policy, cat, site=True) == 1
+    assert empty_into_idle(plan, cand, wf.policy, cat, site=True) == 1
     kept = {k: [(b.gpus_used, len(b.items)) for b in v] for k, v in plan.items() if v}
     assert kept == {board.type.key: [(2, 3)], box2.type.key: [(1, 1)]}

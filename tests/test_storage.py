@@ -412,3 +412,27 @@ def test_the_bound_solves_plan_replaces_a_dearer_cheapest():
     r = plan(wf, cat, top=1, with_baseline=False)
     assert check_plan(r.options[0], wf, cat) == []
     assert r.status == "optimal" and r.options[0].total_cost == 539070
+
+
+def test_a_drives_only_server_fits_a_rack_of_the_site(default_catalog):
+    """P3: the server added to carry only drives is one a rack of the site holds, as the
+    program's candidate types are; a rack too weak for the cheapest such server takes the
+    next, and one too weak for every platform takes none (the pool is then short)."""
+    from solver.inputs.ownership import Site
+    from solver.optimize.candidates import allowed_drives
+    from solver.optimize.expand.drives import _drive_server
+
+    drives = allowed_drives(default_catalog, set())
+
+    def server(site):
+        found = _drive_server(default_catalog, drives, set(), 50.0, site)
+        return None if found is None else found[1].platform
+
+    free = server(None)
+    assert free is not None
+    watts = default_catalog.platform(free).power_w
+    assert server(Site(racks=9, rack_kw=100, rack_units=42)) == free
+    weaker = server(Site(racks=9, rack_kw=watts / 1000 * 0.99, rack_units=42))
+    assert weaker != free
+    assert weaker is None or default_catalog.platform(weaker).power_w < watts
+    assert server(Site(racks=9, rack_kw=0.001, rack_units=42)) is None
