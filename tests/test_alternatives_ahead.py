@@ -15,7 +15,7 @@ import pytest
 import solver_fixtures as fx
 
 from solver.inputs.loading import load_catalog, load_workloads
-from solver.optimize import pipeline, rounds
+from solver.optimize import near_optimal, pipeline, rounds
 from solver.optimize.alternatives import server_key
 from solver.optimize.budget import Budget
 from solver.optimize.build import build
@@ -28,7 +28,7 @@ CATALOG = ROOT / "catalogs" / "default.yaml"
 
 
 def _plan(name: str, monkeypatch, spare: bool):
-    monkeypatch.setattr(pipeline, "spare_core", lambda: spare)
+    monkeypatch.setattr(near_optimal, "spare_core", lambda: spare)
     wf = load_workloads(ROOT / "workloads" / f"{name}.yaml")
     return pipeline.plan(wf, load_catalog(CATALOG), top=3, with_baseline=False)
 

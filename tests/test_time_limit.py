@@ -10,7 +10,7 @@ import solver_fixtures as fx
 
 from bench.generate import generate
 from solver.errors import SolverError
-from solver.optimize import budget, pipeline
+from solver.optimize import budget, diagnosis, pipeline
 from solver.optimize.solve import available_solvers
 
 pytestmark = pytest.mark.skipif("highs" not in available_solvers(), reason="needs HiGHS")
@@ -76,10 +76,10 @@ def test_absurd_prices_are_named_and_no_time_limit_is_invented(q3, default_catal
 
 
 def test_no_plan_message_mentions_the_limit_only_when_set(default_catalog):
-    without = pipeline._no_plan_message("highs", None, default_catalog)
+    without = diagnosis.no_plan_message("highs", None, default_catalog)
     assert "time limit" not in without.replace("without a time limit", "")
     assert "None" not in without
-    assert "within the time limit of 7 s" in pipeline._no_plan_message("cbc", 7.0,
+    assert "within the time limit of 7 s" in diagnosis.no_plan_message("cbc", 7.0,
                                                                        default_catalog)
 
 
