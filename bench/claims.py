@@ -70,8 +70,9 @@ from solver.optimize.alternatives import (
     label_of,
     server_key,
 )
-from solver.optimize.plan import PlanOption, PlanResult
 from solver.optimize.solve import DEFAULT_GAP
+from solver.plan_types import PlanOption
+from solver.result import PlanResult
 
 SEARCH_GAP = max(DEFAULT_GAP, pipeline.ALTERNATIVE_GAP)
 """The relative gap an alternative's search stops at (``pipeline._Within.gap``)."""

@@ -22,7 +22,7 @@ from .estimate.throughput import (
 )
 from .inputs.catalog import Catalog, GpuSku, MemorySku, Platform, StorageSku
 from .inputs.workload import Policy, Workload, WorkloadFile
-from .optimize.plan import Placement, PlanOption, Server
+from .plan_types import Placement, PlanOption, Server
 from .rules import usable
 
 TOL = 1e-6

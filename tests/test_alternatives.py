@@ -427,7 +427,7 @@ def test_a_count_claims_a_distance_only_when_its_bound_proves_more_than_none(bou
     (S = 1.05 · 1,000 − 1,000 + 1 = 51). A floor of 0 proves nothing of the plan: no
     distance is claimed (a generated 8-workload mix said "within 6 servers of the best
     possible" on a 6-server plan)."""
-    from solver.optimize.plan import PlanOption, Server
+    from solver.plan_types import PlanOption, Server
 
     servers = tuple(Server(f"s{i}", "box", None, 0, "d32", 2, None, 0) for i in range(6))
     option = PlanOption(rank=2, total_cost=1000.0, servers=servers, lines=(), placements=())
@@ -470,7 +470,7 @@ def test_drives_moved_between_the_same_servers_are_one_purchase():
     from dataclasses import replace
 
     from solver.optimize.alternatives import server_key
-    from solver.optimize.plan import PlanOption, Server
+    from solver.plan_types import PlanOption, Server
 
     def option(*servers: Server) -> PlanOption:
         return PlanOption(rank=2, total_cost=1000.0, servers=servers, lines=(), placements=())

@@ -20,8 +20,9 @@ from solver.optimize.alternatives import server_key
 from solver.optimize.budget import Budget
 from solver.optimize.build import build
 from solver.optimize.candidates import enumerate_candidates
-from solver.optimize.outcome import Outcome, SolveStatus
+from solver.optimize.outcome import Outcome
 from solver.optimize.solve import available_solvers
+from solver.result import SolveStatus
 
 ROOT = Path(__file__).resolve().parent.parent
 CATALOG = ROOT / "catalogs" / "default.yaml"

@@ -15,7 +15,7 @@ import pytest
 from solver.inputs.loading import load_workloads
 from solver.optimize import expand
 from solver.optimize.candidates import enumerate_candidates
-from solver.optimize.plan import Server
+from solver.plan_types import Server
 
 SERVE = """name: many
 workloads:

@@ -12,6 +12,7 @@ from bench.generate import generate
 from solver.errors import SolverError
 from solver.optimize import budget, diagnosis, pipeline
 from solver.optimize.solve import available_solvers
+from solver.result import Termination
 
 pytestmark = pytest.mark.skipif("highs" not in available_solvers(), reason="needs HiGHS")
 
@@ -84,7 +85,8 @@ def test_no_plan_message_mentions_the_limit_only_when_set(default_catalog):
 
 
 def _stopped(objective: float, clock: bool):
-    from solver.optimize.outcome import Outcome, SolveStatus
+    from solver.optimize.outcome import Outcome
+    from solver.result import SolveStatus
     return Outcome(SolveStatus.FEASIBLE, objective, None, None, 1.0, {}, {}, {}, {}, {},
                    clock_stopped=clock)
 
@@ -196,12 +198,14 @@ def test_a_run_ended_before_the_whole_programs_search_reports_the_lps_bound(monk
     assert len(found) == 1 and found[0] is not None
     assert result.options[0].capex == found[0][2]
     assert result.status == "feasible" and result.gap is not None and result.gap > 0
+    assert result.termination == Termination.TIME_LIMIT_WITH_PLAN
     clock = next(n for n in result.notes if "wall clock" in n)
     assert "skipped" in clock and "ended 0" not in clock  # what did not happen goes unsaid
     # The bound is the LP's, below the optimum: no plan of an unlimited run is cheaper.
     bound = result.options[0].capex * (1 - result.gap)
     full = pipeline.plan(wf, default_catalog, top=1, solver="highs", with_baseline=False)
     assert bound <= full.options[0].capex * (1 + 1e-6)  # the gap is rounded to 6 places
+    assert full.termination != Termination.TIME_LIMIT_WITH_PLAN  # it had no time limit
 
 
 def test_root_rounds_fit_a_fifth_of_the_work_budget():

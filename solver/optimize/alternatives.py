@@ -31,10 +31,10 @@ from dataclasses import dataclass
 
 from ..inputs.catalog import Catalog
 from ..inputs.workload import Policy
+from ..plan_types import DirectionFigure, PlanOption, amount_in
 from .build import Model, minimised_cost, tco_expression
 from .lp import pulp
 from .owning import server_power_w
-from .plan import DirectionFigure, PlanOption, amount_in
 
 DEFAULT_SLACK = 0.05
 """Alternatives may cost up to this fraction more than the cheapest plan (5%)."""

@@ -24,11 +24,11 @@ from dataclasses import dataclass
 from ..estimate.memory import estimate
 from ..inputs.catalog import Catalog
 from ..inputs.workload import PARALLEL_DEGREES, Policy, WorkloadFile
+from ..result import Baseline, SolveStatus
 from .budget import Budget
 from .build import build, require_reference
 from .candidates import Candidates, ReplicaOption, ServerType, policy_degrees, type_accepts
-from .outcome import Outcome, SolveStatus
-from .plan import Baseline
+from .outcome import Outcome
 from .solve import solve
 
 

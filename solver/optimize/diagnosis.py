@@ -7,8 +7,10 @@ import math
 from collections.abc import Sequence
 from dataclasses import replace
 
+from ..errors import SolverError
 from ..inputs.catalog import MAX_PRICE, Catalog
 from ..inputs.workload import Policy, WorkloadFile
+from ..result import Termination
 from .advice import parallel_advice, with_checkpointing
 from .candidates import (
     Candidates,
@@ -166,8 +168,7 @@ def no_plan_message(solver: str, time_limit: float | None, catalog: Catalog,
     """Why no plan came back when the solver found none: absurd prices first, then the time
     limit only when one was set."""
     where = f" {where}" if where else ""
-    top = max([g.price for g in catalog.gpus] + [p.price for p in catalog.platforms]
-              + [d.price for d in catalog.memory] + [s.price for s in catalog.storage])
+    top = _top_price(catalog)
     if top > LARGEST_SANE_PRICE:
         return (f"the {solver} solver could not compute with this catalog: its prices reach "
                 f"{top:.3g} {catalog.currency}, too large for floating-point arithmetic to "
@@ -180,3 +181,23 @@ def no_plan_message(solver: str, time_limit: float | None, catalog: Catalog,
             "limit; the program may be numerically unstable (e.g. prices too large or too "
             "small). To fix: check the catalog's prices, or try --solver cbc")
 
+
+class NoPlanInTime(SolverError):
+    """The time limit ended the search before the solver found any plan."""
+
+    termination = Termination.TIME_LIMIT_WITHOUT_PLAN
+
+
+def no_plan_error(solver: str, time_limit: float | None, catalog: Catalog,
+                  where: str = "") -> SolverError:
+    """The error for a solve that came back with no plan (``no_plan_message``):
+    ``NoPlanInTime`` when the time limit is what stopped it, so a sweep can tell."""
+    message = no_plan_message(solver, time_limit, catalog, where)
+    timed = bool(time_limit) and _top_price(catalog) <= LARGEST_SANE_PRICE
+    return NoPlanInTime(message) if timed else SolverError(message)
+
+
+def _top_price(catalog: Catalog) -> float:
+    """The largest unit price in the catalog (absurd ones stop the solver first)."""
+    return max([g.price for g in catalog.gpus] + [p.price for p in catalog.platforms]
+               + [d.price for d in catalog.memory] + [s.price for s in catalog.storage])

@@ -34,6 +34,7 @@ from typing import Any
 
 from ..inputs.catalog import Catalog, StorageSku
 from ..inputs.workload import Policy, WorkloadFile
+from ..plan_types import BomLine, Placement, Server
 from .candidates import (
     Candidates,
     ReplicaOption,
@@ -46,7 +47,6 @@ from .candidates import (
 )
 from .family_pack import Kind, ServerConfig, cheapest_cover
 from .outcome import BuiltPatterns, Outcome
-from .plan import BomLine, Placement, Server
 
 
 @dataclass(frozen=True)

@@ -3,9 +3,9 @@ server) mix, found by cutting off each purchase list already shown."""
 
 from __future__ import annotations
 
+from ..result import SolveStatus
 from . import tuning
 from .build import exclude_bom
-from .outcome import SolveStatus
 from .rounds import (
     expansion_value,
     solve_and_expand,

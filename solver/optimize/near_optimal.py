@@ -8,6 +8,8 @@ from dataclasses import dataclass, replace
 from typing import Any
 
 from ..inputs.catalog import Catalog
+from ..plan_types import PlanOption
+from ..result import SolveStatus
 from . import tuning
 from .alternatives import (
     Direction,
@@ -26,8 +28,6 @@ from .build import (
     restore_rows,
     set_cost_objective,
 )
-from .outcome import SolveStatus
-from .plan import PlanOption
 from .rounds import (
     expansion_value,
     repaired_free,

@@ -16,6 +16,8 @@ from ..inputs.catalog import Catalog
 from ..inputs.exclude import check_exclude
 from ..inputs.owned import check_inventory, check_site
 from ..inputs.workload import WorkloadFile
+from ..plan_types import PlanOption
+from ..result import Baseline, PlanResult, SolveStatus, Termination
 from . import tuning
 from .advice import checkpointing_note
 from .alternatives import (
@@ -36,11 +38,9 @@ from .candidates import (
     cores_unchecked,
     enumerate_candidates,
 )
-from .diagnosis import infeasibility_reasons, no_plan_message
+from .diagnosis import infeasibility_reasons, no_plan_error
 from .mixes import ranked_mixes
 from .near_optimal import search_kinds
-from .outcome import SolveStatus
-from .plan import Baseline, PlanOption, PlanResult
 from .rounds import (
     drive_bound,
     drives_alone,
@@ -134,8 +134,7 @@ def _serve_most_priority(run: Run) -> None:
         raise InfeasibleError(f"no plan serves any workload within the budget of "
                               f"{run.budget:,.0f}")
     if first.status == SolveStatus.NO_SOLUTION:
-        raise SolverError(no_plan_message(run.solver, run.time_limit, run.catalog,
-                                           "within the budget"))
+        raise no_plan_error(run.solver, run.time_limit, run.catalog, "within the budget")
     best = sum(w.priority * cand.replicas[w.name] * first.serve.get(w.name, 0)
                for w in wf.workloads)
     fix_priority(m, best)
@@ -180,7 +179,7 @@ def _cheapest_tries(run: Run) -> None:
                                             drives=drives, close=True)
         drop_disk_choices(m)
         if out.status == SolveStatus.NO_SOLUTION:
-            raise SolverError(no_plan_message(run.solver, run.time_limit, run.catalog))
+            raise no_plan_error(run.solver, run.time_limit, run.catalog)
         if out.status == SolveStatus.INFEASIBLE:
             if run.rank1_bound is None and run.rank1_objective is None:
                 seconds, _ = run.clock.limits()
@@ -201,6 +200,7 @@ def _cheapest_tries(run: Run) -> None:
         run.last = out
         run.rank1_ticks = run.clock.used - start
         run.rank1_drives = drives[0] if drives else 0.0
+        run.rank1_limited = out.status == SolveStatus.FEASIBLE or bool(run.clock.skipped)
         _prove_patterns(run, exp)
         _prove_drives(run, exp)
         return
@@ -313,6 +313,7 @@ def _result(run: Run, with_baseline: bool) -> PlanResult:
                    "may return a different plan"),)
     return PlanResult(
         status=SolveStatus.OPTIMAL if exact else SolveStatus.FEASIBLE,
+        termination=_termination(run, exact, rel_gap),
         currency=run.catalog.currency,
         options=tuple(options),
         solver=run.solver,
@@ -322,6 +323,17 @@ def _result(run: Run, with_baseline: bool) -> PlanResult:
         warnings=warnings,
     )
 
+
+
+def _termination(run: Run, exact: bool, rel_gap: float | None) -> Termination:
+    """Why option 1 stands where it does: proven (at the bound, or within the gap), cut
+    by the time limit, or not proven for another reason (the notes say which)."""
+    if exact:
+        return Termination.OPTIMAL if (rel_gap or 0.0) <= 1e-9 else Termination.GAP_REACHED
+    limited = run.rank1_limited or "proving the bound" in run.clock.skipped
+    if run.time_limit and limited:
+        return Termination.TIME_LIMIT_WITH_PLAN
+    return Termination.NOT_PROVEN
 
 
 def _reference(run: Run, with_baseline: bool, best: PlanOption,

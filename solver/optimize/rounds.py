@@ -13,6 +13,8 @@ from dataclasses import replace
 
 from ..inputs.catalog import Catalog
 from ..inputs.workload import Policy, WorkloadFile
+from ..plan_types import OwnCost
+from ..result import SolveStatus
 from .budget import Budget
 from .build import (
     Model,
@@ -30,9 +32,8 @@ from .build import (
 from .candidates import usable
 from .expand import Expansion, expand
 from .lp import pulp
-from .outcome import Outcome, SolveStatus
+from .outcome import Outcome
 from .owning import own_cost
-from .plan import OwnCost
 from .solve import Started, lp_duals, pattern_cut_weights, solve, start_solve
 
 MAX_CUT_ROUNDS = 8

@@ -10,10 +10,10 @@ from ..check import check_plan
 from ..errors import CheckError
 from ..inputs.catalog import Catalog
 from ..inputs.workload import WorkloadFile
+from ..plan_types import PlanOption
 from .budget import Budget
 from .build import Model
 from .candidates import Candidates
-from .plan import PlanOption
 from .rounds import expansion_own
 from .solve import Outcome
 from .targets import target_figures
@@ -72,6 +72,9 @@ class Run:
     rank1_drives: float = 0.0
     """What the drives of the program's cheapest plan, whole on each server, cost beyond its
     drive configurations, when that alone kept the plan from the bound (0: it did not)."""
+    rank1_limited: bool = False
+    """Rank 1's search was cut by the time limit: its last solve stopped on its work or
+    clock limit before proving its plan, or a stage was skipped for time."""
     last: Outcome | None = None
     """The solve behind the cheapest plan (its counts seed the ranked mixes' first cut)."""
 

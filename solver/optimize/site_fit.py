@@ -15,10 +15,10 @@ import math
 
 from ..inputs.catalog import Catalog
 from ..inputs.workload import WorkloadFile
+from ..result import SolveStatus
 from .build import build, rack_space
 from .candidates import Candidates
 from .lp import pulp
-from .outcome import SolveStatus
 from .solve import solve
 
 MOST_RACKS = 100_000

@@ -13,8 +13,8 @@ from __future__ import annotations
 from ..errors import NothingServedError
 from ..inputs.catalog import Catalog
 from ..inputs.workload import WorkloadFile
+from ..result import PlanResult
 from .full import FullPlan, full_plan
-from .plan import PlanResult
 
 
 def serves_nothing(result: PlanResult, wf: WorkloadFile) -> bool:

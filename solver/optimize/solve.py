@@ -16,10 +16,11 @@ from collections.abc import Callable
 
 from .. import interrupt
 from ..errors import SolverError
+from ..result import SolveStatus
 from .build import Model
 from .children import contained
 from .lp import pulp
-from .outcome import Kind, Outcome, SolveStatus
+from .outcome import Kind, Outcome
 from .patterns import SearchLimit, best_pattern, greedy_patterns
 
 SOLVERS = ("highs", "cbc")

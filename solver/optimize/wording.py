@@ -5,8 +5,8 @@ from __future__ import annotations
 
 from dataclasses import dataclass, field
 
+from ..plan_types import PlanOption
 from .alternatives import Direction
-from .plan import PlanOption
 from .run_state import Run
 
 AS_GOOD = "none does better than the cheapest plan, proven by its search's bound"

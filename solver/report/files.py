@@ -27,7 +27,7 @@ if TYPE_CHECKING:
     from ..inputs.catalog import Catalog
     from ..inputs.workload import WorkloadFile
     from ..optimize.full import FullPlan
-    from ..optimize.plan import PlanResult
+    from ..result import PlanResult
 
 FIX = "To fix: pass --out with a folder you can write to, or free space on its disk."
 

@@ -16,7 +16,8 @@ from ..inputs.catalog import Catalog
 from ..inputs.workload import Policy, WorkloadFile
 from ..optimize.full import FullPlan
 from ..optimize.owning import kw_text
-from ..optimize.plan import Baseline, DirectionFigure, OwnCost, PlanOption, PlanResult
+from ..plan_types import DirectionFigure, OwnCost, PlanOption
+from ..result import Baseline, PlanResult
 from .metrics import TARGETS, USE_TARGET, option_metrics
 from .quote import quote_lines, quote_text
 from .text import DEFAULT_WIDTH, Column, bullets, table, wrap

@@ -24,7 +24,8 @@ from .. import __version__, rules
 from ..estimate.memory import estimate
 from ..inputs.catalog import Catalog, GpuSku, MemorySku, Platform, StorageSku
 from ..inputs.workload import Policy, WorkloadFile
-from ..optimize.plan import PlanOption, PlanResult
+from ..plan_types import PlanOption
+from ..result import PlanResult
 from .metrics import option_metrics
 from .summary import direction_text
 

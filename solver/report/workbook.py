@@ -33,7 +33,7 @@ from .. import __version__
 from ..inputs.catalog import Catalog
 from ..inputs.workload import WorkloadFile
 from ..optimize.owning import kw_text
-from ..optimize.plan import PlanResult
+from ..result import PlanResult
 from . import tables as report
 from .cells import starts_like_formula
 from .files import replacing
