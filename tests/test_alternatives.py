@@ -293,13 +293,14 @@ def test_rank_1s_lp_bound_does_not_bound_a_direction(monkeypatch):
     searches: list[tuple[float, float]] = []
     real = rounds.solve_and_expand
 
-    def recording(m, *args, **kwargs):
-        out, exp, proven = real(m, *args, **kwargs)
-        value_of = kwargs.get("value_of")
+    def recording(m, *args):
+        found = real(m, *args)
+        out, exp, proven, _ = found
+        value_of = args[-1].value_of
         if m.priced and exp is not None and proven is not None and value_of is not None \
                 and m.prob.objective.constant:  # a direction's objective carries -L/S
             searches.append((proven, value_of(out, exp)))
-        return out, exp, proven
+        return found
 
     monkeypatch.setattr(near_optimal, "solve_and_expand", recording)
     run(wf, cat, top=3)

@@ -80,9 +80,9 @@ def test_a_repair_that_costs_nothing_ends_the_rounds(monkeypatch):
     wf, catalog, cand, m = _small_program()
     solves = _count_solves(monkeypatch)
     _failing_expand(monkeypatch, extra=0.0)
-    out, exp, _ = rounds.solve_and_expand(
-        m, cand, wf, catalog, "highs", Budget.start(None, m.size, 1, 1), 1e-4,
-        value_of=lambda o, e: e.cost - e.drive_extra)
+    out, exp, _, _ = rounds.solve_and_expand(
+        m, cand, wf, catalog, "highs", Budget.start(None, m.size, 1, 1),
+        rounds.SearchOptions(1e-4, value_of=lambda o, e: e.cost - e.drive_extra))
     assert len(solves) == 1
     assert out.status == SolveStatus.OPTIMAL
     assert exp.failed_types and exp.cost == 16_940
@@ -95,8 +95,8 @@ def test_a_repair_that_costs_more_goes_on_to_a_round_of_cuts(monkeypatch):
     monkeypatch.setattr(rounds, "_cuts_off_plan",
                         lambda m, key, wf: cuts.append(key) or False)
     rounds.solve_and_expand(
-        m, cand, wf, catalog, "highs", Budget.start(None, m.size, 1, 1), 1e-4,
-        value_of=lambda o, e: e.cost - e.drive_extra)
+        m, cand, wf, catalog, "highs", Budget.start(None, m.size, 1, 1),
+        rounds.SearchOptions(1e-4, value_of=lambda o, e: e.cost - e.drive_extra))
     assert cuts, "a repair that costs more than the program said must tighten the program"
 
 
@@ -183,8 +183,10 @@ def test_a_round_after_a_plan_that_could_be_shown_ends_with_the_options_work(sho
     _failing_expand(monkeypatch, extra=100.0)
     monkeypatch.setattr(rounds, "_cuts_off_plan", lambda m, key, wf: True)
     rounds.solve_and_expand(
-        m, cand, wf, catalog, "highs", Budget.start(None, m.size, 1, 1), 1e-4, loose=False,
-        cap=1000, value_of=lambda o, e: e.cost - e.drive_extra, shown=lambda o, e: shown)
+        m, cand, wf, catalog, "highs", Budget.start(None, m.size, 1, 1),
+        rounds.SearchOptions(1e-4, loose=False, cap=1000,
+                             value_of=lambda o, e: e.cost - e.drive_extra,
+                             shown=lambda o, e: shown))
     assert len(bare) >= 2 and bare[0] is None  # no plan in hand before the first round
     for i in range(1, len(bare)):
         assert bare[i] == (1000 - sum(spent[:i]) if shown else None)

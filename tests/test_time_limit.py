@@ -10,7 +10,7 @@ import solver_fixtures as fx
 
 from bench.generate import generate
 from solver.errors import SolverError
-from solver.optimize import budget, diagnosis, pipeline
+from solver.optimize import budget, diagnosis, pipeline, tuning
 from solver.optimize.solve import available_solvers
 from solver.result import Termination
 
@@ -21,7 +21,7 @@ pytestmark = pytest.mark.skipif("highs" not in available_solvers(), reason="need
 def tiny_work(monkeypatch):
     """A work budget of a few search checkpoints and a clock that never binds, so the work
     budget, not the machine's speed, ends every solve."""
-    monkeypatch.setattr(budget, "TICKS_PER_SECOND_AT_1000_ROWS", 0.05)
+    monkeypatch.setattr(tuning, "TICKS_PER_SECOND_AT_1000_ROWS", 0.05)
 
 
 def _plan(wf, catalog):
@@ -39,7 +39,7 @@ def test_work_limited_run_is_reproducible(tiny_work, default_catalog):
 def test_fewer_options_say_why(monkeypatch, default_catalog):
     # Fewer checkpoints than tiny_work: rank 1's rounds leave too few for two alternatives
     # whichever plans the rounds find.
-    monkeypatch.setattr(budget, "TICKS_PER_SECOND_AT_1000_ROWS", 0.02)
+    monkeypatch.setattr(tuning, "TICKS_PER_SECOND_AT_1000_ROWS", 0.02)
     result = _plan(generate(60, 1), default_catalog)
     assert len(result.options) < 3
     assert f"{len(result.options)} of 3 options: the time limit ran out" in result.notes
@@ -142,8 +142,9 @@ def test_the_round_after_a_worse_clock_ended_solve_expands_nothing(monkeypatch,
     monkeypatch.setattr(rounds, "solve", solve)
     monkeypatch.setattr(rounds, "expand", expand)
     monkeypatch.setattr(rounds, "_cuts_off_plan", lambda m, key, wf: True)
-    out, _, _ = rounds.solve_and_expand(m, cand, wf, default_catalog, "highs",
-                                        budget.Budget.start(None, m.size, 1, 1), 1e-4)
+    out = rounds.solve_and_expand(m, cand, wf, default_catalog, "highs",
+                                  budget.Budget.start(None, m.size, 1, 1),
+                                  rounds.SearchOptions(1e-4)).outcome
     assert len(solves) == 2 and len(expanded) == 1
     assert out is solves[0]
 
@@ -190,7 +191,7 @@ def test_a_run_ended_before_the_whole_programs_search_reports_the_lps_bound(monk
     rank 1 is the cheaper rounded plan and its gap is measured against the LP relaxation
     at the root cuts' point (``rounds._relaxation``), a bound on every plan: the gap is
     still reported, and the note says the clock left a stage out."""
-    monkeypatch.setattr(budget, "ROOT_LP_TIMES", 1e9)
+    monkeypatch.setattr(tuning, "ROOT_LP_TIMES", 1e9)
     found = _rounded_plans(monkeypatch)
     wf = generate(60, 1)
     result = pipeline.plan(wf, default_catalog, top=1, solver="highs", time_limit=60,
@@ -215,7 +216,8 @@ def test_root_rounds_fit_a_fifth_of_the_work_budget():
     from types import SimpleNamespace
 
     from solver.optimize.budget import Budget
-    from solver.optimize.rounds import ROOT_CUT_ROUNDS, root_rounds
+    from solver.optimize.rounds import root_rounds
+    from solver.optimize.tuning import ROOT_CUT_ROUNDS
 
     def program(rows: int, size: int):
         return SimpleNamespace(size=size, prob=SimpleNamespace(constraints=range(rows)))
@@ -338,7 +340,7 @@ def test_sub_mips_run_only_on_programs_small_enough(monkeypatch, default_catalog
     from solver.optimize.build import build
     from solver.optimize.candidates import enumerate_candidates
 
-    monkeypatch.setattr(solve_mod, "SUB_MIP_MAX_ROWS", most_rows)
+    monkeypatch.setattr(tuning, "SUB_MIP_MAX_ROWS", most_rows)
     wf = generate(10, 1)
     m = build(wf, default_catalog, enumerate_candidates(wf, default_catalog), None)
     out = solve_mod.solve(m, "highs", 60, work_ticks=20)
@@ -392,9 +394,8 @@ def test_a_rounded_plan_that_needed_repair_is_rounded_again_after_cuts(monkeypat
     types did not pack gives them the cuts a packing round would, and the LP's new point is
     rounded again; the cheaper plan is kept. On a generated 60-workload mix without a time
     limit: 8,276,310, then 8,257,100 (at N = 1,000, 87,965,830 then 87,914,480)."""
-    from solver.optimize import rounds
 
-    monkeypatch.setattr(rounds, "REROUND_MIN_ROWS", 0)
+    monkeypatch.setattr(tuning, "REROUND_MIN_ROWS", 0)
     found = _rounded_plans(monkeypatch)
     result = pipeline.plan(generate(60, 1), default_catalog, top=1, solver="highs",
                            time_limit=20, with_baseline=False)

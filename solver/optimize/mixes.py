@@ -7,6 +7,7 @@ from ..result import SolveStatus
 from . import tuning
 from .build import exclude_bom
 from .rounds import (
+    SearchOptions,
     expansion_value,
     solve_and_expand,
 )
@@ -31,9 +32,10 @@ def ranked_mixes(run: Run, platforms: bool) -> None:
             why_fewer = "the time limit ran out"
             break
         run.progress(f"option {len(run.options) + 1}: {label}", run.best_cost())
-        out, exp, _ = solve_and_expand(m, cand, run.wf, run.catalog, run.solver, run.clock,
-                                       run.gap, share=run.share, value_of=run.repair_value)
-        if out.status in (SolveStatus.INFEASIBLE, SolveStatus.NO_SOLUTION):
+        opts = SearchOptions(run.gap, share=run.share, value_of=run.repair_value)
+        out, exp, _, _ = solve_and_expand(m, cand, run.wf, run.catalog, run.solver, run.clock,
+                                          opts)
+        if out.status in (SolveStatus.INFEASIBLE, SolveStatus.NO_SOLUTION) or exp is None:
             why_fewer = ("the time limit ran out" if out.status == SolveStatus.NO_SOLUTION
                          else "no other distinct purchase list exists")
             break

@@ -29,6 +29,8 @@ from .build import (
     set_cost_objective,
 )
 from .rounds import (
+    Searched,
+    SearchOptions,
     expansion_value,
     repaired_free,
     solve_and_expand,
@@ -73,13 +75,14 @@ class Within:
         return value
 
     def search(self, run: Run, d: Direction,
-               first: Started | None) -> tuple[Outcome, Any, float | None]:
+               first: Started | None) -> Searched:
         """Direction ``d``'s plan: its rounds from the last plan, within its work cap, and
         the lower bound its relaxations proved on the objective (None: none proved)."""
-        return solve_and_expand(
-            run.m, run.cand, run.wf, run.catalog, run.solver, run.clock, self.gap,
-            loose=False, share=run.share, warm=True, cap=self.cap,
-            value_of=self.value_of(run, d), first=first, shown=self.shown(run))
+        opts = SearchOptions(self.gap, loose=False, share=run.share, warm=True, cap=self.cap,
+                             value_of=self.value_of(run, d), first=first,
+                             shown=self.shown(run))
+        return solve_and_expand(run.m, run.cand, run.wf, run.catalog, run.solver, run.clock,
+                                opts)
 
     def short_of_best(self, d: Direction, option: PlanOption, catalog: Catalog,
                       bound: float | None) -> float | None:
@@ -169,15 +172,16 @@ def search_kinds(run: Run, slack: float) -> None:
             run.progress(f"option {len(run.options) + 1}: {d.label}", run.best_cost())
             _begin_next(run, within, todo[todo.index(d) + 1:], begun, beside)
             within.aim(run, d)
-            out, exp, bound = within.search(run, d, begun.pop(d.key, None))
+            out, exp, bound, _ = within.search(run, d, begun.pop(d.key, None))
             solved = within.solved(run, d, out, exp)
             over = within.over(run, out, exp)
-            if over > 0 and run.clock.can_start(f"option {len(run.options) + 1}"):
+            if (over > 0 and exp is not None
+                    and run.clock.can_start(f"option {len(run.options) + 1}")):
                 # Pushed to the edge of the slack, the plan went over it once packed: search
                 # again with room kept for what packing added (its drives, whole per server,
                 # or the excess), which cuts that plan off.
                 define_cost_slack(m, best, slack, less=max(over, exp.drive_extra))
-                again, packed, _ = within.search(run, d, None)  # its bound: a tighter slack
+                again, packed, _, _ = within.search(run, d, None)  # its bound: a tighter slack
                 define_cost_slack(m, best, slack)
                 if packed is not None and within.over(run, again, packed) <= 0:
                     out, exp = again, packed

@@ -42,6 +42,7 @@ from .diagnosis import infeasibility_reasons, no_plan_error
 from .mixes import ranked_mixes
 from .near_optimal import search_kinds
 from .rounds import (
+    SearchOptions,
     drive_bound,
     drives_alone,
     pattern_bound,
@@ -128,8 +129,8 @@ def _serve_most_priority(run: Run) -> None:
     # Packing cuts found here keep the priority level one that real servers can reach
     # within the budget; otherwise the cost phase could be left with no plan.
     # Served priority must be the true maximum, so this phase never uses a loose gap.
-    first, _, _ = solve_and_expand(m, cand, wf, run.catalog, run.solver, run.clock, run.gap,
-                                   loose=False, share=0.5)
+    first = solve_and_expand(m, cand, wf, run.catalog, run.solver, run.clock,
+                             SearchOptions(run.gap, loose=False, share=0.5)).outcome
     if first.status == SolveStatus.INFEASIBLE:
         raise InfeasibleError(f"no plan serves any workload within the budget of "
                               f"{run.budget:,.0f}")
@@ -172,11 +173,10 @@ def _cheapest_tries(run: Run) -> None:
     m, cand = run.m, run.cand
     start = run.clock.used
     for _ in range(tuning.MAX_DUPLICATE_TRIES):
-        drives: list[float] = []
-        out, exp, proven = solve_and_expand(m, cand, run.wf, run.catalog, run.solver,
-                                            run.clock, run.gap, share=tuning.RANK1_SHARE,
-                                            disk_retries=tuning.DISK_RETRIES, value_of=run.repair_value,
-                                            drives=drives, close=True)
+        opts = SearchOptions(run.gap, share=tuning.RANK1_SHARE, close=True,
+                             disk_retries=tuning.DISK_RETRIES, value_of=run.repair_value)
+        out, exp, proven, drives = solve_and_expand(m, cand, run.wf, run.catalog, run.solver,
+                                                    run.clock, opts)
         drop_disk_choices(m)
         if out.status == SolveStatus.NO_SOLUTION:
             raise no_plan_error(run.solver, run.time_limit, run.catalog)
@@ -188,6 +188,8 @@ def _cheapest_tries(run: Run) -> None:
                                       + (": the mix does not fit the site" if reasons else ""),
                                       reasons)
             break
+        if exp is None:  # a solve that found a plan always expands it
+            raise no_plan_error(run.solver, run.time_limit, run.catalog)
         if run.rank1_objective is None:
             run.rank1_bound, run.rank1_objective = proven, out.objective
         if run.budget is not None and exp.cost > run.budget + 0.01:
