@@ -38,9 +38,13 @@ this stays below both, and the work budget, not the clock, usually ends a solve.
 under --time-limit 10 got 26 checkpoints for its packing round, stopped at a plan 26% above
 the optimum; at 25/s it is proven optimal from --time-limit 5 on."""
 TICK_SIZE_EXPONENT = 1.2
+"""How fast checkpoints per second fall as the program grows (rows^-1.2): larger keeps a
+big program's work budget, and so its search, shorter under the same time limit."""
 POST_SOLVE_S = 0.3
 """Seconds kept after the last solve for expansion and checks (plus per-replica time)."""
 POST_SOLVE_PER_REPLICA_S = 4e-4
+"""... plus this many seconds per replica: more keeps the limit on large mixes, at the cost
+of search time."""
 CLOCK_MARGIN = 0.8
 """A solve's clock limit is this share of the seconds left: HiGHS finishes a running
 heuristic before it looks at the clock (overshoots of 1-2 s were measured at N = 200)."""
