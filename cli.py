@@ -315,9 +315,7 @@ def plan(workloads: Path, catalog: Path, top: int, budget: float | None, out_dir
     started = process_started()  # --time-limit counts from the command line, not from here
     from solver.inputs.loading import check_against_catalog, load_catalog, load_workloads
     from solver.inputs.scenario import with_exclusions, with_policy
-    from solver.optimize.full import full_plan, needs_full_plan
-    from solver.optimize.pipeline import plan as run_plan
-    from solver.optimize.smallest import check_serves_something, serves_nothing
+    from solver.optimize.answer import answer
     from solver.report.summary import render_plan_summary
     from solver.report.text import terminal_width
 
@@ -340,22 +338,13 @@ def plan(workloads: Path, catalog: Path, top: int, budget: float | None, out_dir
             started, NO_LIMIT_HINT if time_limit is None else None,
             "lowest TCO so far" if wf.policy.objective == "tco" else "cheapest so far")
         try:
-            result = run_plan(wf, cat, top=top, solver=solver, time_limit=time_limit, gap=gap,
-                              alternatives=alternatives, slack=slack, started=started,
-                              reserve_s=reserve, progress=progress)
-            full = None
-            if wf.policy.budget is not None and needs_full_plan(result):
-                if progress is not None:
-                    progress("the plan serving every workload", None)
-                full = full_plan(wf, cat, solver=solver, time_limit=time_limit, gap=gap,
-                                 started=started)
-            if progress is not None and serves_nothing(result, wf):
-                progress("what each workload costs on its own", None)
-            check_serves_something(result, wf, cat, full, solver=solver,
-                                   time_limit=time_limit, gap=gap, started=started)
+            got = answer(wf, cat, top=top, solver=solver, time_limit=time_limit, gap=gap,
+                         alternatives=alternatives, slack=slack, started=started,
+                         reserve_s=reserve, progress=progress)
         finally:
             if progress is not None:
                 progress.done()
+        result, full = got.result, got.full
         book: Path | None = None
         quotes: list[Path] = []
         if not no_workbook:
@@ -371,10 +360,7 @@ def plan(workloads: Path, catalog: Path, top: int, budget: float | None, out_dir
     except PlanBuyError as exc:
         _fail(exc)
     if as_json:
-        doc = result.to_json()
-        if full is not None:
-            doc["full_plan_cost"] = full.total_cost
-        _print(json.dumps(doc, indent=2))
+        _print(json.dumps(got.to_json(), indent=2))
     else:
         _print(render_plan_summary(result, cat, wf.name, book, wf=wf, full=full,
                                    width=terminal_width(sys.stdout), quotes=quotes))

@@ -1,7 +1,7 @@
 """Do the alternatives' notes claim only what is true? Checked against witnesses.
 
 ``plan(..., alternatives="kinds")`` caps each alternative's search at a share of rank 1's
-work, and its notes make claims that the search's bound proves (``pipeline._note_alternatives``):
+work, and its notes make claims that the search's bound proves (``wording.note_alternatives``):
 
     proven    "<labels>: no plan within 5% of the cheapest does better in that direction
               (proven by its search's bound) ..."   no plan within the slack has a lower
@@ -61,7 +61,7 @@ from solver.check import check_plan
 from solver.inputs.catalog import Catalog
 from solver.inputs.loading import DEFAULT_CATALOG, load_catalog, load_workloads
 from solver.inputs.workload import WorkloadFile
-from solver.optimize import budget, pipeline
+from solver.optimize import near_optimal, pipeline, tuning, wording
 from solver.optimize.alternatives import (
     DEFAULT_SLACK,
     Direction,
@@ -70,11 +70,12 @@ from solver.optimize.alternatives import (
     label_of,
     server_key,
 )
-from solver.optimize.plan import PlanOption, PlanResult
 from solver.optimize.solve import DEFAULT_GAP
+from solver.plan_types import PlanOption
+from solver.result import PlanResult
 
-SEARCH_GAP = max(DEFAULT_GAP, pipeline.ALTERNATIVE_GAP)
-"""The relative gap an alternative's search stops at (``pipeline._Within.gap``)."""
+SEARCH_GAP = max(DEFAULT_GAP, tuning.ALTERNATIVE_GAP)
+"""The relative gap an alternative's search stops at (``near_optimal.Within.gap``)."""
 EPS = 1e-6
 """Solver tolerance, relative to max(1, |value|)."""
 COUNT_TOL = 1e-6
@@ -82,8 +83,8 @@ COUNT_TOL = 1e-6
 ROUNDED_TOL = 0.5 + 1e-6
 """Tolerance of a "within" amount in W, GB or currency: the note rounds it to a unit."""
 
-AS_GOOD, NOT_FOUND = pipeline.AS_GOOD, pipeline.NOT_FOUND
-AS_GOODS = (AS_GOOD, pipeline.AS_GOOD_TCO)
+AS_GOOD, NOT_FOUND = wording.AS_GOOD, wording.NOT_FOUND
+AS_GOODS = (AS_GOOD, wording.AS_GOOD_TCO)
 """The "as good" reason under objective capex and under tco (option 1 is the lowest TCO)."""
 SLACK = rf"{DEFAULT_SLACK:.0%} of (?:the cheapest|option 1's TCO)"
 CAPPED = r"\(each alternative's search is capped at a share of rank 1's work\)"
@@ -186,18 +187,18 @@ def plan_run(name: str, wf: WorkloadFile, catalog: Catalog, **kw) -> Run:
 def uncapped(d: Direction) -> Iterator[None]:
     """Alternatives' searches uncapped (1e6 x rank 1's work, ALTERNATIVE_GAP 1e-6: the run's
     gap then applies), and direction ``d`` the only one tried. A time limit's work budget is
-    calibrated to end solves well before its clock (``budget.TICKS_PER_SECOND_AT_1000_ROWS``):
+    calibrated to end solves well before its clock (``tuning.TICKS_PER_SECOND_AT_1000_ROWS``):
     made a million times larger, only the clock ends them."""
-    saved = (pipeline.ALTERNATIVE_WORK, pipeline.ALTERNATIVE_GAP, pipeline.directions,
-             budget.TICKS_PER_SECOND_AT_1000_ROWS)
-    pipeline.ALTERNATIVE_WORK, pipeline.ALTERNATIVE_GAP = 1e6, 1e-6
-    pipeline.directions = lambda policy=None: (d,)
-    budget.TICKS_PER_SECOND_AT_1000_ROWS *= 1e6
+    saved = (tuning.ALTERNATIVE_WORK, tuning.ALTERNATIVE_GAP, near_optimal.directions,
+             tuning.TICKS_PER_SECOND_AT_1000_ROWS)
+    tuning.ALTERNATIVE_WORK, tuning.ALTERNATIVE_GAP = 1e6, 1e-6
+    near_optimal.directions = lambda policy=None: (d,)
+    tuning.TICKS_PER_SECOND_AT_1000_ROWS *= 1e6
     try:
         yield
     finally:
-        (pipeline.ALTERNATIVE_WORK, pipeline.ALTERNATIVE_GAP, pipeline.directions,
-         budget.TICKS_PER_SECOND_AT_1000_ROWS) = saved
+        (tuning.ALTERNATIVE_WORK, tuning.ALTERNATIVE_GAP, near_optimal.directions,
+         tuning.TICKS_PER_SECOND_AT_1000_ROWS) = saved
 
 
 def direction_of(option: PlanOption, wf: WorkloadFile, catalog: Catalog) -> Direction | None:

@@ -18,7 +18,7 @@ from .estimate.replica import estimate, replica_throughput
 from .estimate.throughput import delivered_fraction, latency_misses, planned_target
 from .inputs.catalog import Catalog, GpuSku, MemorySku, Platform, StorageSku
 from .inputs.workload import Policy, Workload, WorkloadFile
-from .optimize.plan import Placement, PlanOption, Server
+from .plan_types import Placement, PlanOption, Server
 from .rules import usable
 
 TOL = 1e-6

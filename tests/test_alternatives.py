@@ -16,7 +16,7 @@ import pytest
 import solver_fixtures as fx
 
 from solver.check import check_plan
-from solver.optimize import pipeline
+from solver.optimize import near_optimal, pipeline, tuning, wording
 from solver.optimize.alternatives import DIRECTIONS
 
 GPUS = [
@@ -37,7 +37,7 @@ CHEAPEST = 8400
 def run(wf, cat, only: str | None = None, monkeypatch=None, **kw):
     if only is not None:
         chosen = tuple(d for d in DIRECTIONS if d.key == only)
-        monkeypatch.setattr(pipeline, "directions", lambda policy=None: chosen)
+        monkeypatch.setattr(near_optimal, "directions", lambda policy=None: chosen)
     kw.setdefault("with_baseline", False)
     result = pipeline.plan(wf, cat, **kw)
     slack = kw.get("slack", 0.05)
@@ -145,7 +145,7 @@ def test_repeats_and_directions_without_gain_are_left_out_with_a_reason(four):
     labels = [o.label for o in r.options]
     assert labels == ["cheapest", "no consumer GPUs", "fewest servers"]
     note = next(n for n in r.notes if n.startswith("alternatives within 5%"))
-    assert f"fewest SKUs ({pipeline.AS_GOOD})" in note
+    assert f"fewest SKUs ({wording.AS_GOOD})" in note
     assert "lowest power, most spare VRAM (the same servers as the no consumer GPUs plan)" in note
     assert "3 of 6 options: every direction within 5% of the cheapest was tried" in r.notes
 
@@ -251,7 +251,7 @@ def test_each_alternative_searches_at_most_rank_1s_work(q3, default_catalog, mon
     capped = [cap for cap, _ in calls if cap is not None]
     assert first.options[0].total_cost == 562190
     assert capped, "the alternatives' solves carry a work cap"
-    assert all(cap <= max(pipeline.MIN_ALTERNATIVE_TICKS, rank1) for cap in capped)
+    assert all(cap <= max(tuning.MIN_ALTERNATIVE_TICKS, rank1) for cap in capped)
     again = run(q3, default_catalog, top=3)
     assert [(o.label, o.total_cost) for o in again.options] == \
         [(o.label, o.total_cost) for o in first.options]
@@ -267,11 +267,11 @@ def test_a_direction_beaten_by_another_plan_says_so(four):
     r = run(wf, cat, top=3)
     assert [o.label for o in r.options] == ["cheapest", "no consumer GPUs", "fewest servers"]
     power = next(d for d in DIRECTIONS if d.key == "power")
-    left_out = {pipeline.NOT_FOUND: ["lowest power"], pipeline.AS_GOOD: ["fewest SKUs"]}
-    pipeline._better_elsewhere(SimpleNamespace(options=list(r.options), catalog=cat),
+    left_out = {wording.NOT_FOUND: ["lowest power"], wording.AS_GOOD: ["fewest SKUs"]}
+    near_optimal.better_elsewhere(SimpleNamespace(options=list(r.options), catalog=cat),
                                [power], left_out, r.options[0])
     assert left_out == {
-        pipeline.AS_GOOD: ["fewest SKUs"],
+        wording.AS_GOOD: ["fewest SKUs"],
         "no better plan found within its share of the search; the no consumer GPUs plan is "
         "better in that direction": ["lowest power"]}
 
@@ -293,15 +293,16 @@ def test_rank_1s_lp_bound_does_not_bound_a_direction(monkeypatch):
     searches: list[tuple[float, float]] = []
     real = rounds.solve_and_expand
 
-    def recording(m, *args, **kwargs):
-        out, exp, proven = real(m, *args, **kwargs)
-        value_of = kwargs.get("value_of")
+    def recording(m, *args):
+        found = real(m, *args)
+        out, exp, proven, _ = found
+        value_of = args[-1].value_of
         if m.priced and exp is not None and proven is not None and value_of is not None \
                 and m.prob.objective.constant:  # a direction's objective carries -L/S
             searches.append((proven, value_of(out, exp)))
-        return out, exp, proven
+        return found
 
-    monkeypatch.setattr(pipeline, "solve_and_expand", recording)
+    monkeypatch.setattr(near_optimal, "solve_and_expand", recording)
     run(wf, cat, top=3)
     assert searches, "the directions' searches ran on the priced program"
     assert all(proven <= value + 1e-6 for proven, value in searches), searches
@@ -345,7 +346,7 @@ def test_q3s_most_spare_vram_note_bounds_the_best_possible(q3, default_catalog,
     1,130.9 GB on four 2-GPU RTX 4090 workstations, but the shared replicas there fit one
     GPU fewer and expansion buys only the GPUs they fill: the plan shown has 1,106.9 GB
     again. So the uncapped option, too, says how far it is from the best possible instead
-    of standing as its search's optimum (``_Within.solved`` measures the plan shown, not
+    of standing as its search's optimum (``near_optimal.Within.solved`` measures the plan shown, not
     the solve's status)."""
     import re
 
@@ -367,8 +368,8 @@ def test_q3s_most_spare_vram_note_bounds_the_best_possible(q3, default_catalog,
     assert fig.best_possible == pytest.approx(fig.value + short, abs=0.5)
     assert fig.best_possible >= 1130.95  # the solve's optimum below
 
-    monkeypatch.setattr(pipeline, "ALTERNATIVE_WORK", 1e6)
-    monkeypatch.setattr(pipeline, "ALTERNATIVE_GAP", 1e-6)
+    monkeypatch.setattr(tuning, "ALTERNATIVE_WORK", 1e6)
+    monkeypatch.setattr(tuning, "ALTERNATIVE_GAP", 1e-6)
     uncapped = run(q3, default_catalog, top=2)
     shown = uncapped.options[1]
     assert shown.label == "most spare VRAM"
@@ -427,11 +428,11 @@ def test_a_count_claims_a_distance_only_when_its_bound_proves_more_than_none(bou
     (S = 1.05 · 1,000 − 1,000 + 1 = 51). A floor of 0 proves nothing of the plan: no
     distance is claimed (a generated 8-workload mix said "within 6 servers of the best
     possible" on a 6-server plan)."""
-    from solver.optimize.plan import PlanOption, Server
+    from solver.plan_types import PlanOption, Server
 
     servers = tuple(Server(f"s{i}", "box", None, 0, "d32", 2, None, 0) for i in range(6))
     option = PlanOption(rank=2, total_cost=1000.0, servers=servers, lines=(), placements=())
-    within = pipeline._Within(1000.0, 1000.0, 0.05, 60, 1e-3)
+    within = near_optimal.Within(1000.0, 1000.0, 0.05, 60, 1e-3)
     fewest = next(d for d in DIRECTIONS if d.key == "servers")
     assert within.short_of_best(fewest, option, None, bound) == short
 
@@ -449,7 +450,7 @@ def test_a_repaired_optimum_claims_nothing_and_a_beaten_option_is_left_out(defau
     labels = [o.label for o in r.options]
     assert labels == ["cheapest", "fewest SKUs", "lowest power", "most spare VRAM"]
     left_out = next(n for n in r.notes if n.startswith("alternatives within 5%"))
-    assert pipeline.AS_GOOD not in left_out
+    assert wording.AS_GOOD not in left_out
     assert ("no consumer GPUs (no better plan found within its share of the search; the "
             "fewest SKUs plan is better in that direction)") in left_out
     assert ("fewest servers (the lowest power plan is better in that direction than its "
@@ -470,7 +471,7 @@ def test_drives_moved_between_the_same_servers_are_one_purchase():
     from dataclasses import replace
 
     from solver.optimize.alternatives import server_key
-    from solver.optimize.plan import PlanOption, Server
+    from solver.plan_types import PlanOption, Server
 
     def option(*servers: Server) -> PlanOption:
         return PlanOption(rank=2, total_cost=1000.0, servers=servers, lines=(), placements=())

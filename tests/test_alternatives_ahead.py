@@ -15,20 +15,21 @@ import pytest
 import solver_fixtures as fx
 
 from solver.inputs.loading import load_catalog, load_workloads
-from solver.optimize import pipeline, rounds
+from solver.optimize import near_optimal, pipeline, rounds
 from solver.optimize.alternatives import server_key
 from solver.optimize.budget import Budget
 from solver.optimize.candidates import enumerate_candidates
-from solver.optimize.outcome import Outcome, SolveStatus
+from solver.optimize.outcome import Outcome
 from solver.optimize.program import build
 from solver.optimize.solve import available_solvers
+from solver.result import SolveStatus
 
 ROOT = Path(__file__).resolve().parent.parent
 CATALOG = ROOT / "catalogs" / "default.yaml"
 
 
 def _plan(name: str, monkeypatch, spare: bool):
-    monkeypatch.setattr(pipeline, "spare_core", lambda: spare)
+    monkeypatch.setattr(near_optimal, "spare_core", lambda: spare)
     wf = load_workloads(ROOT / "workloads" / f"{name}.yaml")
     return pipeline.plan(wf, load_catalog(CATALOG), top=3, with_baseline=False)
 
@@ -79,9 +80,9 @@ def test_a_repair_that_costs_nothing_ends_the_rounds(monkeypatch):
     wf, catalog, cand, m = _small_program()
     solves = _count_solves(monkeypatch)
     _failing_expand(monkeypatch, extra=0.0)
-    out, exp, _ = rounds.solve_and_expand(
-        m, cand, wf, catalog, "highs", Budget.start(None, m.size, 1, 1), 1e-4,
-        value_of=lambda o, e: e.cost - e.drive_extra)
+    out, exp, _, _ = rounds.solve_and_expand(
+        m, cand, wf, catalog, "highs", Budget.start(None, m.size, 1, 1),
+        rounds.SearchOptions(1e-4, value_of=lambda o, e: e.cost - e.drive_extra))
     assert len(solves) == 1
     assert out.status == SolveStatus.OPTIMAL
     assert exp.failed_types and exp.cost == 16_940
@@ -94,8 +95,8 @@ def test_a_repair_that_costs_more_goes_on_to_a_round_of_cuts(monkeypatch):
     monkeypatch.setattr(rounds, "_cuts_off_plan",
                         lambda m, key, wf: cuts.append(key) or False)
     rounds.solve_and_expand(
-        m, cand, wf, catalog, "highs", Budget.start(None, m.size, 1, 1), 1e-4,
-        value_of=lambda o, e: e.cost - e.drive_extra)
+        m, cand, wf, catalog, "highs", Budget.start(None, m.size, 1, 1),
+        rounds.SearchOptions(1e-4, value_of=lambda o, e: e.cost - e.drive_extra))
     assert cuts, "a repair that costs more than the program said must tighten the program"
 
 
@@ -182,8 +183,10 @@ def test_a_round_after_a_plan_that_could_be_shown_ends_with_the_options_work(sho
     _failing_expand(monkeypatch, extra=100.0)
     monkeypatch.setattr(rounds, "_cuts_off_plan", lambda m, key, wf: True)
     rounds.solve_and_expand(
-        m, cand, wf, catalog, "highs", Budget.start(None, m.size, 1, 1), 1e-4, loose=False,
-        cap=1000, value_of=lambda o, e: e.cost - e.drive_extra, shown=lambda o, e: shown)
+        m, cand, wf, catalog, "highs", Budget.start(None, m.size, 1, 1),
+        rounds.SearchOptions(1e-4, loose=False, cap=1000,
+                             value_of=lambda o, e: e.cost - e.drive_extra,
+                             shown=lambda o, e: shown))
     assert len(bare) >= 2 and bare[0] is None  # no plan in hand before the first round
     for i in range(1, len(bare)):
         assert bare[i] == (1000 - sum(spent[:i]) if shown else None)

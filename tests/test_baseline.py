@@ -17,7 +17,7 @@ from solver.inputs.loading import load_workloads
 from solver.optimize.baseline import SCENARIOS, baseline_cost
 from solver.optimize.candidates import enumerate_candidates
 from solver.optimize.pipeline import plan
-from solver.optimize.plan import Baseline
+from solver.result import Baseline
 
 TWO = textwrap.dedent("""\
     name: two

@@ -19,7 +19,7 @@ from solver.inputs.catalog import Catalog
 from solver.inputs.loading import load_workloads
 from solver.inputs.workload import WorkloadFile
 from solver.optimize.pipeline import plan
-from solver.optimize.plan import BomLine, PlanOption
+from solver.plan_types import BomLine, PlanOption
 
 WORKLOADS = Path(__file__).resolve().parents[1] / "workloads"
 
@@ -120,3 +120,18 @@ def test_a_broken_plan_is_a_violation_not_an_exception(small, default_catalog, n
     problems = check_plan(breaker(option), wf, default_catalog)
     assert problems, f"{name}: no violation reported"
     assert any(message in p for p in problems), problems
+
+
+def test_the_checker_imports_nothing_of_the_optimiser():
+    """The checker reads plans (``solver.plan_types``), never the search that makes them:
+    an oracle that imported the optimiser could share the code it checks, and the two
+    once imported each other (``check`` -> ``optimize.plan``, ``pipeline`` -> ``check``)."""
+    import subprocess
+    import sys
+
+    code = ("import sys, solver.check; "
+            "print(sorted(m for m in sys.modules if m.startswith('solver.optimize')))")
+    root = Path(__file__).resolve().parent.parent
+    out = subprocess.run([sys.executable, "-c", code], cwd=root, capture_output=True,
+                         text=True, check=True)
+    assert out.stdout.strip() == "[]"

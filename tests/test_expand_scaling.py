@@ -13,12 +13,13 @@ from dataclasses import replace
 import pytest
 
 from solver.inputs.loading import load_workloads
-from solver.optimize.candidates import enumerate_candidates, usable
+from solver.optimize.candidates import enumerate_candidates
 from solver.optimize.expand import drives as ex_drives
 from solver.optimize.expand import gather as ex_gather
 from solver.optimize.expand import pack as ex_pack
 from solver.optimize.expand.box import Box, Item
-from solver.optimize.plan import Server
+from solver.plan_types import Server
+from solver.rules import usable
 
 SERVE = """name: many
 workloads:

@@ -5,10 +5,11 @@ from __future__ import annotations
 
 import solver_fixtures as fx
 
-from solver.optimize.candidates import enumerate_candidates, usable
+from solver.optimize.candidates import enumerate_candidates
 from solver.optimize.expand.box import Box, Item, box_price
 from solver.optimize.expand.repack import cover
 from solver.optimize.family_pack import ServerConfig, cheapest_cover
+from solver.rules import usable
 
 # Kinds (GPUs, host RAM GB, cores): a CPU-only replica of 2,880 GB, an 8-GPU replica of
 # 564 GB, a 2-GPU replica of 141 GB.

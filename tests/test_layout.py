@@ -29,7 +29,8 @@ STAGES = [
     "solver.report.estimate_table",
     "solver.check",
     "solver.optimize.expand",
-    "solver.optimize.plan",
+    "solver.plan_types",
+    "solver.result",
     "solver.optimize.outcome",
 ]
 

@@ -10,7 +10,7 @@ from test_report import CATALOG, ROOT, _option, sample_plan
 
 from solver.inputs.loading import load_catalog, load_workloads
 from solver.inputs.workload import Policy
-from solver.optimize.plan import Placement, Server
+from solver.plan_types import Placement, Server
 from solver.report import metrics
 from solver.report.metrics import option_metrics, target_label, target_status
 

@@ -8,6 +8,7 @@ a relaxation again, and its bound proves the plan.
 
 from __future__ import annotations
 
+from dataclasses import replace
 from pathlib import Path
 
 import pytest
@@ -77,7 +78,7 @@ def test_a_packed_plan_its_work_share_left_unproven_gets_one_more_solve(monkeypa
 
     real = rounds.solve_and_expand
     monkeypatch.setattr(pipeline, "solve_and_expand",
-                        lambda *args, **kw: real(*args, **{**kw, "close": False}))
+                        lambda *args: real(*args[:-1], replace(args[-1], close=False)))
     without = pipeline.plan(wf, catalog, top=3, time_limit=60)
     assert without.options[0].total_cost == 898_850
     assert without.status == "feasible" and without.gap > 1e-3

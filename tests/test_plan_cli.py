@@ -176,3 +176,21 @@ def test_sweep_budget_that_buys_nothing_is_a_row_not_a_failure(tmp_path):
     assert nothing["served"] == [] and len(nothing["unserved"]) == 4
     assert nothing["served_priority"] == 0 and not nothing["error"]
     assert rows[1]["served"]
+
+
+def test_the_library_gives_the_command_lines_answer(default_catalog):
+    """``optimize.answer`` holds the policy ``plan`` once kept in cli.py: under a budget
+    that leaves work out the plan serving everything is priced too (``full_plan_cost``),
+    and a budget that buys nothing raises, as the command line exits 3."""
+    from solver.errors import NothingServedError
+    from solver.inputs.loading import load_workloads
+    from solver.inputs.scenario import with_policy
+    from solver.optimize.answer import answer
+
+    wf = load_workloads(Path(SMALL))
+    with pytest.raises(NothingServedError, match="the budget of USD 1,000 buys nothing"):
+        answer(with_policy(wf, budget=1000), default_catalog, top=1)
+    got = answer(with_policy(wf, budget=10_000), default_catalog, top=1)
+    assert got.result.options[0].unserved
+    assert got.to_json()["full_plan_cost"] == pytest.approx(16940)
+    assert "full_plan_cost" not in answer(wf, default_catalog, top=1).to_json()

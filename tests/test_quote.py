@@ -18,7 +18,7 @@ from test_report import CATALOG, ROOT, WORKLOADS, sample_plan
 
 from cli import main
 from solver.errors import InputError
-from solver.optimize.plan import Server
+from solver.plan_types import Server
 from solver.report.plan_files import quote_paths, write_plan_files
 from solver.report.quote import quote_frame, quote_lines, quote_text
 from solver.report.summary import render_plan_summary

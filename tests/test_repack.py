@@ -15,8 +15,9 @@ from solver.check import check_plan
 from solver.inputs.ownership import Site
 from solver.optimize.candidates import enumerate_candidates
 from solver.optimize.expand import expand
-from solver.optimize.outcome import Outcome, SolveStatus
-from solver.optimize.plan import PlanOption
+from solver.optimize.outcome import Outcome
+from solver.plan_types import PlanOption
+from solver.result import SolveStatus
 
 
 def _outcome(n: dict[str, int], x: dict[tuple[str, int, str], int]) -> Outcome:

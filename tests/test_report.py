@@ -14,17 +14,10 @@ import pytest
 
 from solver.inputs.loading import load_catalog, load_workloads
 from solver.inputs.workload import Policy
-from solver.optimize.plan import (
-    Baseline,
-    BomLine,
-    DirectionFigure,
-    Placement,
-    PlanOption,
-    PlanResult,
-    Server,
-)
+from solver.plan_types import BomLine, DirectionFigure, Placement, PlanOption, Server
 from solver.report import chargeback, placement_tables, run_tables
 from solver.report import tables as report
+from solver.result import Baseline, PlanResult
 
 ROOT = Path(__file__).resolve().parents[1]
 CATALOG = ROOT / "catalogs" / "default.yaml"
@@ -274,7 +267,7 @@ def test_throughput_lines_say_once_what_two_alternatives_share():
     """Options 2 and 3 serve the target on the same replicas: option 3's block is one line."""
     from types import SimpleNamespace
 
-    from solver.optimize.plan import TargetFigure
+    from solver.plan_types import TargetFigure
     from solver.report.running import throughput_lines
 
     def option(rank, replicas, rate):

@@ -357,5 +357,29 @@ def test_knees_are_listed_in_grid_order_whatever_order_they_finish(tiny, default
     solved = {g: solve_one(*sweep.groups[g], None, None, 1e-4) for g in groups}
     finished = SimpleNamespace(rows={}, fulls=dict(reversed(list(solved.items()))),
                                cheapest={}, base=None, interrupted=False, solves=2)
-    run = _finish(sweep, finished, time.perf_counter(), 1, None)
+    run = _finish(sweep, finished, time.perf_counter(), 1)
     assert [k.scenario.growth for k in run.knees.values()] == [1.0, 1.5]
+
+
+def test_a_scenario_times_out_by_how_its_run_ended_not_by_its_seconds(monkeypatch, tiny,
+                                                                        default_catalog):
+    """A run the time limit stopped without a plan is a timeout however soon it stopped
+    (the sweep once guessed from ``seconds >= 0.9 x time_limit``); any other solver
+    failure is a failure, however long it ran."""
+    from solver.errors import SolverError
+    from solver.optimize.diagnosis import NoPlanInTime
+    from solver.sweep import run as sweep_run
+
+    _, wf = tiny
+
+    def raising(error):
+        def planned(*args, **kwargs):
+            raise error
+        return planned
+
+    monkeypatch.setattr(sweep_run, "plan", raising(NoPlanInTime("no plan in time")))
+    timed = sweep_run.solve_one(wf, default_catalog, None, 1000.0, 1e-4)
+    assert sweep_run._status(timed) == "timeout"
+    monkeypatch.setattr(sweep_run, "plan", raising(SolverError("the solver failed")))
+    failed = sweep_run.solve_one(wf, default_catalog, None, 1e-9, 1e-4)
+    assert sweep_run._status(failed) == "failed"

@@ -15,7 +15,7 @@ from conftest import WORKLOADS
 from test_sweep import TINY
 
 from cli import main
-from solver.optimize.plan import PlanResult
+from solver.result import PlanResult, Termination
 from solver.sweep.render import render_sweep
 from solver.sweep.report import marginal_column, marginal_scale, sweep_frame
 from solver.sweep.run import Solved, feasible_why
@@ -96,14 +96,17 @@ def test_one_marginal_scale_in_the_terminal_the_csv_and_the_sheet(swept):
 
 
 def test_why_a_plan_is_only_feasible():
-    def solved(status, gap, seconds=1.0):
-        return Solved(PlanResult(status, "USD", (), gap=gap), seconds=seconds)
+    def solved(status, gap, termination=None):
+        return Solved(PlanResult(status, "USD", (), gap=gap, termination=termination))
 
-    assert feasible_why(solved("optimal", 0.0), None) == ""
-    assert feasible_why(solved("feasible", 0.0123), None) == "gap 1.23%"
-    assert feasible_why(solved("feasible", None), None) == "no proven bound"
-    assert feasible_why(solved("feasible", 0.05, 9.5), 10.0) == "time limit; gap 5.00%"
-    assert feasible_why(Solved(None, "boom", 4), 10.0) == ""
+    assert feasible_why(solved("optimal", 0.0)) == ""
+    assert feasible_why(solved("feasible", 0.0123)) == "gap 1.23%"
+    assert feasible_why(solved("feasible", None)) == "no proven bound"
+    # The time limit is named from how the run ended, never guessed from its seconds.
+    limited = solved("feasible", 0.05, Termination.TIME_LIMIT_WITH_PLAN)
+    assert feasible_why(limited) == "time limit; gap 5.00%"
+    assert feasible_why(solved("feasible", 0.05, Termination.NOT_PROVEN)) == "gap 5.00%"
+    assert feasible_why(Solved(None, "boom", 4)) == ""
 
 
 def test_status_note_in_the_csv_and_the_terminal(swept):

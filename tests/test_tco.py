@@ -311,7 +311,7 @@ def test_a_capped_rack_count_advises_the_racks_its_plan_takes(monkeypatch):
     from dataclasses import replace
 
     from solver.optimize import site_fit
-    from solver.optimize.outcome import SolveStatus
+    from solver.result import SolveStatus
 
     setup(monkeypatch)
     caps = []
@@ -407,7 +407,7 @@ def test_renting_compares_only_what_is_bought():
     from solver.inputs.catalog import CloudPrice
     from solver.inputs.ownership import Site, TcoPolicy
     from solver.optimize.owning import own_cost
-    from solver.optimize.plan import Server
+    from solver.plan_types import Server
 
     catalog = fx.catalog().model_copy(update={"cloud": [CloudPrice(gpu="big", per_gpu_hour=2.0)]})
     owned = Server("s1", "box2", "big", 2, "d32", 2, None, 0, owned=True)
@@ -422,7 +422,7 @@ def test_renting_compares_only_what_is_bought():
     assert own.break_even_month == pytest.approx(12_200 / (52_560 / 36 - 12_516 / 36), abs=0.05)
     assert own.break_even_month == 11.0
     # The terminal says what is compared and which running costs are counted.
-    from solver.optimize.plan import PlanOption
+    from solver.plan_types import PlanOption
     from solver.report.running import own_lines
 
     opt = PlanOption(rank=1, total_cost=12_200, servers=(owned, bought), lines=(),
@@ -438,7 +438,7 @@ def test_power_reads_the_same_in_the_terminal_and_the_workbook():
     """One rounding rule: 14.95 kW is "15.0" in a "#,##0.0" cell (half up) and was "14.9"
     in the terminal (Python rounds the binary 14.9499…); both now say 15.0."""
     from solver.optimize.owning import kw_text
-    from solver.optimize.plan import OwnCost, PlanOption
+    from solver.plan_types import OwnCost, PlanOption
     from solver.report.running import own_lines
 
     assert [kw_text(x) for x in (14.95, 0.05, 1234.25, 26.5)] == ["15.0", "0.1", "1,234.3",

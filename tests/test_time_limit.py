@@ -10,8 +10,9 @@ import solver_fixtures as fx
 
 from bench.generate import generate
 from solver.errors import SolverError
-from solver.optimize import budget, pipeline
+from solver.optimize import budget, diagnosis, pipeline, tuning
 from solver.optimize.solve import available_solvers
+from solver.result import Termination
 
 pytestmark = pytest.mark.skipif("highs" not in available_solvers(), reason="needs HiGHS")
 
@@ -20,7 +21,7 @@ pytestmark = pytest.mark.skipif("highs" not in available_solvers(), reason="need
 def tiny_work(monkeypatch):
     """A work budget of a few search checkpoints and a clock that never binds, so the work
     budget, not the machine's speed, ends every solve."""
-    monkeypatch.setattr(budget, "TICKS_PER_SECOND_AT_1000_ROWS", 0.05)
+    monkeypatch.setattr(tuning, "TICKS_PER_SECOND_AT_1000_ROWS", 0.05)
 
 
 def _plan(wf, catalog):
@@ -38,7 +39,7 @@ def test_work_limited_run_is_reproducible(tiny_work, default_catalog):
 def test_fewer_options_say_why(monkeypatch, default_catalog):
     # Fewer checkpoints than tiny_work: rank 1's rounds leave too few for two alternatives
     # whichever plans the rounds find.
-    monkeypatch.setattr(budget, "TICKS_PER_SECOND_AT_1000_ROWS", 0.02)
+    monkeypatch.setattr(tuning, "TICKS_PER_SECOND_AT_1000_ROWS", 0.02)
     result = _plan(generate(60, 1), default_catalog)
     assert len(result.options) < 3
     assert f"{len(result.options)} of 3 options: the time limit ran out" in result.notes
@@ -76,15 +77,16 @@ def test_absurd_prices_are_named_and_no_time_limit_is_invented(q3, default_catal
 
 
 def test_no_plan_message_mentions_the_limit_only_when_set(default_catalog):
-    without = pipeline._no_plan_message("highs", None, default_catalog)
+    without = diagnosis.no_plan_message("highs", None, default_catalog)
     assert "time limit" not in without.replace("without a time limit", "")
     assert "None" not in without
-    assert "within the time limit of 7 s" in pipeline._no_plan_message("cbc", 7.0,
+    assert "within the time limit of 7 s" in diagnosis.no_plan_message("cbc", 7.0,
                                                                        default_catalog)
 
 
 def _stopped(objective: float, clock: bool):
-    from solver.optimize.outcome import Outcome, SolveStatus
+    from solver.optimize.outcome import Outcome
+    from solver.result import SolveStatus
     return Outcome(SolveStatus.FEASIBLE, objective, None, None, 1.0, {}, {}, {}, {}, {},
                    clock_stopped=clock)
 
@@ -140,8 +142,9 @@ def test_the_round_after_a_worse_clock_ended_solve_expands_nothing(monkeypatch,
     monkeypatch.setattr(rounds, "solve", solve)
     monkeypatch.setattr(rounds, "expand", expand)
     monkeypatch.setattr(rounds, "_cuts_off_plan", lambda m, key, wf: True)
-    out, _, _ = rounds.solve_and_expand(m, cand, wf, default_catalog, "highs",
-                                        budget.Budget.start(None, m.size, 1, 1), 1e-4)
+    out = rounds.solve_and_expand(m, cand, wf, default_catalog, "highs",
+                                  budget.Budget.start(None, m.size, 1, 1),
+                                  rounds.SearchOptions(1e-4)).outcome
     assert len(solves) == 2 and len(expanded) == 1
     assert out is solves[0]
 
@@ -188,7 +191,7 @@ def test_a_run_ended_before_the_whole_programs_search_reports_the_lps_bound(monk
     rank 1 is the cheaper rounded plan and its gap is measured against the LP relaxation
     at the root cuts' point (``rounds._relaxation``), a bound on every plan: the gap is
     still reported, and the note says the clock left a stage out."""
-    monkeypatch.setattr(budget, "ROOT_LP_TIMES", 1e9)
+    monkeypatch.setattr(tuning, "ROOT_LP_TIMES", 1e9)
     found = _rounded_plans(monkeypatch)
     wf = generate(60, 1)
     result = pipeline.plan(wf, default_catalog, top=1, solver="highs", time_limit=60,
@@ -196,12 +199,14 @@ def test_a_run_ended_before_the_whole_programs_search_reports_the_lps_bound(monk
     assert len(found) == 1 and found[0] is not None
     assert result.options[0].capex == found[0][2]
     assert result.status == "feasible" and result.gap is not None and result.gap > 0
+    assert result.termination == Termination.TIME_LIMIT_WITH_PLAN
     clock = next(n for n in result.notes if "wall clock" in n)
     assert "skipped" in clock and "ended 0" not in clock  # what did not happen goes unsaid
     # The bound is the LP's, below the optimum: no plan of an unlimited run is cheaper.
     bound = result.options[0].capex * (1 - result.gap)
     full = pipeline.plan(wf, default_catalog, top=1, solver="highs", with_baseline=False)
     assert bound <= full.options[0].capex * (1 + 1e-6)  # the gap is rounded to 6 places
+    assert full.termination != Termination.TIME_LIMIT_WITH_PLAN  # it had no time limit
 
 
 def test_root_rounds_fit_a_fifth_of_the_work_budget():
@@ -211,7 +216,8 @@ def test_root_rounds_fit_a_fifth_of_the_work_budget():
     from types import SimpleNamespace
 
     from solver.optimize.budget import Budget
-    from solver.optimize.rounds import ROOT_CUT_ROUNDS, root_rounds
+    from solver.optimize.rounds import root_rounds
+    from solver.optimize.tuning import ROOT_CUT_ROUNDS
 
     def program(rows: int, size: int):
         return SimpleNamespace(size=size, prob=SimpleNamespace(constraints=range(rows)))
@@ -334,7 +340,7 @@ def test_sub_mips_run_only_on_programs_small_enough(monkeypatch, default_catalog
     from solver.optimize.candidates import enumerate_candidates
     from solver.optimize.program import build
 
-    monkeypatch.setattr(solve_mod, "SUB_MIP_MAX_ROWS", most_rows)
+    monkeypatch.setattr(tuning, "SUB_MIP_MAX_ROWS", most_rows)
     wf = generate(10, 1)
     m = build(wf, default_catalog, enumerate_candidates(wf, default_catalog), None)
     out = solve_mod.solve(m, "highs", 60, work_ticks=20)
@@ -388,9 +394,8 @@ def test_a_rounded_plan_that_needed_repair_is_rounded_again_after_cuts(monkeypat
     types did not pack gives them the cuts a packing round would, and the LP's new point is
     rounded again; the cheaper plan is kept. On a generated 60-workload mix without a time
     limit: 8,276,310, then 8,257,100 (at N = 1,000, 87,965,830 then 87,914,480)."""
-    from solver.optimize import rounds
 
-    monkeypatch.setattr(rounds, "REROUND_MIN_ROWS", 0)
+    monkeypatch.setattr(tuning, "REROUND_MIN_ROWS", 0)
     found = _rounded_plans(monkeypatch)
     result = pipeline.plan(generate(60, 1), default_catalog, top=1, solver="highs",
                            time_limit=20, with_baseline=False)

@@ -538,7 +538,8 @@ def owned_plan():
     from test_report import bom
 
     from solver.inputs.loading import load_catalog, load_workloads
-    from solver.optimize.plan import Placement, PlanOption, PlanResult, Server
+    from solver.plan_types import Placement, PlanOption, Server
+    from solver.result import PlanResult
 
     catalog, wf = load_catalog(CATALOG), load_workloads(WORKLOADS)
     owned = Server("s1", "srv-4gpu-ddr4", "a100-80g-pcie", 4, "ddr4-3200-64g", 16,

@@ -31,9 +31,9 @@ from dataclasses import dataclass
 
 from ..inputs.catalog import Catalog
 from ..inputs.workload import Policy
+from ..plan_types import DirectionFigure, PlanOption, amount_in
 from .lp import pulp
 from .owning import server_power_w
-from .plan import DirectionFigure, PlanOption, amount_in
 from .program import Model, minimised_cost, tco_expression
 
 DEFAULT_SLACK = 0.05
@@ -77,7 +77,7 @@ def define_cost_slack(m: Model, cheapest: float, slack: float, less: float = 0.0
     """cost ≤ (1 + slack) · C* − less (``cost_slack``), cost what the program minimises
     (capex, or TCO under ``objective: tco``) and C* the best plan's value of it; replaced
     when called again. ``less``: room kept below the slack for what packing adds (a
-    direction's retry, ``pipeline._alternatives``)."""
+    direction's retry, ``near_optimal.search_kinds``)."""
     m.prob.constraints.pop("cost_slack", None)
     m.prob += minimised_cost(m) <= (1 + slack) * cheapest - less, "cost_slack"
 

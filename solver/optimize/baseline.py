@@ -24,10 +24,10 @@ from dataclasses import dataclass
 from ..estimate.replica import estimate
 from ..inputs.catalog import Catalog
 from ..inputs.workload import PARALLEL_DEGREES, Policy, WorkloadFile
+from ..result import Baseline, SolveStatus
 from .budget import Budget
 from .candidates import Candidates, ServerType, type_accepts
-from .outcome import Outcome, SolveStatus
-from .plan import Baseline
+from .outcome import Outcome
 from .program import build, require_reference
 from .replicas import ReplicaOption, policy_degrees
 from .solve import solve

@@ -24,41 +24,14 @@ import os
 import time
 from dataclasses import dataclass, field
 
-TICKS_PER_SECOND_AT_1000_ROWS = 25.0
-"""Calibration (2-core VM, HiGHS 1.16, one thread): search checkpoints per second on a program
-of 1,000 rows. Measured: ~180/s at 370 rows (q3) and ~7/s on the N = 200 generated mix, so
-this stays below both, and the work budget, not the clock, usually ends a solve. At 5/s q3
-under --time-limit 10 got 26 checkpoints for its packing round, stopped at a plan 26% above
-the optimum; at 25/s it is proven optimal from --time-limit 5 on."""
-TICK_SIZE_EXPONENT = 1.2
-POST_SOLVE_S = 0.3
-"""Seconds kept after the last solve for expansion and checks (plus per-replica time)."""
-POST_SOLVE_PER_REPLICA_S = 4e-4
+from . import tuning
+
 LONGEST_LIMIT_S = 1e9
 """A longer --time-limit (about 32 years) is counted as this: it never binds, and the work
 budget stays a count that fits an integer (1e308 s made it infinite)."""
 WORKBOOK_S = 0.3
 """Seconds kept for writing the workbook, plus per placement row of every option."""
 WORKBOOK_PER_REPLICA_S = 3e-4
-CLOCK_MARGIN = 0.8
-"""A solve's clock limit is this share of the seconds left: HiGHS finishes a running
-heuristic before it looks at the clock (overshoots of 1-2 s were measured at N = 200)."""
-MIN_SOLVE_S = 0.5
-"""A new solve (another rank, round or the baseline) is not started with less than this."""
-START_SHARE = 0.5
-"""... nor with less than this share of the longest solve so far: HiGHS reads its clock only
-once its root is done, and the root of another solve of the same program takes about as
-long (on a generated 200-workload mix under --time-limit 30 and without a workbook, an
-alternative started with 2.3 s left ran 12 s on a 1.9 s limit, after a first solve of 9.7 s;
-the run took 38 s)."""
-
-ROOT_LP_TIMES = 18
-"""... nor, for a solve of the whole program, with less than this many times its longest LP
-relaxation so far: HiGHS's root (presolve, the LP, its first cut rounds and the analytic
-centre) reads no clock, and on large programs it outlasts every solve before it, which
-held most decisions. On the generated 1,000-workload mix (LP 2.3-2.8 s) the root ran 33-46
-s whatever its limit, and rank 1's last solve, started with 26-44 s left, ended the run at
-126-140 s under --time-limit 120; at N = 200 (LP 0.6 s) it ran 5 s."""
 
 
 def process_started() -> float:
@@ -85,7 +58,8 @@ def workbook_reserve(replicas: int, options: int) -> float:
 
 def ticks_per_second(rows: int) -> float:
     """Calibrated search checkpoints per second for a program of ``rows`` constraints."""
-    return TICKS_PER_SECOND_AT_1000_ROWS * (1000.0 / max(rows, 1)) ** TICK_SIZE_EXPONENT
+    scale = (1000.0 / max(rows, 1)) ** tuning.TICK_SIZE_EXPONENT
+    return tuning.TICKS_PER_SECOND_AT_1000_ROWS * scale
 
 
 @dataclass
@@ -127,7 +101,7 @@ class Budget:
             return cls()
         time_limit = min(time_limit, LONGEST_LIMIT_S)
         started = time.perf_counter() if started is None else started
-        post = top * (POST_SOLVE_S + POST_SOLVE_PER_REPLICA_S * replicas)
+        post = top * (tuning.POST_SOLVE_S + tuning.POST_SOLVE_PER_REPLICA_S * replicas)
         deadline = started + time_limit - reserve_s - post
         # The work budget is a function of the inputs only (never of the clock), so that
         # it is the same on every run; it assumes the same reserves.
@@ -154,8 +128,9 @@ class Budget:
             self.skipped.append(what)
             return False
         left = self.seconds_left()
-        root = 0.0 if restricted else ROOT_LP_TIMES * self.lp_s
-        if left is not None and left < max(MIN_SOLVE_S, START_SHARE * self.longest_s, root):
+        root = 0.0 if restricted else tuning.ROOT_LP_TIMES * self.lp_s
+        least = max(tuning.MIN_SOLVE_S, tuning.START_SHARE * self.longest_s, root)
+        if left is not None and left < least:
             self.clock_skipped += 1  # the clock, not the work count, decided
             self.skipped.append(what)
             return False
@@ -168,7 +143,7 @@ class Budget:
         if left is None:
             return None, None
         ticks = None if self.ticks is None else max(1, int(share * self.ticks))
-        return max(0.05, CLOCK_MARGIN * left), ticks
+        return max(0.05, tuning.CLOCK_MARGIN * left), ticks
 
     def spend_lp(self, seconds: float) -> None:
         """Count an LP relaxation of the whole program that took ``seconds``."""

@@ -14,8 +14,7 @@ from dataclasses import dataclass
 from ..errors import PlanBuyError
 from ..inputs.catalog import Catalog
 from ..inputs.workload import WorkloadFile
-from .outcome import SolveStatus
-from .plan import PlanResult
+from ..result import PlanResult, SolveStatus
 
 
 @dataclass(frozen=True)

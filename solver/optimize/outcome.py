@@ -6,21 +6,8 @@ Kept apart from ``solve.py`` so that modules reading a solve's result never load
 from __future__ import annotations
 
 from dataclasses import dataclass, field
-from enum import StrEnum
 
-
-class SolveStatus(StrEnum):
-    """How a solve (or a whole plan) ended. Compares equal to its lower-case name."""
-
-    OPTIMAL = "optimal"
-    """Proven within the requested gap."""
-    FEASIBLE = "feasible"
-    """A plan exists; optimality is not proven (time limit, gap or a restricted program)."""
-    INFEASIBLE = "infeasible"
-    """No plan satisfies every rule."""
-    NO_SOLUTION = "no_solution"
-    """The solver stopped (time limit, error) before finding any plan."""
-
+from ..result import SolveStatus
 
 Kind = tuple[float, ...]
 """A kind of replica in a server pattern: (GPUs, host RAM GB rounded to 1e-6), and third

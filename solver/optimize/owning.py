@@ -23,7 +23,7 @@ from decimal import ROUND_HALF_UP, Decimal
 
 from ..inputs.catalog import Catalog
 from ..inputs.ownership import HOURS_PER_YEAR, Site, TcoPolicy
-from .plan import OwnCost, Server
+from ..plan_types import OwnCost, Server
 
 
 def server_power_w(server: Server, catalog: Catalog) -> float:

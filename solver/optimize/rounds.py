@@ -9,17 +9,22 @@ from __future__ import annotations
 
 import math
 import time
-from dataclasses import replace
+from collections.abc import Callable
+from dataclasses import dataclass, replace
+from typing import NamedTuple
 
 from ..inputs.catalog import Catalog
 from ..inputs.workload import Policy, WorkloadFile
+from ..plan_types import OwnCost
+from ..result import SolveStatus
+from ..rules import usable
+from . import tuning
 from .budget import Budget
-from .candidates import usable
+from .candidates import Candidates
 from .expand import Expansion, expand
 from .lp import pulp
-from .outcome import Outcome, SolveStatus
+from .outcome import Outcome
 from .owning import own_cost
-from .plan import OwnCost
 from .program import (
     Model,
     add_host_room_rows,
@@ -34,16 +39,6 @@ from .program import (
     price_patterns,
 )
 from .solve import Started, lp_duals, pattern_cut_weights, solve, start_solve
-
-MAX_CUT_ROUNDS = 8
-"""Re-solves allowed per option after a packing failure, each with new valid cuts."""
-LOOSE_GAP = 5e-3
-"""Relative gap of the solves that may still fail to pack (0.5%): they only need to show
-which server types to tighten, so proving their optimum would waste the time budget."""
-LOOSE_MIN_ROWS = 600
-"""Programs of at most this many rows (without the disk rows: every shipped file) are solved
-to the gap from the first round. On q3 the loose solve took 0.30 s and the solve closing its
-gap 0.11 s more; one solve to the gap takes 0.32 s."""
 
 
 def expansion_own(exp: Expansion, wf: WorkloadFile, catalog: Catalog) -> OwnCost:
@@ -61,49 +56,90 @@ def expansion_value(exp: Expansion, wf: WorkloadFile, catalog: Catalog) -> float
     return exp.cost
 
 
-def solve_and_expand(m, cand, wf, catalog, solver, clock, gap, loose=True, share=1.0,
-                     warm=False, cap=None, disk_retries=0, value_of=None, first=None,
-                     shown=None, drives=None, close=False):
+ValueFn = Callable[[Outcome, Expansion], "float | None"]
+"""What the program minimises, measured on an expanded plan (None: not measured)."""
+ShownFn = Callable[[Outcome, Expansion], bool]
+"""Whether the caller would show an expanded plan as it is."""
+
+
+@dataclass(frozen=True)
+class SearchOptions:
+    """How one option's search (``solve_and_expand``) runs: its gap, its work and when it
+    stops. Frozen: the caller builds one per search, the search never changes it."""
+
+    gap: float
+    """Relative MIP gap counted as optimal."""
+    loose: bool = True
+    """Rounds that may still fail to pack are solved to ``tuning.LOOSE_GAP`` first (on
+    programs above ``tuning.LOOSE_MIN_ROWS``); once a plan packs, one more solve closes
+    the gap."""
+    share: float = 1.0
+    """Share of the work budget left that this option may use, in all its rounds."""
+    warm: bool = False
+    """Start the first solve from the previous solve's values (later rounds always do), a
+    plan to fall back on: its work share ends that solve only once it finds a better one
+    (``beat_start``)."""
+    cap: int | None = None
+    """Bound on this option's search checkpoints in all its rounds, with or without a time
+    limit (a solve stops at its share once it has a plan: the best plan found is kept, so
+    the option is a plan, not always the proven best of its objective)."""
+    disk_retries: int = 0
+    """When a plan solved to the gap costs more than the bound proven because its drives,
+    rounded per server, cost more than the program's disk rows said (O4), up to this many
+    re-solves with that choice cut off (``exclude_disk_choice``; the caller drops the cuts
+    with ``drop_disk_choices``). Another optimum of the program may pack its datasets as
+    the rows assumed."""
+    value_of: ValueFn | None = None
+    """What the program minimises measured on an expanded plan: a plan whose packing
+    repair left that value at the solve's own objective (the repair moved replicas or
+    upgraded memory at no cost in it) counts as packed, since a round of cuts could only
+    find another plan of the same value."""
+    first: Started | None = None
+    """The first solve, begun earlier by ``start_first`` with the same ``share``, ``cap``
+    and gap (its plan is read back here; solved afresh if the program changed in kind
+    meanwhile)."""
+    shown: ShownFn | None = None
+    """Whether the caller would show a plan as it is (an alternative: within the slack and
+    the budget). Once the best plan in hand is one, a later round that has found no plan
+    of its own when this option's work is spent ends there: a round whose last plan new
+    cuts cut off otherwise searches on until it finds any plan (on a generated 10-workload
+    mix, 99 and 83 checkpoints past a work share of 1, the option's cap long spent, with a
+    plan within the slack in hand)."""
+    close: bool = False
+    """A plan that packs, from a solve at the target gap that its work share ended before
+    it proved the gap, gets one more solve from that plan with all of this option's work
+    left (the share kept for packing rounds it no longer needs). On the enterprise test mix
+    under --time-limit 60 rank 1's third solve packed at checkpoint 674 with a bound 0.29%
+    below its plan; the solve proves it at checkpoint 987."""
+
+
+class Searched(NamedTuple):
+    """What one option's search found (unpacks as ``out, exp, proven, drives``)."""
+
+    outcome: Outcome
+    """The best plan's solve (or the last solve, when none found a plan)."""
+    expansion: Expansion | None
+    """That plan on physical servers; None when no solve found a plan."""
+    proven: float | None
+    """The best lower bound proven by a solve whose program was still a relaxation."""
+    drives: tuple[float, ...] = ()
+    """``Expansion.drive_extra`` of each plan solved to the gap that packs and is within
+    the gap of the bound proven but for its drives, whole on each server (O4's rows count
+    a type's drives together): then the drives alone keep that plan from the bound."""
+
+
+def solve_and_expand(m: Model, cand: Candidates, wf: WorkloadFile, catalog: Catalog,
+                     solver: str, clock: Budget, opts: SearchOptions) -> Searched:
     """Solve; when replicas do not pack into the bought servers, tighten the type and re-solve.
 
-    ``share`` of the work budget left is what this option may use, in all its rounds;
-    ``warm`` starts its first solve from the previous solve's values (later rounds always do),
-    a plan to fall back on: its work share ends that solve only once it finds a better one
-    (``beat_start``).
-    ``cap``, when given, bounds this option's search checkpoints in all its rounds, with or
-    without a time limit (a solve stops at its share once it has a plan: the best plan found
-    is kept, so the option is a plan, not always the proven best of its objective).
-    ``disk_retries``: when a plan solved to the gap costs more than the bound proven because
-    its drives, rounded per server, cost more than the program's disk rows said (O4), up to
-    this many re-solves with that choice cut off (``exclude_disk_choice``; the caller drops
-    the cuts with ``drop_disk_choices``). Another optimum of the program may pack its
-    datasets as the rows assumed.
-    ``value_of(out, exp)``, when given, is what the program minimises measured on an
-    expanded plan: a plan whose packing repair left that value at the solve's own objective
-    (the repair moved replicas or upgraded memory at no cost in it) counts as packed, since
-    a round of cuts could only find another plan of the same value.
-    ``first``: the first solve, begun earlier by ``start_first`` with the same ``share``,
-    ``cap`` and gap (its plan is read back here; solved afresh if the program changed in
-    kind meanwhile).
-    ``shown(out, exp)``, when given, says whether the caller would show a plan as it is
-    (an alternative: within the slack and the budget). Once the best plan in hand is one,
-    a later round that has found no plan of its own when this option's work is spent ends
-    there: a round whose last plan new cuts cut off otherwise searches on until it finds
-    any plan (on a generated 10-workload mix, 99 and 83 checkpoints past a work share of 1,
-    the option's cap long spent, with a plan within the slack in hand).
-    ``drives``, when given, collects ``Expansion.drive_extra`` of each plan solved to the
-    gap that packs and is within the gap of the bound proven but for its drives, whole on
-    each server (O4's rows count a type's drives together): then the drives alone keep
-    that plan from the bound.
-    ``close``: a plan that packs, from a solve at the target gap that its work share ended
-    before it proved the gap, gets one more solve from that plan with all of this option's
-    work left (the share kept for packing rounds it no longer needs). On the enterprise
-    test mix under --time-limit 60 rank 1's third solve packed at checkpoint 674 with a
-    bound 0.29% below its plan; the solve proves it at checkpoint 987.
-    Returns the outcome, its expansion, and the best lower bound proven by a solve whose
-    program was still a relaxation (None if there was none).
+    How far and how hard to search is ``opts`` (``SearchOptions``, each field says what
+    it does). Returns the best plan's outcome, its expansion, the best lower bound proven
+    by a solve whose program was still a relaxation, and the drives that alone kept a
+    plan from that bound (``Searched``).
     """
-    own = _own_work(clock, share, cap)
+    own = _own_work(clock, opts.share, opts.cap)
+    retries = opts.disk_retries
+    drives: list[float] = []
     start_used = clock.used
 
     def spent() -> int:
@@ -119,30 +155,31 @@ def solve_and_expand(m, cand, wf, catalog, solver, clock, gap, loose=True, share
         return None if own is None else max(1, int(own - spent()))
 
     def bare_ticks() -> int | None:
-        """All of this option's work left, once the plan in hand could be shown: a search
+        """All of this option's work left, once the plan in hand could be opts.shown: a search
         that has found no plan of its own by then ends there (``solve``'s ``bare_ticks``)."""
-        if shown is None or best is None or not shown(best[0], best[1]):
+        if opts.shown is None or best is None or not opts.shown(best[0], best[1]):
             return None
         return all_left()
 
     proven = None
     closing = closed = False
-    """The next solve is ``close``'s (all the work left); there was one already."""
+    """The next solve is ``opts.close``'s (all the work left); there was one already."""
     failures = m.failures
     best: tuple | None = None
     # Rounds that may still fail to pack are solved to a loose gap; once a solution packs,
     # one more solve closes the gap (the cuts and patterns found meanwhile are kept).
     # A small program is solved to the gap at once: its solve proves the gap about as fast
     # as it reaches the loose one, and a plan that packs then needs no second solve.
-    round_gap = max(gap, LOOSE_GAP) if loose and m.size > LOOSE_MIN_ROWS else gap
+    loosen = opts.loose and m.size > tuning.LOOSE_MIN_ROWS
+    round_gap = max(opts.gap, tuning.LOOSE_GAP) if loosen else opts.gap
     pending: tuple[Outcome, Expansion] | None = None
     """A plan the bound-proving solve found that packs: the next round, without a solve."""
-    if not m.root_cuts and m.size > ROOT_MIN_ROWS:
+    if not m.root_cuts and m.size > tuning.ROOT_MIN_ROWS:
         m.root_cuts = True
         _root_cuts(m, wf.policy, clock)
-        if loose and value_of is not None and first is None:
+        if opts.loose and opts.value_of is not None and opts.first is None:
             best = _rounded_plan(m, cand, wf, catalog, solver, clock, own)
-            if (best is not None and best[1].failed_types and m.size > REROUND_MIN_ROWS
+            if (best is not None and best[1].failed_types and m.size > tuning.REROUND_MIN_ROWS
                     and clock.can_start("a rounded plan", restricted=True)):
                 # Its failed types get the cuts a packing round would give them, and the
                 # LP's new point is rounded again.
@@ -153,13 +190,13 @@ def solve_and_expand(m, cand, wf, catalog, solver, clock, gap, loose=True, share
                     best = again
     if m.lp_bound is not None:
         proven = m.lp_bound
-    for round_ in range(MAX_CUT_ROUNDS):
+    for round_ in range(tuning.MAX_CUT_ROUNDS):
         if pending is not None:
             (out, exp), pending = pending, None
         else:
             if (round_ or best is not None) and not clock.can_start("a packing round"):
                 break  # out of time: a repaired plan is reported as feasible
-            begun = first.outcome(m, clock.limits()[0]) if round_ == 0 and first else None
+            begun = opts.first.outcome(m, clock.limits()[0]) if round_ == 0 and opts.first else None
             if begun is not None:
                 out = begun
             else:
@@ -171,8 +208,8 @@ def solve_and_expand(m, cand, wf, catalog, solver, clock, gap, loose=True, share
                 # again.
                 out = solve(m, solver, seconds, round_gap,
                             work_ticks=all_left() if closing else half_left(),
-                            warm=warm or round_ > 0, target=_target(proven, gap),
-                            beat_start=warm and round_ == 0, bare_ticks=bare_ticks())
+                            warm=opts.warm or round_ > 0, target=_target(proven, opts.gap),
+                            beat_start=opts.warm and round_ == 0, bare_ticks=bare_ticks())
                 closing = False
             clock.spend(out.ticks, out.clock_stopped, out.seconds)
             if out.status in (SolveStatus.INFEASIBLE, SolveStatus.NO_SOLUTION):
@@ -182,7 +219,7 @@ def solve_and_expand(m, cand, wf, catalog, solver, clock, gap, loose=True, share
             if m.lp_bound is not None:
                 proven = m.lp_bound if proven is None else max(proven, m.lp_bound)
             if _clock_ended_worse(out, best, m.prob.sense == pulp.LpMaximize,
-                                  _held_value(best, value_of)):
+                                  _held_value(best, opts.value_of)):
                 break
             exp = expand(out, cand, wf, catalog)
         # Every expansion is a whole plan (repaired if need be): keep the best one seen (by
@@ -191,31 +228,31 @@ def solve_and_expand(m, cand, wf, catalog, solver, clock, gap, loose=True, share
         value = expansion_value(exp, wf, catalog)
         if best is None or value < best[2]:
             best = (out, exp, value)
-        if not exp.failed_types or repaired_free(out, exp, value_of):
-            target = _target(proven, gap)
-            if (round_gap <= gap or (out.gap is not None and out.gap <= gap)
+        if not exp.failed_types or repaired_free(out, exp, opts.value_of):
+            target = _target(proven, opts.gap)
+            if (round_gap <= opts.gap or (out.gap is not None and out.gap <= opts.gap)
                     or (target is not None and out.objective is not None
                         and out.objective <= target)):
-                if (close and not closed and out.status == SolveStatus.FEASIBLE
-                        and not out.clock_stopped and out.gap is not None and out.gap > gap
-                        and (proven is None or value > proven * (1 + gap) + 0.01)
+                if (opts.close and not closed and out.status == SolveStatus.FEASIBLE
+                        and not out.clock_stopped and out.gap is not None and out.gap > opts.gap
+                        and (proven is None or value > proven * (1 + opts.gap) + 0.01)
                         and own is not None and own - spent() >= 1
                         and clock.can_start("proving the plan")):
                     closing = closed = True
                     continue
-                if drives is not None and drives_alone(value, exp.drive_extra, proven, gap):
+                if drives_alone(value, exp.drive_extra, proven, opts.gap):
                     drives.append(exp.drive_extra)
-                if (disk_retries > 0 and exp.disk_types and proven is not None
-                        and best[2] > proven * (1 + gap) + 0.01):
+                if (retries > 0 and exp.disk_types and proven is not None
+                        and best[2] > proven * (1 + opts.gap) + 0.01):
                     # Valid cuts first (the bound of the next solve still counts), then
                     # another choice of the program's, which is a restriction.
-                    disk_retries -= 1
+                    retries -= 1
                     if not m.exact or not add_host_room_rows(m, exp.disk_types, wf, catalog):
                         exclude_disk_choice(m, exp.disk_types, out)
-                    round_gap = gap
+                    round_gap = opts.gap
                     continue
                 break  # packed, and already within the target gap
-            round_gap = gap
+            round_gap = opts.gap
             continue
         progress = False
         proved = False
@@ -225,20 +262,20 @@ def solve_and_expand(m, cand, wf, catalog, solver, clock, gap, loose=True, share
             # fails a third time in a small program is modelled by server patterns, which
             # pack exactly (docs/solver.md, "Cuts when the sums lie").
             cut = _tighten(m, key, out.n.get(key, 0), wf)
-            if cut and failures[key] < PATTERNS_AFTER:
+            if cut and failures[key] < tuning.PATTERNS_AFTER:
                 progress = True
                 continue
             progress |= cut
-            # A type that failed PATTERNS_AFTER times, or that no new cut holds this plan
+            # A type that failed tuning.PATTERNS_AFTER times, or that no new cut holds this plan
             # off (re-solving would find it again), goes to patterns (the cuts stay: valid).
-            failures[key] = max(failures[key], PATTERNS_AFTER)
-            if key not in m.patterns and m.size <= PATTERN_MAX_ROWS:
-                if (m.exact and round_gap > gap and not proved
+            failures[key] = max(failures[key], tuning.PATTERNS_AFTER)
+            if key not in m.patterns and m.size <= tuning.PATTERN_MAX_ROWS:
+                if (m.exact and round_gap > opts.gap and not proved
                         and clock.can_start("proving a bound")):
                     # Patterns may make the program conservative (shared GPUs) or a
                     # restriction (priced): prove the bound of the relaxation first, on
                     # half of this option's work left.
-                    proven, proof = _prove_bound(m, solver, clock, gap, proven, half_left())
+                    proven, proof = _prove_bound(m, solver, clock, opts.gap, proven, half_left())
                     proved = True
                     if proof is not None:
                         trial = expand(proof, cand, wf, catalog)
@@ -246,7 +283,7 @@ def solve_and_expand(m, cand, wf, catalog, solver, clock, gap, loose=True, share
                             # Its plan packs every type: no patterns needed (yet); the next
                             # round takes it as its own, at the target gap.
                             pending = (proof, trial)
-                            round_gap = gap
+                            round_gap = opts.gap
                             progress = True
                             break
                 # False past MAX_PATTERNS: the type then keeps its sums and cuts, and first
@@ -255,9 +292,9 @@ def solve_and_expand(m, cand, wf, catalog, solver, clock, gap, loose=True, share
         if not progress:
             break  # nothing left to tighten: re-solving would find the same plan
     if best is None:
-        return out, None, proven
+        return Searched(out, None, proven, tuple(drives))
     out, exp, _ = best
-    return out, exp, proven
+    return Searched(out, exp, proven, tuple(drives))
 
 
 def _tighten(m: Model, key: str, bought: float, wf: WorkloadFile) -> bool:
@@ -288,7 +325,7 @@ def _rounded_plan(m: Model, cand, wf: WorkloadFile, catalog: Catalog, solver: st
        placements fixed, and the servers, shared GPUs and drives that hold them solved for
        (0.2 s at N = 200, 0.8 s at N = 1,000, two search checkpoints);
     2. from that plan, each placement held between the whole numbers around its LP value
-       (``rounding_box``, which holds the first plan), on ``ROUNDED_BOX_WORK`` of the work.
+       (``rounding_box``, which holds the first plan), on ``tuning.ROUNDED_BOX_WORK`` of the work.
 
     Both plans are expanded and the cheaper one is kept: the program's sums do not rank
     plans as their servers do (at N = 200 the first solved at 20,223,360 and expanded to
@@ -308,11 +345,11 @@ def _rounded_plan(m: Model, cand, wf: WorkloadFile, catalog: Catalog, solver: st
     try:
         best = _restricted_plan(m, cand, wf, catalog, solver, clock,
                                 {v: (count, count) for v, count in fixed.items()},
-                                None if own is None else ROUNDED_WORK * own)
+                                None if own is None else tuning.ROUNDED_WORK * own)
         if best is None or not clock.can_start("a rounded plan", restricted=True):
             return best
         wider = _restricted_plan(m, cand, wf, catalog, solver, clock, box,
-                                 None if own is None else ROUNDED_BOX_WORK * own, warm=True,
+                                 None if own is None else tuning.ROUNDED_BOX_WORK * own, warm=True,
                                  known=best)
     finally:
         for name in rows:
@@ -335,7 +372,7 @@ def _restricted_plan(m: Model, cand, wf: WorkloadFile, catalog: Catalog, solver:
     try:
         seconds, _ = clock.limits()
         ticks = None if work is None else max(1, int(work))
-        out = solve(m, solver, seconds, LOOSE_GAP, work_ticks=ticks, warm=warm)
+        out = solve(m, solver, seconds, tuning.LOOSE_GAP, work_ticks=ticks, warm=warm)
     finally:
         for v, low, up in saved:
             v.lowBound, v.upBound = low, up
@@ -475,15 +512,6 @@ def _target(proven: float | None, gap: float) -> float | None:
     return proven + gap * abs(proven)
 
 
-PATTERNS_AFTER = 3
-"""Packing failures of one type (each answered by a pattern-LP cut) before it is modelled by
-server patterns, which pack exactly."""
-PATTERN_MAX_ROWS = 1000
-"""Programs above this many rows never switch to server patterns: there (generated mixes of
-50 workloads and more) a pattern round, its restricted master priced and slower, returned
-worse plans than one more round of cuts, and its bound-proving solve took the time."""
-
-
 def _pattern_cut(m: Model, key: str, bought: float, policy: Policy) -> bool:
     """Add the pattern-LP cut of a type that failed to pack, weighed at the counts of the
     solve just read (its variables' values, fractional after an LP); True when it cuts that
@@ -503,61 +531,33 @@ def _pattern_cut(m: Model, key: str, bought: float, policy: Policy) -> bool:
     return add_pattern_cut(m, key, dict(zip(shape, weights, strict=True)))
 
 
-ROOT_CUT_ROUNDS = 6
-"""The most LP solves, before the first integer solve, whose point gets pattern-LP cuts
-(under a time limit ``root_rounds`` may allow fewer). Against 2, on ten generated mixes of 50 to
-1,000 workloads under their time limits, the median gap to the bound went from 1.18% to
-0.72% (better on seven, worse on three: bench/results.md); the LP bound rises little after
-six (N = 200: +0.005% in the next nine)."""
-REROUND_MIN_ROWS = 5000
-"""Programs above this many rows round the LP twice (``solve_and_expand``)."""
-ROUNDED_WORK = 0.1
-"""Share of rank 1's work the rounded plan's first solve may use (it takes 2 checkpoints at
-N = 200 and N = 1,000)."""
-ROUNDED_BOX_WORK = 0.3
-"""Share of rank 1's work the rounded plan's second solve, within the box around the LP's
-point, may use (at N = 200 under --time-limit 30 it proves the loose gap in 23 checkpoints;
-with 0.1 it stopped at a plan 1.7% dearer by the program's sums)."""
 ROUNDING_TOLERANCE = 1e-6
 """An LP value this close to a whole number counts as that number (``rounding_box``)."""
-ROOT_MIN_ROUNDS = 2
-"""Root rounds under any time limit: the count before six were tried (a generated
-60-workload mix under --time-limit 2 fared worse with one: 14.3% above its bound, not
-6.2%)."""
-ROOT_SHARE = 0.2
-"""Root rounds may take this share of the time left (``root_rounds``)."""
-ROOT_ROUND_S = 0.5
-"""Seconds of one root round (LP and cuts) of a 10,000-row program on the 2-core development
-VM: 0.4 s at 8,649 rows (N = 200), 3.3 s at 35,193 (N = 1,000), close to rows^1.5."""
-ROOT_MIN_ROWS = 600
-"""Root cuts only on programs above this many rows (generated mixes of 50 workloads and
-more; every shipped file is below 460). On q3 (431 rows) they cost nothing themselves but
-moved the capped fewest-servers search onto a path whose first plan comes after 53 search
-checkpoints instead of 30: 0.49 s against 0.26 s, and q3 end to end 1.21 -> 1.44 s."""
 
 
 def root_rounds(m: Model, clock: Budget) -> int:
-    """How many root rounds a time limit leaves room for: ROOT_CUT_ROUNDS, fewer where
-    their estimated seconds (``ROOT_ROUND_S`` at 10,000 rows, growing with rows^1.5, the
-    whole LP counted) would pass ROOT_SHARE of the work left in calibrated seconds (the work
+    """How many root rounds a time limit leaves room for: tuning.ROOT_CUT_ROUNDS, fewer where
+    their estimated seconds (``tuning.ROOT_ROUND_S`` at 10,000 rows, growing with rows^1.5, the
+    whole LP counted) would pass tuning.ROOT_SHARE of the work left in calibrated seconds (the work
     budget's own measure, so the count is the same on every run); never fewer than
-    ROOT_MIN_ROUNDS."""
+    tuning.ROOT_MIN_ROUNDS."""
     left = clock.nominal_left(m.size)
     if left is None:
-        return ROOT_CUT_ROUNDS
-    each = ROOT_ROUND_S * (len(m.prob.constraints) / 10_000) ** 1.5
-    return max(ROOT_MIN_ROUNDS, min(ROOT_CUT_ROUNDS, int(ROOT_SHARE * left / each)))
+        return tuning.ROOT_CUT_ROUNDS
+    each = tuning.ROOT_ROUND_S * (len(m.prob.constraints) / 10_000) ** 1.5
+    return max(tuning.ROOT_MIN_ROUNDS,
+               min(tuning.ROOT_CUT_ROUNDS, int(tuning.ROOT_SHARE * left / each)))
 
 
 def _root_cuts(m: Model, policy: Policy, clock: Budget) -> None:
     """Pattern-LP cuts at the LP relaxation's point, for every type it uses, before the first
     integer solve (a cutting-plane root: each LP takes a fraction of an integer solve, and the
     cuts hold for every plan), ``root_rounds`` times. Skipped without HiGHS. On a machine
-    slower than calibrated the clock stops them too once they used ROOT_SHARE of the seconds
+    slower than calibrated the clock stops them too once they used tuning.ROOT_SHARE of the seconds
     left (a rerun may then differ: noted)."""
     start, left = time.perf_counter(), clock.seconds_left()
     for _ in range(root_rounds(m, clock)):
-        if left is not None and time.perf_counter() - start > ROOT_SHARE * left:
+        if left is not None and time.perf_counter() - start > tuning.ROOT_SHARE * left:
             clock.clock_skipped += 1
             return
         if _relaxation(m, clock) is None:
@@ -572,7 +572,7 @@ def _root_cuts(m: Model, policy: Policy, clock: Budget) -> None:
 
 def _relaxation(m: Model, clock: Budget) -> dict[str, float] | None:
     """``lp_duals`` of the whole program, its seconds counted (``Budget.spend_lp``: a solve of
-    the whole program is not started with less than ROOT_LP_TIMES times as many left); on a
+    the whole program is not started with less than tuning.ROOT_LP_TIMES times as many left); on a
     minimisation that is a relaxation of the plan rules (``Model.exact``) its value bounds
     every plan (``m.lp_bound``), so a run the clock ends before the integer search of the
     whole program still reports a proven gap."""
@@ -666,21 +666,17 @@ def _prove_bound(m: Model, solver: str, clock: Budget, gap: float, proven: float
     return proven, plan
 
 
-MAX_PRICING_ROUNDS = 30
-"""LP solves spent pricing new server patterns before each integer solve."""
-
-
 def _generate_patterns(m, clock: Budget) -> None:
     """Column generation for pattern-priced types: LP duals -> best new pattern, repeated.
 
-    Stops when no pattern has negative reduced cost or after MAX_PRICING_ROUNDS (a count,
+    Stops when no pattern has negative reduced cost or after tuning.MAX_PRICING_ROUNDS (a count,
     so the same on every run); a quarter of the time left is the clock's safety net.
     """
     if not m.priced:
         return
     left = clock.seconds_left()
     stop = None if left is None else 0.25 * left
-    for _ in range(MAX_PRICING_ROUNDS):
+    for _ in range(tuning.MAX_PRICING_ROUNDS):
         now = clock.seconds_left()
         remaining = None if stop is None or left is None or now is None else stop - (left - now)
         if remaining is not None and remaining <= 0:

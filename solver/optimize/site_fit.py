@@ -1,6 +1,6 @@
 """A site too small for the whole mix: how many of its racks the mix needs.
 
-Each workload may run on its own within the site's racks (``pipeline.infeasibility_reasons``
+Each workload may run on its own within the site's racks (``diagnosis.infeasibility_reasons``
 and ``inputs.owned.check_site`` catch the ones that cannot), yet the whole mix may not fit
 together: P3 bounds the pool's power and height by racks × rack_kw and racks × rack_units.
 The program then has no plan, and a bare "infeasible" tells the user nothing to change.
@@ -15,9 +15,9 @@ import math
 
 from ..inputs.catalog import Catalog
 from ..inputs.workload import WorkloadFile
+from ..result import SolveStatus
 from .candidates import Candidates
 from .lp import pulp
-from .outcome import SolveStatus
 from .program import build, rack_space
 from .solve import solve
 

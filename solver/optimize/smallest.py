@@ -15,8 +15,8 @@ from typing import Any
 from ..errors import NothingServedError
 from ..inputs.catalog import Catalog
 from ..inputs.workload import WorkloadFile
+from ..result import PlanResult
 from .full import FullPlan, full_plan
-from .plan import PlanResult
 
 
 def serves_nothing(result: PlanResult, wf: WorkloadFile) -> bool:

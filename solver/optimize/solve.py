@@ -16,9 +16,11 @@ from collections.abc import Callable
 
 from .. import interrupt
 from ..errors import SolverError
+from ..result import SolveStatus
+from . import tuning
 from .children import contained
 from .lp import pulp
-from .outcome import Kind, Outcome, SolveStatus
+from .outcome import Kind, Outcome
 from .patterns import SearchLimit, best_pattern, greedy_patterns
 from .program import Model
 
@@ -47,23 +49,9 @@ def default_solver() -> str:
     return found[0]
 
 
-BEAT_START_TICKS = 3
-"""With ``beat_start``, the most work ticks (times the limit) a solve holding only its start
-may run before the limit ends it (a cold solve runs until its first plan, however long)."""
-
 SEED = 1
 """Random seed of every solve: with one thread, the same program and limits give the same
 search, so a run that ends on its work budget is reproducible."""
-
-
-SUB_MIP_MAX_ROWS = 5000
-"""HiGHS's sub-MIP heuristics (RINS and RENS) run on programs up to this many rows
-(``Model.size``, the disk rows not counted); larger ones are searched without them. HiGHS
-reads its clock and calls back only between heuristics, and a sub-MIP of a large program
-runs as long as it takes: on the generated 1,000-workload mix (7,358 rows) two of them ran
-22 s and 30 s in rank 1's last solve, which then ended 25 s past its 54 s limit, the run at
-127 s under --time-limit 120, and the plan they found cost ten times the one in hand. At
-400 workloads (3,000 rows) they still find rank 1's plan within its limit."""
 
 
 class _Highs(pulp.HiGHS):
@@ -128,10 +116,10 @@ class _Highs(pulp.HiGHS):
                 event.interrupt()  # no plan of its own yet, and the caller holds one
             elif limit is not None and self.ticks >= limit and found < 1e300:
                 # With ``beat_start``, the start alone does not end the search before
-                # BEAT_START_TICKS x the limit: only a better plan of its own does.
+                # tuning.BEAT_START_TICKS x the limit: only a better plan of its own does.
                 first = self.start_value
                 if (first is None or found < first - 1e-9 * max(1.0, abs(first))
-                        or self.ticks >= BEAT_START_TICKS * limit):
+                        or self.ticks >= tuning.BEAT_START_TICKS * limit):
                     event.interrupt()
 
         def lp_tick(event) -> None:  # a long LP (the root node) checks for Ctrl-C too
@@ -256,7 +244,7 @@ def solve(m: Model, solver: str, time_limit: float | None = None,
             a bound proven by an earlier solve times 1 + gap: the plan is then proven by
             that bound, and searching on would only re-prove it).
         beat_start: with ``warm``, ``work_ticks`` ends the search only once it holds a plan
-            better than the start (or after ``BEAT_START_TICKS`` times as many): the start
+            better than the start (or after ``tuning.BEAT_START_TICKS`` times as many): the start
             is a plan to fall back on, not the answer (an alternative's first solve).
         bare_ticks: end the search after this many checkpoints if it has found no plan of
             its own by then (the caller holds one to fall back on); without it a search
@@ -267,7 +255,7 @@ def solve(m: Model, solver: str, time_limit: float | None = None,
     """
     engine = _make(solver, time_limit, gap, work_ticks, warm,
                    target if m.prob.sense == pulp.LpMinimize else None, beat_start and warm,
-                   m.on_found, bare_ticks, m.size <= SUB_MIP_MAX_ROWS)
+                   m.on_found, bare_ticks, m.size <= tuning.SUB_MIP_MAX_ROWS)
     start = time.perf_counter()
     deferred = getattr(engine, "interrupt", None)
     try:
@@ -372,7 +360,7 @@ def start_solve(m: Model, solver: str, time_limit: float | None = None,
     if solver != "highs" or m.priced:
         return None
     engine = _make(solver, time_limit, gap, work_ticks, warm, None, beat_start and warm,
-                   sub_mips=m.size <= SUB_MIP_MAX_ROWS)
+                   sub_mips=m.size <= tuning.SUB_MIP_MAX_ROWS)
     with quiet_stdout():
         engine.createAndConfigureSolver(m.prob)
         engine.buildSolverModel(m.prob)
@@ -481,12 +469,6 @@ def _bound(m: Model, solver: str, objective: float, sol: int) -> float | None:
     return objective if sol == pulp.LpSolutionOptimal else None
 
 
-PATTERN_LP_ROUNDS = 40
-"""Patterns priced, at most, for one type's pattern-LP cut (``pattern_cut_weights``)."""
-PATTERN_SEARCH_NODES = 200_000
-"""Nodes the knapsack that prices (and finally checks) one cut's weights may visit."""
-
-
 def pattern_cut_weights(kinds: list[Kind], counts: list[float], slots: int, ram_cap: float,
                         cores_cap: float | None) -> list[float] | None:
     """Weights w_k ≥ 0 with Σ_k a_k w_k ≤ 1 for every pattern a one server holds (Σ a_k d_k ≤
@@ -501,7 +483,7 @@ def pattern_cut_weights(kinds: list[Kind], counts: list[float], slots: int, ram_
     patterns = greedy_patterns(kinds, slots, ram_cap, cores_cap)
     weights = [0.0] * len(kinds)
     try:
-        for _ in range(PATTERN_LP_ROUNDS):
+        for _ in range(tuning.PATTERN_LP_ROUNDS):
             lp = pulp.LpProblem("pattern_lp", pulp.LpMinimize)
             p = [pulp.LpVariable(f"p{j}", 0) for j in range(len(patterns))]
             lp += pulp.lpSum(p)
@@ -514,12 +496,12 @@ def pattern_cut_weights(kinds: list[Kind], counts: list[float], slots: int, ram_
                 return None
             weights = [max(0.0, lp.constraints[f"c{i}"].pi or 0.0) for i in range(len(kinds))]
             value, pattern = best_pattern(kinds, weights, slots, ram_cap, cores_cap,
-                                          limit=PATTERN_SEARCH_NODES)
+                                          limit=tuning.PATTERN_SEARCH_NODES)
             if value <= 1 + 1e-9 or pattern in patterns:
                 break
             patterns.append(pattern)
         most, _ = best_pattern(kinds, weights, slots, ram_cap, cores_cap,
-                               limit=PATTERN_SEARCH_NODES)
+                               limit=tuning.PATTERN_SEARCH_NODES)
     except SearchLimit:
         return None
     return [w / max(1.0, most) for w in weights]

@@ -9,7 +9,7 @@ from ..estimate.throughput import (
     planned_target,
 )
 from ..inputs.workload import WorkloadFile
-from .plan import Placement, TargetFigure
+from ..plan_types import Placement, TargetFigure
 
 
 def target_figures(placements: tuple[Placement, ...], wf: WorkloadFile,

@@ -11,7 +11,8 @@ import pandas as pd
 
 from ..inputs.catalog import Catalog
 from ..inputs.workload import WorkloadFile
-from ..optimize.plan import PlanOption, PlanResult
+from ..plan_types import PlanOption
+from ..result import PlanResult
 from .tables import KINDS
 
 UNASSIGNED = "(idle, no team)"

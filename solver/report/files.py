@@ -25,6 +25,7 @@ from .cells import csv_frame
 if TYPE_CHECKING:
     import pandas as pd
 
+
 FIX = "To fix: pass --out with a folder you can write to, or free space on its disk."
 
 

@@ -27,7 +27,7 @@ from typing import Literal
 from .. import rules
 from ..inputs.catalog import Catalog
 from ..inputs.workload import Policy
-from ..optimize.plan import PlanOption, Server
+from ..plan_types import PlanOption, Server
 
 USE_TARGET = 0.85
 """R18 with R15: planned VRAM and host RAM should reach 85 % of usable memory (installed

@@ -13,7 +13,7 @@ from .. import rules
 from ..estimate.replica import estimate
 from ..inputs.catalog import Catalog
 from ..inputs.workload import WorkloadFile
-from ..optimize.plan import PlanResult
+from ..result import PlanResult
 from .chargeback import team_of, workload_costs
 
 

@@ -16,7 +16,7 @@ if TYPE_CHECKING:
     from ..inputs.catalog import Catalog
     from ..inputs.workload import WorkloadFile
     from ..optimize.full import FullPlan
-    from ..optimize.plan import PlanResult
+    from ..result import PlanResult
 
 
 def quote_paths(book: Path, ranks: Sequence[int]) -> list[Path]:

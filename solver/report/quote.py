@@ -17,7 +17,7 @@ from dataclasses import dataclass
 from typing import TYPE_CHECKING
 
 from ..inputs.catalog import Catalog
-from ..optimize.plan import PlanOption, Server
+from ..plan_types import PlanOption, Server
 
 if TYPE_CHECKING:
     import pandas as pd

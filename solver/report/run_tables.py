@@ -15,7 +15,7 @@ from pydantic import BaseModel
 from .. import __version__
 from ..inputs.catalog import Catalog
 from ..inputs.workload import WorkloadFile
-from ..optimize.plan import PlanResult
+from ..result import PlanResult
 
 RULES = (
     ("R1-R5", "VRAM per GPU = weights + gradients + optimizer state + FP32 master copy"),

@@ -8,7 +8,8 @@ from ..estimate.replica import estimate
 from ..inputs.catalog import Catalog
 from ..inputs.workload import WorkloadFile
 from ..optimize.owning import kw_text
-from ..optimize.plan import OwnCost, PlanOption, PlanResult
+from ..plan_types import OwnCost, PlanOption
+from ..result import PlanResult
 from .text import bullets, wrap
 from .wording import money
 

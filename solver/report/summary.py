@@ -15,7 +15,8 @@ from pathlib import Path
 from ..inputs.catalog import Catalog
 from ..inputs.workload import Policy, WorkloadFile
 from ..optimize.full import FullPlan
-from ..optimize.plan import PlanOption, PlanResult
+from ..plan_types import PlanOption
+from ..result import PlanResult
 from .metrics import USE_TARGET, option_metrics
 from .quote import quote_lines, quote_text
 from .running import own_cost_lines, serving_section, throughput_lines

@@ -17,7 +17,8 @@ import pandas as pd
 
 from ..inputs.catalog import Catalog, GpuSku, MemorySku, Platform, StorageSku
 from ..inputs.workload import Policy
-from ..optimize.plan import PlanOption, PlanResult
+from ..plan_types import PlanOption
+from ..result import PlanResult
 from .metrics import option_metrics
 from .wording import direction_text
 

@@ -5,7 +5,8 @@ name."""
 from __future__ import annotations
 
 from ..inputs.workload import Policy
-from ..optimize.plan import Baseline, DirectionFigure, PlanOption, PlanResult
+from ..plan_types import DirectionFigure, PlanOption
+from ..result import Baseline, PlanResult
 from .metrics import TARGETS, USE_TARGET
 from .text import wrap
 

@@ -31,13 +31,15 @@ from multiprocessing import connection
 from pydantic import ValidationError
 
 from .. import interrupt
-from ..errors import InputError, PlanBuyError
+from ..errors import InfeasibleError, InputError, PlanBuyError
 from ..inputs.catalog import Catalog
 from ..inputs.scenario import with_policy
 from ..inputs.workload import WorkloadFile
+from ..optimize.diagnosis import NoPlanInTime
 from ..optimize.pipeline import plan
-from ..optimize.plan import BomLine, PlanResult
 from ..optimize.solve import DEFAULT_GAP
+from ..plan_types import BomLine
+from ..result import PlanResult, Termination
 from .axes import (
     MAX_SCENARIOS,
     Prices,
@@ -211,6 +213,8 @@ class Solved:
     error: str | None = None
     exit_code: int | None = None
     seconds: float = 0.0
+    termination: Termination | None = None
+    """How the run ended (the plan's, or the error's when typed; None: another failure)."""
 
 
 def solve_one(
@@ -222,13 +226,24 @@ def solve_one(
         result = plan(
             wf, catalog, top=1, solver=solver, time_limit=time_limit, gap=gap, with_baseline=False
         )
-        return Solved(result, seconds=time.perf_counter() - start)
+        return Solved(result, seconds=time.perf_counter() - start,
+                      termination=result.termination)
     except PlanBuyError as exc:
-        return Solved(None, str(exc), exc.exit_code, time.perf_counter() - start)
+        return Solved(None, str(exc), exc.exit_code, time.perf_counter() - start,
+                      _error_termination(exc))
     except Exception as exc:  # noqa: BLE001 - a bug in one scenario must not sink the others
         return Solved(
             None, f"internal error: {type(exc).__name__}: {exc}", 1, time.perf_counter() - start
         )
+
+
+def _error_termination(exc: PlanBuyError) -> Termination | None:
+    """How a run that raised ``exc`` ended, where its type says (None: another failure)."""
+    if isinstance(exc, InfeasibleError):
+        return Termination.INFEASIBLE
+    if isinstance(exc, NoPlanInTime):
+        return Termination.TIME_LIMIT_WITHOUT_PLAN
+    return None
 
 
 class _Inline:
@@ -367,25 +382,26 @@ class ScenarioStatus(StrEnum):
     """The solver failed for another reason."""
 
 
-def _status(solved: Solved, time_limit: float | None) -> ScenarioStatus:
+def _status(solved: Solved) -> ScenarioStatus:
+    """The scenario's status, read from how its run ended (``Termination``)."""
     if solved.result is not None:
         return ScenarioStatus(solved.result.status)
-    if solved.exit_code == 3:
+    if solved.termination == Termination.INFEASIBLE:
         return ScenarioStatus.INFEASIBLE
-    if time_limit is not None and solved.exit_code == 4 and solved.seconds >= time_limit * 0.9:
+    if solved.termination == Termination.TIME_LIMIT_WITHOUT_PLAN:
         return ScenarioStatus.TIMEOUT
     return ScenarioStatus.FAILED
 
 
 def _row(
-    s: Scenario, wf: WorkloadFile, solved: Solved, time_limit: float | None, reused: bool = False
+    s: Scenario, wf: WorkloadFile, solved: Solved, reused: bool = False
 ) -> ScenarioRow:
     weight = {w.name: w.priority * wf.planned_replicas(w) for w in wf.workloads}
     total = float(sum(weight.values()))
     if solved.result is None or not solved.result.options:
         return ScenarioRow(
             s,
-            _status(solved, time_limit),
+            _status(solved),
             None,
             None,
             total,
@@ -401,7 +417,7 @@ def _row(
     served = tuple(n for n in weight if n not in best.unserved)
     return ScenarioRow(
         s,
-        _status(solved, time_limit),
+        _status(solved),
         best.total_cost,
         float(sum(weight[n] for n in served)),
         total,
@@ -415,18 +431,18 @@ def _row(
         power_kw=best.own.power_kw if best.own is not None else None,
         gap=solved.result.gap,
         lines=tuple(best.lines),
-        status_note=feasible_why(solved, time_limit),
+        status_note=feasible_why(solved),
     )
 
 
-def feasible_why(solved: Solved, time_limit: float | None) -> str:
+def feasible_why(solved: Solved) -> str:
     """Why a plan is ``feasible`` rather than ``optimal``: the time limit ended its solve,
     and its gap above the proven bound (or that no bound was proven); "" when optimal."""
     res = solved.result
     if res is None or res.status != "feasible":
         return ""
     parts = []
-    if time_limit is not None and solved.seconds >= 0.9 * time_limit:
+    if res.termination == Termination.TIME_LIMIT_WITH_PLAN:
         parts.append("time limit")
     parts.append("no proven bound" if res.gap is None else f"gap {res.gap:.2%}")
     return "; ".join(parts)
@@ -500,7 +516,7 @@ def run_sweep(
         _stop(ex)
     else:
         ex.shutdown(wait=True)
-    return _finish(sweep, run, start, jobs, time_limit)
+    return _finish(sweep, run, start, jobs)
 
 
 class _Scheduler:
@@ -547,7 +563,7 @@ class _Scheduler:
             self.cheapest[task.group] = solved
         else:
             s = task.scenario
-            self.rows[s.id] = _row(s, self.sweep.inputs(s)[0], solved, self.time_limit)
+            self.rows[s.id] = _row(s, self.sweep.inputs(s)[0], solved)
 
     def _full_plan(self, group: Group, solved: Solved) -> None:
         """A group's full plan: rows for budgets at or above its cost, solves for the rest."""
@@ -558,8 +574,7 @@ class _Scheduler:
         for s in self.by_group[group]:
             wf, cat = self.sweep.inputs(s)
             if s.budget is None or (knee is not None and s.budget >= knee - 1e-6):
-                self.rows[s.id] = _row(s, wf, solved, self.time_limit,
-                                       reused=s.budget is not None)
+                self.rows[s.id] = _row(s, wf, solved, reused=s.budget is not None)
             else:
                 self.submit(_BudgetPlan(s), wf, cat)
 
@@ -612,8 +627,7 @@ def _base_inputs(sweep: Sweep) -> tuple[WorkloadFile, Catalog]:
     return sweep.wf, sweep.catalog
 
 
-def _finish(sweep: Sweep, run: _Scheduler, start: float, jobs: int,
-            time_limit: float | None) -> SweepRun:
+def _finish(sweep: Sweep, run: _Scheduler, start: float, jobs: int) -> SweepRun:
     """Attach each group's knee and each budget's marginal priority per extra dollar."""
     rows = run.rows
     knees, preferred = {}, {}
@@ -621,13 +635,13 @@ def _finish(sweep: Sweep, run: _Scheduler, start: float, jobs: int,
     for group, solved in sorted(run.fulls.items(), key=lambda kv: order[kv[0]]):
         s0 = Scenario(0, None, *group)
         wf = sweep.groups[group][0]
-        full = _row(s0, wf, solved, time_limit)
+        full = _row(s0, wf, solved)
         if not _by_tco(wf):
             knees[group] = full
             continue
         preferred[group] = full  # its knee is the capex solve's (none if interrupted before)
         if group in run.cheapest:
-            knees[group] = _row(s0, wf, run.cheapest[group], time_limit)
+            knees[group] = _row(s0, wf, run.cheapest[group])
     ordered = []
     previous: dict[Group, tuple[float, float]] = {}
     for s in sweep.scenarios:  # grid order: budgets ascend within a group

@@ -38,9 +38,9 @@ from dataclasses import dataclass
 
 from ...inputs.catalog import Catalog
 from ...inputs.workload import Policy, WorkloadFile
+from ...plan_types import BomLine, Placement, Server
 from ..candidates import Candidates
 from ..outcome import Outcome
-from ..plan import BomLine, Placement, Server
 from ..replicas import ReplicaOption
 from .box import Box
 from .drives import drive_costs, drives_price, place_drives

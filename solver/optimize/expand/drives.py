@@ -12,9 +12,9 @@ from dataclasses import replace
 from ...inputs.catalog import Catalog, MemorySku, Platform, StorageSku
 from ...inputs.ownership import Site
 from ...inputs.workload import Policy
+from ...plan_types import Server
 from ..candidates import ServerType, allowed_drives, within_site
 from ..outcome import Outcome
-from ..plan import Server
 
 
 def drive_costs(servers: list[Server], keys: list[str], outcome: Outcome,

@@ -6,8 +6,8 @@ from __future__ import annotations
 
 from ...inputs.catalog import Catalog
 from ...inputs.workload import WorkloadFile
+from ...plan_types import BomLine, Placement, Server
 from ..candidates import Candidates
-from ..plan import BomLine, Placement, Server
 from ..replicas import ReplicaOption
 from .box import Box
 

@@ -12,7 +12,7 @@ import xlsxwriter
 
 from ...inputs.catalog import Catalog
 from ...inputs.workload import WorkloadFile
-from ...optimize.plan import PlanResult
+from ...result import PlanResult
 from .sheet import DEFAULT_COL_PX, Sheet
 from .styles import FONT, Formats
 

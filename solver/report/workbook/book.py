@@ -12,7 +12,7 @@ from xlsxwriter.exceptions import FileCreateError
 from ... import __version__
 from ...inputs.catalog import Catalog
 from ...inputs.workload import WorkloadFile
-from ...optimize.plan import PlanResult
+from ...result import PlanResult
 from ..files import replacing
 from .assumptions import AssumptionsSheet
 from .option import OptionSheets

@@ -5,7 +5,7 @@ from __future__ import annotations
 
 from xlsxwriter.utility import xl_rowcol_to_cell
 
-from ...optimize.plan import PlanOption
+from ...plan_types import PlanOption
 from .. import tables as report
 from ..quote import quote_lines
 from .base import BookBase

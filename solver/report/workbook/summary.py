@@ -7,7 +7,7 @@ from typing import Any, NamedTuple
 
 from xlsxwriter.utility import xl_rowcol_to_cell
 
-from ...optimize.plan import PlanOption
+from ...plan_types import PlanOption
 from .. import tables as report
 from ..cells import starts_like_formula
 from ..metrics import target_label

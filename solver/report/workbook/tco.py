@@ -8,7 +8,7 @@ from typing import Any
 from xlsxwriter.utility import xl_rowcol_to_cell
 
 from ...optimize.owning import kw_text
-from ...optimize.plan import PlanOption
+from ...plan_types import PlanOption
 from .. import tables as report
 from .base import BookBase
 from .sheet import HEADER_ROW, Sheet

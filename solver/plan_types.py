@@ -1,14 +1,14 @@
-"""What a plan is: physical servers, a placement of every replica, and its bill of materials.
+"""What a plan option is: physical servers, a placement of every replica, its bill of
+materials and the figures measured on it.
 
 These are the typed results every later stage (checker, report, JSON) reads. They hold
-SKUs and numbers only, never solver objects.
+SKUs and numbers only, never solver objects; the checker and the optimiser both import
+this module, and it imports neither.
 """
 
 from __future__ import annotations
 
-from dataclasses import dataclass, field, replace
-
-from .outcome import SolveStatus
+from dataclasses import dataclass
 
 
 @dataclass(frozen=True)
@@ -388,71 +388,3 @@ class PlanOption:
             "break_even_month": None if own is None else own.break_even_month,
             "idle": [s.to_json() for s in self.idle],
         }
-
-
-@dataclass(frozen=True)
-class Baseline:
-    """The seed's reference configuration priced for the same workloads (R20)."""
-
-    scenario: str
-    """small | medium | large: the class of the mix's largest model."""
-    name: str
-    """Which reference server, and how many CPU-only nodes were added."""
-    servers: int
-    gpus: int
-    gpu: str
-    total_cost: float
-    """Currency units, rounded to cents."""
-    saving: float | None = None
-    """Reference cost − the cheapest plan's (currency units); None until compared."""
-    saving_pct: float | None = None
-    """``saving`` as a fraction of the reference cost."""
-
-    def compared_with(self, plan_cost: float) -> Baseline:
-        """This reference with its saving over a plan costing ``plan_cost``."""
-        saving = self.total_cost - plan_cost
-        return replace(self, saving=round(saving, 2),
-                       saving_pct=round(saving / self.total_cost, 4) if self.total_cost else 0.0)
-
-    def to_json(self) -> dict[str, object]:
-        doc: dict[str, object] = {
-            "scenario": self.scenario, "name": self.name, "servers": self.servers,
-            "gpus": self.gpus, "gpu": self.gpu, "total_cost": self.total_cost,
-        }
-        if self.saving is not None:
-            doc["saving"] = self.saving
-            doc["saving_pct"] = self.saving_pct
-        return doc
-
-
-@dataclass(frozen=True)
-class PlanResult:
-    """The outcome of ``plan``: ranked options and how sure the solver is of them."""
-
-    status: SolveStatus
-    currency: str
-    options: tuple[PlanOption, ...]
-    solver: str = ""
-    gap: float | None = None
-    """Relative gap of rank 1 (0 when proven optimal)."""
-    baseline: Baseline | None = None
-    """The rule-of-thumb reference configuration for the same workloads (R20), when one applies."""
-    notes: tuple[str, ...] = field(default_factory=tuple)
-    warnings: tuple[str, ...] = field(default_factory=tuple)
-    """Inconsistencies between plan-buy's own side figures: reported, never fatal."""
-
-    def to_json(self) -> dict:
-        doc: dict[str, object] = {
-            "status": self.status,
-            "currency": self.currency,
-            "options": [o.to_json() for o in self.options],
-        }
-        if self.gap is not None:
-            doc["gap"] = self.gap
-        if self.baseline is not None:
-            doc["baseline"] = self.baseline.to_json()
-        if self.notes:
-            doc["notes"] = list(self.notes)
-        if self.warnings:
-            doc["warnings"] = list(self.warnings)
-        return doc
