@@ -72,7 +72,7 @@ def test_terminal_shows_option_1_by_configuration(plan):
     assert "  - 2 x hgx-h100-8gpu-ddr5 with 8 x h100-sxm" in block
     assert " each, USD " in block
     lines = quote_lines(result.options[0], catalog)
-    assert f"In all 4 server(s), USD {sum(ln.extended for ln in lines):,.0f}." in block
+    assert f"In all 4 servers, USD {sum(ln.extended for ln in lines):,.0f}." in block
     assert all(len(line) <= 80 for line in text.splitlines())
 
 
@@ -163,3 +163,29 @@ def test_no_quote_without_servers_to_buy(plan):
 def test_paths_follow_the_workbook_stem():
     assert quote_paths(Path("out/report.xlsx"), [1, 3]) == [
         Path("out/report-option-1.csv"), Path("out/report-option-3.csv")]
+
+
+def test_option_sheet_marks_owned_servers_and_starts_the_quote_on_a_page(plan, tmp_path):
+    """An owned server is listed with the option's servers but said not to be bought, and the
+    quote's title starts a printed page, so it is never left at the foot of the one before."""
+    result, wf, catalog = plan
+    owned = Server("o1", "srv-4gpu-ddr4", "l40s", 4, "ddr4-3200-64g", 16, None, 0, owned=True)
+    option = replace(result.options[0], servers=(*result.options[0].servers, owned))
+    result = replace(result, options=(option, *result.options[1:]))
+    book, _ = write_plan_files(tmp_path / "q3.xlsx", result, wf, catalog, SOURCES)
+    ws = openpyxl.load_workbook(book)["Option 1"]
+    listed = {r[0].value: r[1].value for r in ws.iter_rows() if r[0].value in ("s1", "o1")}
+    assert listed["o1"].endswith("(already owned: not bought)")
+    assert "owned" not in listed["s1"]
+    title = next(c.row for c in ws["A"] if str(c.value).startswith("Quote:"))
+    assert title - 1 in {b.id for b in ws.row_breaks.brk}  # 0-based first row of a page
+
+
+def test_counts_read_as_words(plan):
+    from solver.report.wording import counted
+
+    assert [counted(1, "server"), counted(3, "server"), counted(2, "box", "boxes")] == [
+        "1 server", "3 servers", "2 boxes"]
+    result, wf, catalog = plan
+    text = render_plan_summary(result, catalog, "q3", wf=wf, width=100)
+    assert "(s)" not in text

@@ -445,4 +445,4 @@ def test_power_reads_the_same_in_the_terminal_and_the_workbook():
                                                                  "26.5"]
     opt = PlanOption(rank=1, total_cost=0.0, servers=(), lines=(), placements=(),
                      own=OwnCost(capex=0.0, power_kw=14.95, rack_units=0, racks=1))
-    assert "; 15.0 kW in 1 rack(s)" in own_lines(opt, "USD")[0]
+    assert "; 15.0 kW in 1 rack" in own_lines(opt, "USD")[0]

@@ -11,7 +11,7 @@ from ..optimize.owning import kw_text
 from ..plan_types import OwnCost, PlanOption
 from ..result import PlanResult
 from .text import bullets, wrap
-from .wording import money
+from .wording import counted, money
 
 
 def target_lines(option: PlanOption) -> list[str]:
@@ -25,7 +25,7 @@ def target_lines(option: PlanOption) -> list[str]:
             rate = (f"{f.requests_per_s:,.1f} requests/s of {f.target_requests_per_s:,.1f} "
                     f"needed ({f.tokens_per_s:,.0f} output tokens/s of "
                     f"{f.target_tokens_per_s:,.0f}, at {f.output_tokens:,} per request)")
-        head = f"{f.workload}: {rate}, {f.replicas} replica(s) on {f.gpus} GPU(s)"
+        head = f"{f.workload}: {rate}, {counted(f.replicas, 'replica')} on {counted(f.gpus, 'GPU')}"
         if f.days_to_finish is not None:
             head += f", done in {f.days_to_finish:.1f} days"
         if f.tpot_ms is not None:
@@ -52,7 +52,7 @@ def own_lines(option: PlanOption, currency: str) -> list[str]:
         head += ")"
     head += f"; {kw_text(own.power_kw)} kW"
     if own.racks is not None:
-        head += f" in {own.racks} rack(s)"
+        head += f" in {counted(own.racks, 'rack')}"
     out = [head]
     used = sum(1 for s in option.servers if s.owned)
     if used or option.idle:

@@ -22,6 +22,7 @@ from .quote import quote_lines, quote_text
 from .running import own_cost_lines, serving_section, throughput_lines
 from .text import DEFAULT_WIDTH, Column, bullets, table, wrap
 from .wording import (
+    counted,
     direction_text,
     gpu_list,
     money,
@@ -102,8 +103,8 @@ def _quote_lines(result: PlanResult, catalog: Catalog, width: int,
     out = wrap(f"Servers option 1 buys, by configuration{where}:", width)
     out += bullets([quote_text(q, cur) for q in mine], width)
     owned = sum(1 for s in best.servers if s.owned)
-    also = f", and it uses {owned} server(s) already owned" if owned else ""
-    out += wrap(f"  In all {sum(q.qty for q in mine)} server(s), "
+    also = f", and it uses {counted(owned, 'server')} already owned" if owned else ""
+    out += wrap(f"  In all {counted(sum(q.qty for q in mine), 'server')}, "
                 f"{money(sum(q.extended for q in mine), cur)}{also}.", width, hang="  ")
     return out + [""]
 
@@ -172,7 +173,7 @@ def _drive_only_lines(result: PlanResult, width: int) -> list[str]:
                         if s.id not in used and not s.owned and s.drive_count)
         if alone:
             parts = ", ".join(f"{n} x {sku}" for sku, n in sorted(alone.items()))
-            out += wrap(f"Option {o.rank} buys {sum(alone.values())} server(s) only for their "
+            out += wrap(f"Option {o.rank} buys {counted(sum(alone.values()), 'server')} only for their "
                         f"drives (shared datasets and checkpoints): {parts}.", width)
     return out + ([""] if out else [])
 

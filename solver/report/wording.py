@@ -11,6 +11,11 @@ from .metrics import TARGETS, USE_TARGET
 from .text import wrap
 
 
+def counted(n: int, noun: str, plural: str | None = None) -> str:
+    """``1 server``, ``3 servers`` (``plural`` where adding an s is wrong)."""
+    return f"{n:,} {noun if n == 1 else plural or noun + 's'}"
+
+
 def money(value: float, currency: str) -> str:
     """12345.6 -> 'USD 12,346'."""
     return f"{currency} {value:,.0f}"

@@ -7,6 +7,7 @@ from collections.abc import Sequence
 from pathlib import Path
 
 from ..report.text import DEFAULT_WIDTH, Column, bullets, table, wrap
+from ..report.wording import counted
 from .report import (
     dearer_preferred,
     gpu_mix,
@@ -121,7 +122,7 @@ def render_sweep(
             left = ", ".join(r.unserved) or "nothing"
         cells += [gpu_mix(r.gpus, ", ") if r.total_cost is not None else "-", left]
         rows.append(cells)
-    out = wrap(f"plan-buy sweep: {name}, {len(run.rows)} scenario(s)"
+    out = wrap(f"plan-buy sweep: {name}, {counted(len(run.rows), 'scenario')}"
                + (f"; {', '.join(fixed)} in every one" if fixed else ""), width)
     out.append("")
     out += table(columns, rows, width)
@@ -154,11 +155,11 @@ def _run_lines(run: SweepRun, files: Sequence[Path], notes: Sequence[str],
     files written and the caller's notes."""
     out = [""]
     if run.interrupted:
-        out.append(f"Interrupted: {len(run.rows)} scenario(s) finished, {run.not_run} not run.")
+        out.append(f"Interrupted: {counted(len(run.rows), 'scenario')} finished, {run.not_run} not run.")
     reused = sum(r.reused_knee for r in run.rows)
     out += wrap(
-        f"{run.solves} solve(s) on {run.jobs} worker(s) in {run.seconds:.1f} s"
-        + (f"; {reused} budget(s) at or above the full plan's cost reused it" if reused else ""),
+        f"{counted(run.solves, 'solve')} on {counted(run.jobs, 'worker')} in {run.seconds:.1f} s"
+        + (f"; {counted(reused, 'budget')} at or above the full plan's cost reused it" if reused else ""),
         width)
     for path in files:
         out += wrap(f"Wrote {path}", width)

@@ -84,7 +84,8 @@ class OptionSheets(BookBase):
             if s.storage and s.drive_count:
                 parts.append(f"{s.drive_count} x {s.storage}")
             sh.put(r, 0, s.id)
-            sh.put(r, 1, " + ".join(parts))
+            # An owned server is in the plan but not on the bill of materials above.
+            sh.put(r, 1, " + ".join(parts) + (" (already owned: not bought)" if s.owned else ""))
         if opt.unserved:
             r = row + len(opt.servers) + 2
             sh.put(r, 0, "Not served:", f.bold)
@@ -103,6 +104,9 @@ class OptionSheets(BookBase):
         lines = quote_lines(opt, self.catalog)
         if not lines:
             return row
+        # The quote goes to a vendor: it starts a printed page, so its title is never left
+        # at the foot of the page before its table.
+        sh.breaks.append(row - 1)
         sh.section(row - 1, "Quote: the servers to buy, by configuration")
         sh.header(row, ["Platform", "Configuration (one server)", "", "Servers",
                         f"Price per server ({cur})", f"Extended ({cur})"], numeric={3, 4, 5})

@@ -10,6 +10,7 @@ from xlsxwriter.utility import xl_rowcol_to_cell
 from ...optimize.owning import kw_text
 from ...plan_types import PlanOption
 from .. import tables as report
+from ..wording import counted
 from .base import BookBase
 from .sheet import HEADER_ROW, Sheet
 
@@ -60,7 +61,7 @@ class TcoSheet(BookBase):
         cell = xl_rowcol_to_cell
         has_rent = own.cloud is not None
         sh.section(row, f"Option {opt.rank}: {kw_text(own.power_kw)} kW"
-                        + (f", {own.racks} rack(s)" if own.racks is not None else ""))
+                        + (f", {counted(own.racks, 'rack')}" if own.racks is not None else ""))
         fact = self._tco_facts(sh, own, row + 1)
         kw, racks = fact["Power drawn (kW)"], fact["Racks used"]
         first = row + 1 + len(fact)
