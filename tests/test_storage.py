@@ -17,6 +17,7 @@ import solver_fixtures as fx
 
 from solver.check import check_plan
 from solver.optimize.pipeline import plan
+from solver.optimize.program.names import family
 
 TWO_BOXES = 2 * (2000 + 2 * 100 + 2 * 1000)
 
@@ -269,7 +270,7 @@ def test_datasets_counted_whole_per_server_add_the_floor_rows(monkeypatch):
     assert pulp.value(m.prob.objective) == pytest.approx(8200, abs=0.1)  # the sums lie
     box = next(k for k, v in m.n.items() if v.varValue)
     assert add_host_room_rows(m, (box,), wf, cat) > 0
-    assert [n for n in m.prob.constraints if n.startswith("disk_floor_")]
+    assert [n for n in m.prob.constraints if family(n) == "disk.floor"]
     m.prob.solve(pulp.HiGHS(msg=False))
     assert pulp.value(m.prob.objective) == pytest.approx(8600, abs=0.1)
 
@@ -305,7 +306,7 @@ def test_large_programs_are_built_with_the_room_rows(monkeypatch):
     cat = fx.catalog()
     monkeypatch.setattr(build_module, "HOST_ROOM_MIN_ROWS", 0)
     m = build_module.build(wf, cat, enumerate_candidates(wf, cat), None)
-    room = [n for n in m.prob.constraints if n.startswith("hosts_room_")]
+    room = [n for n in m.prob.constraints if family(n) == "hosts.room"]
     assert room and m.disk_rows >= len(room)  # disk rows: the work budget does not count them
     m.prob.solve(pulp.HiGHS(msg=False))
     assert pulp.value(m.prob.objective) == pytest.approx(8200, abs=0.1)
