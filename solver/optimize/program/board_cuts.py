@@ -26,7 +26,7 @@ def define_blockers(m: Model, wf: WorkloadFile) -> None:
     most C of blockers' RAM each, the others at most K of their GPUs, so
 
         Σ_{excl o: r_o ≥ θ} d_o x_ot / K + Σ_{blockers} r_o x_ot / C ≤ n_t   (``block(t,j)``)
-        Σ_{excl o: r_o ≥ θ} d_o x_ot / K + Σ_{blockers, r_o > C/2} x_ot ≤ n_t  (``block_alone_…``)
+        Σ_{excl o: r_o ≥ θ} d_o x_ot / K + Σ_{blockers, r_o > C/2} x_ot ≤ n_t  (``block.alone(t,j)``)
 
     (two blockers above C/2 never share a server). For each set of blockers only the least θ
     that gives it is used, the strongest. The RAM sum alone lets a 1,500 GB preprocess job
@@ -132,8 +132,9 @@ def define_full_boards(m: Model, wf: WorkloadFile) -> None:
                          if (o.degree > 0 and v.name not in held)
                          or (o.degree == 0 and o.ram_gb > cap - r + 1e-9)]
             if any(o.ram_gb > 0 for o, _ in elsewhere):
-                m.prob += (pulp.lpSum(o.ram_gb * v for o, v in elsewhere)
-                           <= cap * (m.n[key] - pulp.lpSum(v for _, v in holding))), row_name("full", key, j)
+                m.prob += ((pulp.lpSum(o.ram_gb * v for o, v in elsewhere)
+                           <= cap * (m.n[key] - pulp.lpSum(v for _, v in holding))),
+                           row_name("full", key, j))
             if cores and any(o.cores > 0 for o, _ in elsewhere):
                 m.prob += (pulp.lpSum(o.cores * v for o, v in elsewhere)
                            <= cores * (m.n[key] - pulp.lpSum(v for _, v in holding)),

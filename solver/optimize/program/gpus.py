@@ -60,7 +60,8 @@ def define_shared_vram(m: Model, cand: Candidates, wf: WorkloadFile) -> None:
     for key, s_t in m.shared.items():
         cap = usable(gpu_of(m, key).vram_gb, wf.policy)
         shared = [(o, v) for o, v in m.on_type[key] if o.shared]
-        m.prob += pulp.lpSum(o.vram_gb * v for o, v in shared) <= cap * s_t, row_name("shared.vram", key)
+        m.prob += (pulp.lpSum(o.vram_gb * v for o, v in shared) <= cap * s_t,
+                   row_name("shared.vram", key))
         # No empty shared GPU.
         m.prob += s_t <= pulp.lpSum(v for _, v in shared), row_name("shared.used", key)
         for o, v in shared:

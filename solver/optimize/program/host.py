@@ -20,7 +20,8 @@ def define_host_ram(m: Model, cand: Candidates, wf: WorkloadFile) -> None:
         items = m.on_type[key]
         if items:
             cap = usable(t.ram_gb, wf.policy)
-            m.prob += pulp.lpSum(o.ram_gb * v for o, v in items) <= cap * m.n[key], row_name("ram", key)
+            m.prob += (pulp.lpSum(o.ram_gb * v for o, v in items) <= cap * m.n[key],
+                       row_name("ram", key))
             big = [v for o, v in items if o.ram_gb > cap / 2 + 1e-9]
             if big:
                 m.prob += m.n[key] >= pulp.lpSum(big), row_name("ram.big", key)
@@ -42,7 +43,8 @@ def define_cpu_cores(m: Model) -> None:
         items = [(o, v) for o, v in m.on_type[key] if o.cores > 0]
         if cap is None or not items:
             continue
-        m.prob += pulp.lpSum(o.cores * v for o, v in items) <= cap * m.n[key], row_name("cores", key)
+        m.prob += (pulp.lpSum(o.cores * v for o, v in items) <= cap * m.n[key],
+                   row_name("cores", key))
         big = [v for o, v in items if o.cores > cap / 2 + 1e-9]
         if big:
             m.prob += m.n[key] >= pulp.lpSum(big), row_name("cores.big", key)
@@ -51,7 +53,8 @@ def define_cpu_cores(m: Model) -> None:
         # that hold shared GPUs are at most s_t, each with cores_p cores).
         shared = [(o, v) for o, v in items if o.shared and key in m.shared]
         for j, (o, v) in enumerate(shared):
-            m.prob += v <= math.floor(cap / o.cores + 1e-9) * m.shared[key], row_name("cores.shared", *m.x_ids(v))
+            m.prob += (v <= math.floor(cap / o.cores + 1e-9) * m.shared[key],
+                       row_name("cores.shared", *m.x_ids(v)))
         if shared:
             m.prob += (pulp.lpSum(o.cores * v for o, v in shared) <= cap * m.shared[key],
                        row_name("cores.shared.sum", key))

@@ -10,7 +10,7 @@ from ..outcome import Kind
 from .board_cuts import MAX_CUT_LEVELS
 from .columns import pattern_kind, takes_nothing
 from .model import Model, gpu_of
-from .names import family, row_name
+from .names import row_name
 
 
 def _bin_packing_cuts(count: pulp.LpVariable, items: list[tuple[float, pulp.LpVariable]],
@@ -114,6 +114,8 @@ def add_pattern_cut(m: Model, key: str, weights: dict[Kind, float]) -> bool:
     terms = [w * v for kind, w in weights.items() if w > 1e-9 for v in kinds.get(kind, [])]
     if not terms:
         return False
-    j = sum(1 for name in m.prob.constraints if family(name) == "pack.lp" and name.startswith(row_name("pack.lp", key)[:-1] + ","))
+    j = 0  # the type's next cut (none is ever removed)
+    while row_name("pack.lp", key, j) in m.prob.constraints:
+        j += 1
     m.prob += m.n[key] >= pulp.lpSum(terms), row_name("pack.lp", key, j)
     return True
