@@ -17,6 +17,7 @@ from solver.optimize.candidates import enumerate_candidates
 from solver.optimize.patterns import best_pattern, most_value
 from solver.optimize.pipeline import plan
 from solver.optimize.program import add_shared_big_rows, build
+from solver.optimize.program.names import family, row_name
 from solver.optimize.solve import pattern_cut_weights
 
 
@@ -76,8 +77,7 @@ def test_blocker_cut_keeps_a_big_cpu_job_off_the_gpu_servers(monkeypatch):
     m = build(wf, cat, cand, None)
     box = next(t for t in cand.types if t.platform.sku == "box2" and t.gpu is not None
                and t.ram_gb == 128)
-    i = m.index[box.key]
-    row = m.prob.constraints[f"block_{i}_0"]
+    row = m.prob.constraints[row_name("block", box.key, 0)]
     coefs = {v.name: c for v, c in row.items()}
     oa = next(j for j, o in enumerate(cand.options["a"]) if o.gpu == "small")
     assert coefs[m.n[box.key].name] == -1
@@ -87,7 +87,7 @@ def test_blocker_cut_keeps_a_big_cpu_job_off_the_gpu_servers(monkeypatch):
     assert lie > 2
     # GPU room: beside 90 GB, 12.4 GB is left, less than any GPU replica needs (30), so the
     # preprocess job's server holds none of the 2 GPUs:  x_gpu + 2 x_pre ≤ 2 n  (5 > 4).
-    room = {v.name: c for v, c in m.prob.constraints[f"gpu_room_{i}_0"].items()}
+    room = {v.name: c for v, c in m.prob.constraints[row_name("gpu.room", box.key, 0)].items()}
     assert room[m.n[box.key].name] == -2
     assert room[m.x[("a", oa, box.key)].name] == 1
     assert room[m.x[("p", 0, box.key)].name] == 2
@@ -98,7 +98,7 @@ def test_blocker_cut_keeps_a_big_cpu_job_off_the_gpu_servers(monkeypatch):
     m.prob.solve(pulp.HiGHS(msg=False))
     assert pulp.value(m.prob.objective) == pytest.approx(8400, abs=0.1)
     for name in m.prob.constraints:
-        if name.startswith("block_"):
+        if family(name) == "block":
             assert _values(m, name) <= 1e-6  # every blocker cut holds at the optimum
 
 
@@ -147,8 +147,8 @@ def test_full_board_rows_keep_other_gpu_jobs_and_big_cpu_jobs_off_full_servers(m
     m = build(wf, cat, cand, None)
     box = next(t for t in cand.types if t.platform.sku == "box2" and t.gpu is not None
                and t.gpu.sku == "small" and t.ram_gb == 256)
-    i = m.index[box.key]
-    coefs = {v.name: c for v, c in m.prob.constraints[f"full_{i}_0"].items()}
+    full = row_name("full", box.key, 0)
+    coefs = {v.name: c for v, c in m.prob.constraints[full].items()}
     of = next(j for j, o in enumerate(cand.options["f"]) if o.gpu == "small")
     op = next(j for j, o in enumerate(cand.options["p"]) if o.gpu == "small")
     assert coefs[m.n[box.key].name] == pytest.approx(-204.8)
@@ -157,7 +157,7 @@ def test_full_board_rows_keep_other_gpu_jobs_and_big_cpu_jobs_off_full_servers(m
     assert coefs[m.x[("c", 0, box.key)].name] == 90
     m.prob.solve(pulp.HiGHS(msg=False))
     assert pulp.value(m.prob.objective) == pytest.approx(16500, abs=0.1)
-    assert _values(m, f"full_{i}_0") <= 1e-6
+    assert _values(m, full) <= 1e-6
     result = plan(wf, cat, top=1, with_baseline=False)
     assert result.status == "optimal" and result.options[0].total_cost == 16500
     assert check_plan(result.options[0], wf, cat) == []

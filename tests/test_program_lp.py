@@ -10,11 +10,14 @@ row renamed) re-records them on purpose and shows the difference in its commit:
 
 from __future__ import annotations
 
+import re
 import sys
 from collections.abc import Callable
 from pathlib import Path
 
 import pytest
+from hypothesis import given
+from hypothesis import strategies as st
 
 ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT))
@@ -23,6 +26,7 @@ import solver_fixtures as fx
 
 from solver.inputs.loading import load_catalog, load_workloads
 from solver.optimize.candidates import enumerate_candidates
+from solver.optimize.pipeline import plan
 from solver.optimize.program import (
     Model,
     add_host_room_rows,
@@ -39,6 +43,7 @@ from solver.optimize.program import (
     require_reference,
 )
 from solver.optimize.program.board_cuts import define_full_boards
+from solver.optimize.program.names import FAMILIES, escape, family, row_name
 
 GOLDEN = ROOT / "tests" / "golden" / "lp"
 CATALOG = ROOT / "catalogs" / "default.yaml"
@@ -136,6 +141,53 @@ def test_program_is_unchanged(case: str, monkeypatch, tmp_path: Path) -> None:
     recorded = GOLDEN / f"{case}.lp"
     assert recorded.exists(), f"no recorded program: run {Path(__file__).name} --update"
     assert _lp_text(CASES[case](monkeypatch), tmp_path) == recorded.read_text(encoding="utf-8")
+
+
+_ROW = re.compile(r"(?P<family>[a-z][a-z0-9.]*)(\((?P<ids>[A-Za-z0-9._/~,]+)\))?")
+
+
+@pytest.mark.parametrize("case", sorted(CASES))
+def test_every_recorded_row_has_a_family_name(case: str) -> None:
+    """Each row of a golden program is ``family(ids)`` (or a bare family), the family one
+    of ``names.FAMILIES``: no counter-named or unnamed (``_C1``) rows."""
+    text = (GOLDEN / f"{case}.lp").read_text(encoding="utf-8")
+    rows = text.split("Subject To\n", 1)[1]
+    names = re.findall(r"^([^\s:]+):", rows, flags=re.MULTILINE)
+    assert names
+    for name in names:
+        match = _ROW.fullmatch(name)
+        assert match and match["family"] in FAMILIES, name
+        assert family(name) == match["family"]
+
+
+@given(st.text(), st.text())
+def test_escaping_is_injective(a: str, b: str) -> None:
+    if a != b:
+        assert escape(a) != escape(b)
+        assert row_name("ram", a) != row_name("ram", b)
+    assert set(escape(a)) <= set("abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789._/~")
+
+
+def test_ids_that_pulp_would_merge_name_distinct_rows(monkeypatch) -> None:
+    """GPUs ``a-b`` and ``a_b``, workloads ``w-1`` and ``w_1``: PuLP writes ``-`` as ``_``,
+    so names built by hand would overlap; the escaped ones do not, and the program plans."""
+    fx.install(monkeypatch, {"w-1": (15, 10), "w_1": (15, 10)})
+    gpu = {"vram_gb": 24, "mem_bw_gbps": 1000, "bf16_tflops": 100, "power_w": 300,
+           "form_factor": "pcie", "nvlink_gbps": 0}
+    catalog = fx.catalog(gpus=[{"sku": "a-b", "price": 1000, **gpu},
+                               {"sku": "a_b", "price": 1200, **gpu}])
+    wf = fx.workloads({"name": "w-1"}, {"name": "w_1", "replicas": 2})
+    m = build(wf, catalog, enumerate_candidates(wf, catalog), None)
+    names = list(m.prob.constraints)
+    assert row_name("demand", "w-1") in names and row_name("demand", "w_1") in names
+    slots = {name for name in names if family(name) == "slots"}
+    for sku in ("a-b", "a_b"):
+        keys = [key for key, t in m.types.items() if t.gpu is not None and t.gpu.sku == sku]
+        assert keys and all(row_name("slots", key, 1) in slots for key in keys)
+    assert len(slots) == len({key for key, t in m.types.items() if t.gpu is not None})
+    result = plan(wf, catalog, top=1, with_baseline=False)
+    assert result.status == "optimal"
+    assert result.options[0].total_cost > 0
 
 
 if __name__ == "__main__" and sys.argv[1:] == ["--update"]:

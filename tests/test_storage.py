@@ -17,6 +17,7 @@ import solver_fixtures as fx
 
 from solver.check import check_plan
 from solver.optimize.pipeline import plan
+from solver.optimize.program.names import family, row_name
 
 TWO_BOXES = 2 * (2000 + 2 * 100 + 2 * 1000)
 
@@ -173,12 +174,15 @@ def test_pair_rows_stay_off_types_hosting_many_local_datasets():
     wf = generate(60, 1)
     m = build(wf, catalog, enumerate_candidates(wf, catalog), None)
     per_type: dict[str, set[str]] = {}
-    for (w, key), h in m.hosts.items():
-        per_type.setdefault(key, set()).add(h.name)
-    crowded = {h for hs in per_type.values() if len(hs) > MAX_PAIR_HOSTS for h in hs}
+    for w, key in m.hosts:
+        per_type.setdefault(key, set()).add(w)
+    crowded = {key: ws for key, ws in per_type.items() if len(ws) > MAX_PAIR_HOSTS}
     assert crowded, "the mix must have a type hosting many local datasets"
     assert m.pair_rows, "types with few local datasets still get pair rows"
-    assert not [r for r in m.pair_rows if any(f"_{h}_" in f"{r}_" for h in crowded)]
+    pairs = {row_name(kind, w, v, key) for key, ws in crowded.items()
+             for w in ws for v in ws for kind in ("beside", "disk.pair")}
+    assert not pairs & set(m.pair_rows)
+    assert {family(r) for r in m.pair_rows} & {"beside", "disk.pair"}
 
 
 def test_a_gap_made_of_drives_says_so(monkeypatch):
@@ -209,7 +213,7 @@ def test_a_proven_plan_says_nothing_of_drives(monkeypatch):
 
 
 def test_drives_too_few_for_the_slots_add_the_room_rows(monkeypatch):
-    """Rows ``hosts_room``: a's two replicas and b's one (1 GPU, 10 GB each) and a
+    """Rows ``hosts.room``: a's two replicas and b's one (1 GPU, 10 GB each) and a
     preprocess job c (5 GB), all reading 1 TB datasets, on box2 ($2,200, 2 slots). The three
     GPU replicas need two boxes, each holding data: two drives. The sums say one: the most
     replicas of a, b and c on one box, resource by resource at the option that takes least
@@ -243,7 +247,7 @@ def test_drives_too_few_for_the_slots_add_the_room_rows(monkeypatch):
 
 
 def test_datasets_counted_whole_per_server_add_the_floor_rows(monkeypatch):
-    """Rows ``disk_floor``: a, b and c (one 1-GPU replica each, 15 GB, 10 GB of RAM) read 2 TB
+    """Rows ``disk.floor``: a, b and c (one 1-GPU replica each, 15 GB, 10 GB of RAM) read 2 TB
     datasets of their own; box2 ($2,000, 2 slots, two 32 GB DIMMs at $100) takes 4 TB
     drives ($400), 3.2 TB each under the 20% line. Three replicas need two boxes, one
     holding two datasets: 4 TB, two drives; the other one drive. The sums say two drives:
@@ -269,7 +273,7 @@ def test_datasets_counted_whole_per_server_add_the_floor_rows(monkeypatch):
     assert pulp.value(m.prob.objective) == pytest.approx(8200, abs=0.1)  # the sums lie
     box = next(k for k, v in m.n.items() if v.varValue)
     assert add_host_room_rows(m, (box,), wf, cat) > 0
-    assert [n for n in m.prob.constraints if n.startswith("disk_floor_")]
+    assert [n for n in m.prob.constraints if family(n) == "disk.floor"]
     m.prob.solve(pulp.HiGHS(msg=False))
     assert pulp.value(m.prob.objective) == pytest.approx(8600, abs=0.1)
 
@@ -305,7 +309,7 @@ def test_large_programs_are_built_with_the_room_rows(monkeypatch):
     cat = fx.catalog()
     monkeypatch.setattr(build_module, "HOST_ROOM_MIN_ROWS", 0)
     m = build_module.build(wf, cat, enumerate_candidates(wf, cat), None)
-    room = [n for n in m.prob.constraints if n.startswith("hosts_room_")]
+    room = [n for n in m.prob.constraints if family(n) == "hosts.room"]
     assert room and m.disk_rows >= len(room)  # disk rows: the work budget does not count them
     m.prob.solve(pulp.HiGHS(msg=False))
     assert pulp.value(m.prob.objective) == pytest.approx(8200, abs=0.1)

@@ -279,7 +279,7 @@ def test_the_rounded_plan_sees_the_shared_vram_rows_and_the_search_does_not(
     restricted = rounds._restricted_plan
 
     def spy(m, *args, **kwargs):
-        rows.append(sorted(n for n in m.prob.constraints if n.startswith("shared_big_")))
+        rows.append(sorted(n for n in m.prob.constraints if n.startswith("shared.big(")))
         models.append(m)
         return restricted(m, *args, **kwargs)
 
@@ -287,7 +287,7 @@ def test_the_rounded_plan_sees_the_shared_vram_rows_and_the_search_does_not(
     pipeline.plan(generate(60, 1), default_catalog, top=1, solver="highs", time_limit=600,
                   with_baseline=False)
     assert len(rows) == 2 and rows[0] and rows[0] == rows[1], rows
-    assert not [n for n in models[0].prob.constraints if n.startswith("shared_big_")]
+    assert not [n for n in models[0].prob.constraints if n.startswith("shared.big(")]
 
 
 def test_rounding_box_holds_the_rounded_point():

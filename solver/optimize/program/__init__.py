@@ -25,6 +25,7 @@ Objective (policy.objective: tco, P2):
 
 Modules (each ``define_*`` docstring states its formula and the rule it implements):
     model           Model: the problem and its variables by validated ids
+    names           row names: family(ids), ids escaped injectively (one helper)
     placement       n_t, x_wot, u_w and demand (R19, P4)
     throughput      targets (T3), one GPU type per training job (T4)
     gpus            GPU slots (R8), fixed GPU counts (O1), shared VRAM (R15, R17)

@@ -1,5 +1,5 @@
 """Cuts on GPU boards, valid for every plan and added as the program is built: CPU-only
-replicas too large to ride beside GPU replicas (``block``, ``gpu_room``) and servers one
+replicas too large to ride beside GPU replicas (``block``, ``gpu.room``) and servers one
 GPU replica fills (``full``)."""
 
 from __future__ import annotations
@@ -11,6 +11,7 @@ from ...rules import usable
 from ..lp import pulp
 from ..replicas import ReplicaOption
 from .model import Model
+from .names import row_name
 
 MAX_CUT_LEVELS = 40
 """Most thresholds used per packing cut family (distinct item sizes, evenly sampled)."""
@@ -24,8 +25,8 @@ def define_blockers(m: Model, wf: WorkloadFile) -> None:
     with any GPU replica needing ≥ θ. The servers holding blockers hold no such replica and at
     most C of blockers' RAM each, the others at most K of their GPUs, so
 
-        Σ_{excl o: r_o ≥ θ} d_o x_ot / K + Σ_{blockers} r_o x_ot / C ≤ n_t   (``block_{t}_{j}``)
-        Σ_{excl o: r_o ≥ θ} d_o x_ot / K + Σ_{blockers, r_o > C/2} x_ot ≤ n_t  (``block_alone_…``)
+        Σ_{excl o: r_o ≥ θ} d_o x_ot / K + Σ_{blockers} r_o x_ot / C ≤ n_t   (``block(t,j)``)
+        Σ_{excl o: r_o ≥ θ} d_o x_ot / K + Σ_{blockers, r_o > C/2} x_ot ≤ n_t  (``block.alone(t,j)``)
 
     (two blockers above C/2 never share a server). For each set of blockers only the least θ
     that gives it is used, the strongest. The RAM sum alone lets a 1,500 GB preprocess job
@@ -38,7 +39,7 @@ def define_blockers(m: Model, wf: WorkloadFile) -> None:
     programme over g) fits within C − r_o:
 
         Σ_{excl o: r_o/d_o ≥ ρ} d_o x_ot + Σ_{CPU-only o: r_o > C/2} (K − g_o(ρ)) x_ot ≤ K n_t
-                                                                        (``gpu_room_{t}_{j}``)
+                                                                        (``gpu.room(t,j)``)
 
     one row per distinct set of losses K − g_o(ρ), each at the least ρ giving it.
     """
@@ -63,7 +64,7 @@ def define_blockers(m: Model, wf: WorkloadFile) -> None:
             losses.add(lost)
             dense = pulp.lpSum(o.degree * v for o, v in gpu if o.ram_gb / o.degree >= rho - 1e-9)
             m.prob += (dense + pulp.lpSum(g * v for g, (_, v) in zip(lost, big, strict=True) if g)
-                       <= k * m.n[key]), f"gpu_room_{m.index[key]}_{len(losses) - 1}"
+                       <= k * m.n[key]), row_name("gpu.room", key, len(losses) - 1)
         seen: set[frozenset[str]] = set()
         j = 0
         for theta in sorted({o.ram_gb for o, _ in gpu}):
@@ -74,12 +75,11 @@ def define_blockers(m: Model, wf: WorkloadFile) -> None:
             seen.add(names)
             large = pulp.lpSum((o.degree / t.gpu_slots) * v for o, v in gpu
                                if o.ram_gb >= theta - 1e-9)
-            i = m.index[key]
             m.prob += (large + pulp.lpSum((o.ram_gb / cap) * v for o, v in blockers)
-                       <= m.n[key]), f"block_{i}_{j}"
+                       <= m.n[key]), row_name("block", key, j)
             alone = [v for o, v in blockers if o.ram_gb > cap / 2 + 1e-9]
             if alone:
-                m.prob += large + pulp.lpSum(alone) <= m.n[key], f"block_alone_{i}_{j}"
+                m.prob += large + pulp.lpSum(alone) <= m.n[key], row_name("block.alone", key, j)
             j += 1
 
 
@@ -104,8 +104,8 @@ def define_full_boards(m: Model, wf: WorkloadFile) -> None:
     replica of r_o > C − r; so those, E_r, sit on the other n_t − F_r servers, at most C of
     RAM each:
 
-        Σ_{o ∈ E_r} r_o x_ot ≤ C (n_t − F_r)                            (``full_{t}_{j}``)
-        Σ_{o ∈ E_r} c_o x_ot ≤ cores_p (n_t − F_r)                (``full_cores_{t}_{j}``)
+        Σ_{o ∈ E_r} r_o x_ot ≤ C (n_t − F_r)                            (``full(t,j)``)
+        Σ_{o ∈ E_r} c_o x_ot ≤ cores_p (n_t − F_r)                (``full.cores(t,j)``)
 
     the second where the platform's cores are checked (O3); one row per distinct r (at most
     ``MAX_CUT_LEVELS``, evenly sampled). The sums let the
@@ -124,7 +124,7 @@ def define_full_boards(m: Model, wf: WorkloadFile) -> None:
         if len(levels) > MAX_CUT_LEVELS:
             step = len(levels) / MAX_CUT_LEVELS
             levels = [levels[int(i * step)] for i in range(MAX_CUT_LEVELS)]
-        i, cores = m.index[key], t.platform.cpu_cores
+        cores = t.platform.cpu_cores
         for j, r in enumerate(levels):
             holding = [(o, v) for o, v in full if o.ram_gb >= r - 1e-9]
             held = {v.name for _, v in holding}
@@ -132,9 +132,10 @@ def define_full_boards(m: Model, wf: WorkloadFile) -> None:
                          if (o.degree > 0 and v.name not in held)
                          or (o.degree == 0 and o.ram_gb > cap - r + 1e-9)]
             if any(o.ram_gb > 0 for o, _ in elsewhere):
-                m.prob += (pulp.lpSum(o.ram_gb * v for o, v in elsewhere)
-                           <= cap * (m.n[key] - pulp.lpSum(v for _, v in holding))), f"full_{i}_{j}"
+                m.prob += ((pulp.lpSum(o.ram_gb * v for o, v in elsewhere)
+                           <= cap * (m.n[key] - pulp.lpSum(v for _, v in holding))),
+                           row_name("full", key, j))
             if cores and any(o.cores > 0 for o, _ in elsewhere):
                 m.prob += (pulp.lpSum(o.cores * v for o, v in elsewhere)
                            <= cores * (m.n[key] - pulp.lpSum(v for _, v in holding)),
-                           f"full_cores_{i}_{j}")
+                           row_name("full.cores", key, j))

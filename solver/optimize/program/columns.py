@@ -10,6 +10,7 @@ from ..outcome import Kind, kind_of
 from ..patterns import MAX_PATTERNS, best_pattern, greedy_patterns, maximal_patterns, most_value
 from ..replicas import ReplicaOption
 from .model import Model, PatternModel, PricedType, gpu_of
+from .names import row_name
 
 
 def disaggregate(m: Model, key: str, policy: Policy, limit: int = MAX_PATTERNS,
@@ -48,13 +49,12 @@ def disaggregate(m: Model, key: str, policy: Policy, limit: int = MAX_PATTERNS,
     if patterns is None:
         patterns = greedy_patterns(shape, t.gpu_slots, ram_cap, cores_cap)
         m.priced[key] = PricedType(shape, t.gpu_slots, ram_cap, cores_cap)
-    i = m.index[key]
     m.patterns[key] = PatternModel(
         kinds=shape,
         covers=tuple(kinds[kind] for kind in shape),
         shared_kind=shape.index(shared_kind) if shared_kind is not None else None,
-        link_row=f"pattern_link_{i}",
-        cover_rows=tuple(f"pattern_cover_{i}_{k}" for k in range(len(shape))),
+        link_row=row_name("pattern.link", key),
+        cover_rows=tuple(row_name("pattern.cover", key, k) for k in range(len(shape))),
         cores_cap=cores_cap,
     )
     for pat in patterns:

@@ -14,6 +14,7 @@ from ..patterns import MAX_PATTERNS, maximal_patterns
 from .columns import bare_gpu, pattern_kind, takes_nothing
 from .host_room import drives_and_readers
 from .model import Model
+from .names import row_name
 from .storage import holding
 
 MAX_DRIVE_SETS = 64
@@ -34,10 +35,10 @@ def disaggregate_drives(m: Model, key: str, wf: WorkloadFile, catalog: Catalog,
     w ∈ S; its server needs a drive configuration holding D_π = Σ_{w ∈ S} ds_w under the
     line λ. With p_π ∈ ℤ≥0 the servers built to it:
 
-        n_t = Σ_π p_π                                          (``drive_link_{t}``)
-        Σ_π a_kπ p_π ≥ Σ_{o ∈ k} x_wot          for each kind  (``drive_cover_{t}_{k}``)
+        n_t = Σ_π p_π                                          (``drive.link(t)``)
+        Σ_π a_kπ p_π ≥ Σ_{o ∈ k} x_wot          for each kind  (``drive.cover(t,k)``)
         Σ_{k: λ TB_k ≥ τ} z_tk ≥ Σ_{π: D_π ≥ τ} p_π   for each τ among the D_π
-                                                               (``drive_holds_{t}_{j}``)
+                                                               (``drive.holds(t,j)``)
 
     A real server holding the set S' of local datasets and a multiset a of replicas sits
     under a maximal pattern of S' (a ≤ π), and its drives hold D_π = Σ_{S'} ds: every plan
@@ -52,7 +53,7 @@ def disaggregate_drives(m: Model, key: str, wf: WorkloadFile, catalog: Catalog,
     local = {w.name: w.local_tb for w in wf.workloads if w.local_tb > 0}
     configs, readers = drives_and_readers(m, key, catalog, local)
     if (not configs or not readers or 2 ** len(readers) > MAX_DRIVE_SETS
-            or f"drive_link_{m.index[key]}" in m.prob.constraints):
+            or row_name("drive.link", key) in m.prob.constraints):
         return False
     cores_cap = t.platform.cpu_cores
     kinds: dict[tuple, list[pulp.LpVariable]] = {}
@@ -73,14 +74,14 @@ def disaggregate_drives(m: Model, key: str, wf: WorkloadFile, catalog: Catalog,
         return False
     ti = m.index[key]
     p = [pulp.LpVariable(f"dp_{ti}_{j}", 0, m.n_ub, cat="Integer") for j in range(len(patterns))]
-    m.prob += m.n[key] == pulp.lpSum(p), f"drive_link_{ti}"
+    m.prob += m.n[key] == pulp.lpSum(p), row_name("drive.link", key)
     for i, members in enumerate(kinds.values()):
         m.prob += (pulp.lpSum(pat[i] * v for (pat, _), v in zip(patterns, p, strict=True)
-                              if pat[i]) >= pulp.lpSum(members)), f"drive_cover_{ti}_{i}"
+                              if pat[i]) >= pulp.lpSum(members)), row_name("drive.cover", key, i)
     for j, tau in enumerate(sorted({need for _, need in patterns if need > 0})):
         m.prob += (pulp.lpSum(holding(configs, tau, line))
                    >= pulp.lpSum(v for (_, need), v in zip(patterns, p, strict=True)
-                                 if need >= tau - 1e-12)), f"drive_holds_{ti}_{j}"
+                                 if need >= tau - 1e-12)), row_name("drive.holds", key, j)
     return True
 
 

@@ -6,6 +6,7 @@ from __future__ import annotations
 from ..lp import pulp
 from ..outcome import Outcome
 from .model import Model
+from .names import row_name
 
 
 def bom_vector(m: Model, platforms: bool) -> dict[str, pulp.LpAffineExpression]:
@@ -34,13 +35,13 @@ def exclude_bom(m: Model, counts: dict[str, int], ub: int, platforms: bool = Fal
     for i, (sku, expr) in enumerate(bom_vector(m, platforms).items()):
         star = counts.get(sku, 0)
         hi = pulp.LpVariable(f"hi_{m.cuts}_{i}", cat="Binary")
-        m.prob += expr >= (star + 1) * hi, f"distinct_{m.cuts}_hi_{i}"
+        m.prob += expr >= (star + 1) * hi, row_name("distinct.hi", m.cuts, i)
         flags.append(hi)
         if star > 0:
             lo = pulp.LpVariable(f"lo_{m.cuts}_{i}", cat="Binary")
-            m.prob += expr <= star - 1 + (ub + 1) * (1 - lo), f"distinct_{m.cuts}_lo_{i}"
+            m.prob += expr <= star - 1 + (ub + 1) * (1 - lo), row_name("distinct.lo", m.cuts, i)
             flags.append(lo)
-    m.prob += pulp.lpSum(flags) >= 1, f"distinct_{m.cuts}"
+    m.prob += pulp.lpSum(flags) >= 1, row_name("distinct", m.cuts)
 
 
 def exclude_disk_choice(m: Model, keys: tuple[str, ...], out: Outcome) -> None:
@@ -63,17 +64,17 @@ def exclude_disk_choice(m: Model, keys: tuple[str, ...], out: Outcome) -> None:
     for i, (expr, star) in enumerate(exprs):
         hi = pulp.LpVariable(f"dhi_{m.cuts}_{i}", cat="Binary")
         m.nogood_flags.append(hi)
-        m.prob += expr >= (star + 1) * hi, f"disk_choice_{m.cuts}_hi_{i}"
-        m.nogoods.append(f"disk_choice_{m.cuts}_hi_{i}")
+        m.prob += expr >= (star + 1) * hi, row_name("disk.choice.hi", m.cuts, i)
+        m.nogoods.append(row_name("disk.choice.hi", m.cuts, i))
         flags.append(hi)
         if star > 0:
             lo = pulp.LpVariable(f"dlo_{m.cuts}_{i}", cat="Binary")
             m.nogood_flags.append(lo)
-            m.prob += expr <= star - 1 + (ub + 1) * (1 - lo), f"disk_choice_{m.cuts}_lo_{i}"
-            m.nogoods.append(f"disk_choice_{m.cuts}_lo_{i}")
+            m.prob += expr <= star - 1 + (ub + 1) * (1 - lo), row_name("disk.choice.lo", m.cuts, i)
+            m.nogoods.append(row_name("disk.choice.lo", m.cuts, i))
             flags.append(lo)
-    m.prob += pulp.lpSum(flags) >= 1, f"disk_choice_{m.cuts}"
-    m.nogoods.append(f"disk_choice_{m.cuts}")
+    m.prob += pulp.lpSum(flags) >= 1, row_name("disk.choice", m.cuts)
+    m.nogoods.append(row_name("disk.choice", m.cuts))
 
 
 def drop_disk_choices(m: Model) -> None:
@@ -100,6 +101,6 @@ def require_reference(m: Model, type_keys: set[str], gpus_per_server: dict[str, 
     """
     for key, v in m.n.items():
         if key not in type_keys:
-            m.prob += v == 0, f"reference_only_{m.index[key]}"
+            m.prob += v == 0, row_name("reference.only", key)
     for key, k in gpus_per_server.items():
-        m.prob += m.gpus(key) <= k * m.n[key], f"reference_gpus_{m.index[key]}"
+        m.prob += m.gpus(key) <= k * m.n[key], row_name("reference.gpus", key)

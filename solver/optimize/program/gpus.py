@@ -10,6 +10,7 @@ from ...rules import usable
 from ..candidates import Candidates
 from ..lp import pulp
 from .model import Model, gpu_of
+from .names import row_name
 
 
 def define_gpu_slots(m: Model, cand: Candidates) -> None:
@@ -35,7 +36,7 @@ def define_gpu_slots(m: Model, cand: Candidates) -> None:
             big = [(o, v) for o, v in gpu_items if o.degree >= level]
             lhs = pulp.lpSum(o.degree * v for o, v in big) + (s_t if level == 1 else 0)
             if level == 1 or big:
-                m.prob += lhs <= level * (k // level) * m.n[key], f"slots_{m.index[key]}_{level}"
+                m.prob += lhs <= level * (k // level) * m.n[key], row_name("slots", key, level)
             level *= 2
 
 
@@ -57,13 +58,13 @@ def define_shared_vram(m: Model, cand: Candidates, wf: WorkloadFile) -> None:
     Σ_w v_w y_wt ≤ U_g s_t, and y_wt ≤ ⌊U_g / v_w⌋ s_t for each shareable w.
     """
     for key, s_t in m.shared.items():
-        i = m.index[key]
         cap = usable(gpu_of(m, key).vram_gb, wf.policy)
         shared = [(o, v) for o, v in m.on_type[key] if o.shared]
-        m.prob += pulp.lpSum(o.vram_gb * v for o, v in shared) <= cap * s_t, f"shared_vram_{i}"
+        m.prob += (pulp.lpSum(o.vram_gb * v for o, v in shared) <= cap * s_t,
+                   row_name("shared.vram", key))
         # No empty shared GPU.
-        m.prob += s_t <= pulp.lpSum(v for _, v in shared), f"shared_used_{i}"
+        m.prob += s_t <= pulp.lpSum(v for _, v in shared), row_name("shared.used", key)
         for o, v in shared:
-            # Named after its x_wot (x_{w}_{o}_{t}: validated indices).
+            # Named after its x_wot: (workload, option, type).
             row = v <= math.floor(cap / o.vram_gb + 1e-9) * s_t if o.vram_gb > 0 else v >= 0
-            m.prob += row, f"shared_fit_{v.name}"
+            m.prob += row, row_name("shared.fit", *m.x_ids(v))

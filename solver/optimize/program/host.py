@@ -9,6 +9,7 @@ from ...rules import usable
 from ..candidates import Candidates
 from ..lp import pulp
 from .model import Model
+from .names import row_name
 
 
 def define_host_ram(m: Model, cand: Candidates, wf: WorkloadFile) -> None:
@@ -19,10 +20,11 @@ def define_host_ram(m: Model, cand: Candidates, wf: WorkloadFile) -> None:
         items = m.on_type[key]
         if items:
             cap = usable(t.ram_gb, wf.policy)
-            m.prob += pulp.lpSum(o.ram_gb * v for o, v in items) <= cap * m.n[key], f"ram_{m.index[key]}"
+            m.prob += (pulp.lpSum(o.ram_gb * v for o, v in items) <= cap * m.n[key],
+                       row_name("ram", key))
             big = [v for o, v in items if o.ram_gb > cap / 2 + 1e-9]
             if big:
-                m.prob += m.n[key] >= pulp.lpSum(big), f"ram_big_{m.index[key]}"
+                m.prob += m.n[key] >= pulp.lpSum(big), row_name("ram.big", key)
 
 
 def define_cpu_cores(m: Model) -> None:
@@ -41,17 +43,18 @@ def define_cpu_cores(m: Model) -> None:
         items = [(o, v) for o, v in m.on_type[key] if o.cores > 0]
         if cap is None or not items:
             continue
-        i = m.index[key]
-        m.prob += pulp.lpSum(o.cores * v for o, v in items) <= cap * m.n[key], f"cores_{i}"
+        m.prob += (pulp.lpSum(o.cores * v for o, v in items) <= cap * m.n[key],
+                   row_name("cores", key))
         big = [v for o, v in items if o.cores > cap / 2 + 1e-9]
         if big:
-            m.prob += m.n[key] >= pulp.lpSum(big), f"cores_big_{i}"
+            m.prob += m.n[key] >= pulp.lpSum(big), row_name("cores.big", key)
         # A shared GPU sits in one server: it holds at most ⌊cores_p / c_o⌋ such replicas,
         # and all shared replicas together use at most cores_p per shared GPU (the servers
         # that hold shared GPUs are at most s_t, each with cores_p cores).
         shared = [(o, v) for o, v in items if o.shared and key in m.shared]
         for j, (o, v) in enumerate(shared):
-            m.prob += v <= math.floor(cap / o.cores + 1e-9) * m.shared[key], f"cores_shared_{i}_{j}"
+            m.prob += (v <= math.floor(cap / o.cores + 1e-9) * m.shared[key],
+                       row_name("cores.shared", *m.x_ids(v)))
         if shared:
             m.prob += (pulp.lpSum(o.cores * v for o, v in shared) <= cap * m.shared[key],
-                       f"cores_shared_sum_{i}")
+                       row_name("cores.shared.sum", key))

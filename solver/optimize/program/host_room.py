@@ -9,6 +9,7 @@ from ...inputs.catalog import Catalog
 from ...inputs.workload import WorkloadFile
 from ..lp import pulp
 from .model import Model
+from .names import row_name
 from .room import resources
 from .storage import holding
 
@@ -22,15 +23,15 @@ def add_host_room_rows(m: Model, keys: tuple[str, ...], wf: WorkloadFile,
     them one resource at a time:
 
         Σ_{w: ds_w ≥ τ} Σ_o take_r(o) x_wot ≤ room_r Σ_{k: λ TB_k ≥ τ} z_tk
-                                                                (``hosts_room_{t}_{j}_{r}``)
+                                                                (``hosts.room(t,j,r)``)
 
     and the datasets, counted in whole τ's, fit in the whole τ's of the drives under the
     line, server by server:
 
-        Σ_{w ∈ L on t} ⌊ds_w / τ⌋ h_wt ≤ Σ_k ⌊λ TB_k / τ⌋ z_tk          (``disk_floor_{t}_{j}``)
+        Σ_{w ∈ L on t} ⌊ds_w / τ⌋ h_wt ≤ Σ_k ⌊λ TB_k / τ⌋ z_tk          (``disk.floor(t,j)``)
 
-    ``hosts_all`` says M_tτ Σ z ≥ Σ x with M_tτ counting each resource by the option that
-    takes least of it, which a CPU-light option (a preprocess job) makes large; ``disk_t``
+    ``hosts.all`` says M_tτ Σ z ≥ Σ x with M_tτ counting each resource by the option that
+    takes least of it, which a CPU-light option (a preprocess job) makes large; ``disk(t)``
     adds TB over the type's servers, so two 2 TB datasets may share 3.2 TB of one server's
     drive in its sums and a 10 TB dataset another's 11.2 TB, where a server holds whole
     datasets only. Both hold for every plan: a server's datasets fit under its line, and
@@ -49,15 +50,14 @@ def add_host_room_rows(m: Model, keys: tuple[str, ...], wf: WorkloadFile,
         configs, names = drives_and_readers(m, key, catalog, local)
         if not configs or not names:
             continue
-        ti = m.index[key]
         for j, tau in enumerate(sorted({local[w] for w in names})):
             reading = {w for w in names if local[w] >= tau - 1e-12}
             mine = [(o, v) for o, v in m.on_type[key] if o.workload in reading]
             fit = pulp.lpSum(holding(configs, tau, line))
-            rows = [(f"hosts_room_{ti}_{j}_{r}",
+            rows = [(row_name("hosts.room", key, j, r),
                      pulp.lpSum(take(o) * v for o, v in mine) <= room * fit)
                     for r, (take, room) in enumerate(resources(m.types[key], wf.policy))]
-            rows.append((f"disk_floor_{ti}_{j}", _disk_floor(m, key, names, local, configs,
+            rows.append((row_name("disk.floor", key, j), _disk_floor(m, key, names, local, configs,
                                                                tau, line)))
             for name, row in rows:
                 m.prob += row, name
@@ -78,7 +78,7 @@ def drives_and_readers(m: Model, key: str, catalog: Catalog, local: dict[str, fl
 def _disk_floor(m: Model, key: str, names: list[str], local: dict[str, float],
                 configs: list[tuple[float, pulp.LpVariable]], tau: float,
                 line: float) -> pulp.LpConstraint:
-    """``disk_floor``: Σ_w ⌊ds_w / τ⌋ h_wt ≤ Σ_k ⌊λ TB_k / τ⌋ z_tk (``add_host_room_rows``).
+    """``disk.floor``: Σ_w ⌊ds_w / τ⌋ h_wt ≤ Σ_k ⌊λ TB_k / τ⌋ z_tk (``add_host_room_rows``).
     Both floors read 1e-9 over, as ``holding`` does: 0.6 / 0.3 is 1.999... in floats."""
     held = pulp.lpSum(math.floor(local[w] / tau + 1e-9) * m.hosts[(w, key)] for w in names)
     room = pulp.lpSum(math.floor((line * size + 1e-9) / tau) * z for size, z in configs)

@@ -138,12 +138,20 @@ class Model:
         """G_t: GPUs installed on servers of type ``key``."""
         return self._gpu_expr[key]
 
+    def x_ids(self, v: pulp.LpVariable) -> tuple[str, int, str]:
+        """(workload, option index, type key) of an x_wot variable: the ids that name the
+        rows bounding one replica option on one type (``names.row_name``)."""
+        if len(self._x_ids) != len(self.x):
+            self._x_ids = {x.name: ids for ids, x in self.x.items()}
+        return self._x_ids[v.name]
+
     def pattern_rows(self) -> list[str]:
         """Names of the rows whose duals price new patterns (those of priced types)."""
         return [name for key in self.priced
                 for name in (self.patterns[key].link_row, *self.patterns[key].cover_rows)]
 
     _gpu_expr: dict[str, pulp.LpAffineExpression] = field(default_factory=dict)
+    _x_ids: dict[str, tuple[str, int, str]] = field(default_factory=dict)
 
 
 def gpu_of(m: Model, key: str) -> GpuSku:

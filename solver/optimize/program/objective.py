@@ -9,6 +9,7 @@ from ...inputs.workload import Policy, WorkloadFile
 from ..candidates import Candidates
 from ..lp import pulp
 from .model import Model
+from .names import row_name
 
 SERVER_EPSILON = 1e-3
 """Tie-break weight per server (currency units): far below any real price difference."""
@@ -61,7 +62,7 @@ def minimised_cost(m: Model) -> pulp.LpAffineExpression:
 def define_budget(m: Model, budget: float | None) -> None:
     """cost ≤ budget."""
     if budget is not None:
-        m.prob += m.cost <= budget, "budget"
+        m.prob += m.cost <= budget, row_name("budget")
 
 
 def define_priority(m: Model, wf: WorkloadFile, cand: Candidates) -> None:
@@ -84,4 +85,4 @@ def set_priority_objective(m: Model) -> None:
 
 def fix_priority(m: Model, at_least: float) -> None:
     """Keep the served priority found in phase one while minimising cost."""
-    m.prob += m.priority >= at_least - 1e-6, "keep_priority"
+    m.prob += m.priority >= at_least - 1e-6, row_name("keep.priority")

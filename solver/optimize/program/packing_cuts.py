@@ -10,6 +10,7 @@ from ..outcome import Kind
 from .board_cuts import MAX_CUT_LEVELS
 from .columns import pattern_kind, takes_nothing
 from .model import Model, gpu_of
+from .names import row_name
 
 
 def _bin_packing_cuts(count: pulp.LpVariable, items: list[tuple[float, pulp.LpVariable]],
@@ -52,12 +53,12 @@ def _shared_vram(m: Model, key: str,
 def add_shared_big_rows(m: Model, policy: Policy) -> list[str]:
     """s_t ≥ Σ_{v_o > U_g/2} y_ot on every type with shared GPUs: no two shared replicas of
     over half a GPU's usable VRAM share one (the first of the bin-packing cuts on shared
-    VRAM, valid for every plan). Returns the rows' names (``shared_big_{t}``), so a caller
+    VRAM, valid for every plan). Returns the rows' names (``shared.big(t)``), so a caller
     can take them out again."""
     names = []
     for key, s_t in m.shared.items():
         big = _over_half(*_shared_vram(m, key, policy))
-        name = f"shared_big_{m.index[key]}"
+        name = row_name("shared.big", key)
         if big and name not in m.prob.constraints:
             m.prob += s_t >= pulp.lpSum(big), name
             names.append(name)
@@ -69,20 +70,19 @@ def add_packing_cuts(m: Model, key: str, policy: Policy) -> int:
     the platform's are checked (O3), and shared VRAM).
 
     Returns the number of cuts added. Cuts are valid for every solution, so optimality holds.
-    Rows ``pack_ram_{t}_{j}``, ``pack_cores_{t}_{j}`` and ``pack_vram_{t}_{j}``; added once
+    Rows ``pack.ram(t,j)``, ``pack.cores(t,j)`` and ``pack.vram(t,j)``; added once
     per type.
     """
     t = m.types[key]
-    i = m.index[key]
     ram_items = [(o.ram_gb, v) for o, v in m.on_type[key]]
-    cuts = [(f"pack_ram_{i}_{j}", cut) for j, cut in
+    cuts = [(row_name("pack.ram", key, j), cut) for j, cut in
             enumerate(_bin_packing_cuts(m.n[key], ram_items, usable(t.ram_gb, policy)))]
     if t.platform.cpu_cores:  # None: unchecked; 0: no replica needing cores is offered
         core_items = [(o.cores, v) for o, v in m.on_type[key]]
-        cuts += [(f"pack_cores_{i}_{j}", cut) for j, cut in
+        cuts += [(row_name("pack.cores", key, j), cut) for j, cut in
                  enumerate(_bin_packing_cuts(m.n[key], core_items, float(t.platform.cpu_cores)))]
     if key in m.shared:
-        cuts += [(f"pack_vram_{i}_{j}", cut) for j, cut in
+        cuts += [(row_name("pack.vram", key, j), cut) for j, cut in
                  enumerate(_bin_packing_cuts(m.shared[key], *_shared_vram(m, key, policy)))]
     for name, cut in cuts:
         m.prob += cut, name
@@ -102,7 +102,7 @@ def pattern_cut_kinds(m: Model, key: str) -> dict[Kind, list[pulp.LpVariable]]:
 
 
 def add_pattern_cut(m: Model, key: str, weights: dict[Kind, float]) -> bool:
-    """A pattern-LP cut on one type:  n_t ≥ Σ_k w_k Σ_{o ∈ k} x_wot  (``pack_lp_{t}_{j}``).
+    """A pattern-LP cut on one type:  n_t ≥ Σ_k w_k Σ_{o ∈ k} x_wot  (``pack.lp(t,j)``).
 
     The weights satisfy Σ_k a_k w_k ≤ 1 for every pattern a one server of the type holds
     (GPU slots, usable RAM and, where checked, cores; ``solve.pattern_cut_weights``), so each
@@ -114,6 +114,8 @@ def add_pattern_cut(m: Model, key: str, weights: dict[Kind, float]) -> bool:
     terms = [w * v for kind, w in weights.items() if w > 1e-9 for v in kinds.get(kind, [])]
     if not terms:
         return False
-    j = sum(1 for name in m.prob.constraints if name.startswith(f"pack_lp_{m.index[key]}_"))
-    m.prob += m.n[key] >= pulp.lpSum(terms), f"pack_lp_{m.index[key]}_{j}"
+    j = 0  # the type's next cut (none is ever removed)
+    while row_name("pack.lp", key, j) in m.prob.constraints:
+        j += 1
+    m.prob += m.n[key] >= pulp.lpSum(terms), row_name("pack.lp", key, j)
     return True

@@ -10,6 +10,7 @@ from ...rules import usable
 from ..candidates import Candidates, type_accepts
 from ..lp import pulp
 from .model import Model
+from .names import row_name
 
 
 def define_servers(m: Model, wf: WorkloadFile, cand: Candidates, catalog: Catalog) -> None:
@@ -52,6 +53,6 @@ def define_placements(m: Model, wf: WorkloadFile, cand: Candidates, budget: bool
                     m.on_type[key].append((o, v))
                     terms.append(v)
         if w.name in cand.targets:
-            m.prob += pulp.lpSum(terms) >= need * m.serve[w.name], f"demand_{wi}"
+            m.prob += pulp.lpSum(terms) >= need * m.serve[w.name], row_name("demand", w.name)
         else:
-            m.prob += pulp.lpSum(terms) == need * m.serve[w.name], f"demand_{wi}"
+            m.prob += pulp.lpSum(terms) == need * m.serve[w.name], row_name("demand", w.name)

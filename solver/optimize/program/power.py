@@ -5,6 +5,7 @@ from __future__ import annotations
 from ...inputs.ownership import Site
 from ..lp import pulp
 from .model import Model
+from .names import row_name
 
 
 def define_power(m: Model) -> None:
@@ -26,8 +27,8 @@ def define_power(m: Model) -> None:
 def define_site(m: Model, site: Site | None) -> None:
     """P3: racks used r ∈ ℤ, r ≤ racks, and
 
-        1000 · rack_kw · r ≥ W                 (``site_power``)
-        rack_units · r ≥ Σ_t U_p n_t           (``site_space``)
+        1000 · rack_kw · r ≥ W                 (``site.power``)
+        rack_units · r ≥ Σ_t U_p n_t           (``site.space``)
 
     so Σ power ≤ racks × rack_kw and Σ U ≤ racks × rack_units. No single server above
     rack_kw (or taller than a rack): ``candidates.within_site`` caps each type's GPUs at
@@ -37,8 +38,8 @@ def define_site(m: Model, site: Site | None) -> None:
     if site is None:
         return
     m.racks = r = pulp.LpVariable("racks", 0, site.racks, cat="Integer")
-    m.prob += 1000 * site.rack_kw * r >= m.power, "site_power"
-    m.prob += site.rack_units * r >= rack_space(m), "site_space"
+    m.prob += 1000 * site.rack_kw * r >= m.power, row_name("site.power")
+    m.prob += site.rack_units * r >= rack_space(m), row_name("site.space")
 
 
 def rack_space(m: Model) -> pulp.LpAffineExpression:

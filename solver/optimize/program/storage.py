@@ -8,6 +8,7 @@ from ...inputs.workload import Policy, Workload, WorkloadFile
 from ..candidates import Candidates, allowed_drives
 from ..lp import pulp
 from .model import Model
+from .names import row_name
 from .room import most_beside, most_on_one
 
 
@@ -23,20 +24,20 @@ def define_storage(m: Model, wf: WorkloadFile, cand: Candidates, catalog: Catalo
     a server of t could ever hold: a plan swaps them for a kept one at no extra cost). An
     owned type (P4) keeps its T_t TB of drives per server.
 
-        Σ_k z_tk ≤ n_t                                              (``drive_servers_{t}``)
-        M_wt h_wt ≥ Σ_o x_wot                                       (``hosts_{w}_{t}``)
-        Σ_{w ∈ L} ds_w h_wt ≤ λ Σ_k TB_k z_tk    (owned: ≤ λ T_t n_t) (``disk_{t}``)
-        Σ_{k: λ TB_k ≥ ds_w} z_tk ≥ h_wt                            (``disk_fit_{h_wt}``)
-        M_tτ Σ_{k: λ TB_k ≥ τ} z_tk ≥ Σ_{ds_w ≥ τ} Σ_o x_wot         (``hosts_all_{t}_{j}``)
+        Σ_k z_tk ≤ n_t                                              (``drive.servers(t)``)
+        M_wt h_wt ≥ Σ_o x_wot                                       (``hosts(w,t)``)
+        Σ_{w ∈ L} ds_w h_wt ≤ λ Σ_k TB_k z_tk    (owned: ≤ λ T_t n_t) (``disk(t)``)
+        Σ_{k: λ TB_k ≥ ds_w} z_tk ≥ h_wt                            (``disk.fit(w,t)``)
+        M_tτ Σ_{k: λ TB_k ≥ τ} z_tk ≥ Σ_{ds_w ≥ τ} Σ_o x_wot         (``hosts.all(t,j)``)
         Σ_{w ∈ L, t} ds_w h_wt + P ≤ λ (Σ_tk TB_k z_tk + Σ_{owned t} T_t n_t)   (``storage``)
 
     h_wt counts the servers of type t hosting a replica of w ∈ L; each needs a config
     holding ds_w under the line. For τ over the local datasets on t, the servers hosting a
     dataset of at least τ (at least max_{ds_w ≥ τ} h_wt, and their replicas over M_tτ) each
     need a config holding τ: the rows above say so without a variable for that count (a
-    config holding ds_w holds every τ ≤ ds_w, so one ``disk_fit`` row per w covers the
-    first bound for every τ; ``hosts_all`` is left out when one workload is that large,
-    the ``hosts`` and ``disk_fit`` rows of w then implying it). M_wt
+    config holding ds_w holds every τ ≤ ds_w, so one ``disk.fit`` row per w covers the
+    first bound for every τ; ``hosts.all`` is left out when one workload is that large,
+    the ``hosts`` and ``disk.fit`` rows of w then implying it). M_wt
     (M_tτ) bounds the replicas of w (of all workloads with ds_w ≥ τ) one server of t holds:
     each resource over the least any of their options there takes (GPU slots, a shared
     replica taking v_o / U_g of a GPU; usable RAM; cores), at most the replicas planned.
@@ -78,17 +79,17 @@ def define_storage(m: Model, wf: WorkloadFile, cand: Candidates, catalog: Catalo
             continue
         used = pulp.lpSum(ds * h for ds, h, _ in hosting)
         copies.append(used)
-        m.prob += used <= line * tb, f"disk_{m.index[key]}"
+        m.prob += used <= line * tb, row_name("disk", key)
         if not t.owned:  # type_accepts: each of its datasets fits one owned server alone
             _define_disk_fit(m, key, hosting, configs, placed, line, cand, wf.policy)
     m.prob += (pulp.lpSum(copies) + pulp.lpSum(tb * u for tb, u in pooled)
-               <= line * pulp.lpSum(installed)), "storage"
+               <= line * pulp.lpSum(installed)), row_name("storage")
 
 
 def _define_drive_configs(m: Model, key: str, drives: list[StorageSku], catalog: Catalog,
                           most_tb: float) -> list[tuple[float, pulp.LpVariable]]:
     """z_tk for the drive configurations kept on a bought type (``drive_configs``), and
-    Σ_k z_tk ≤ n_t (``drive_servers_{t}``). Returns them as (TB of all c drives, z_tk)."""
+    Σ_k z_tk ≤ n_t (``drive.servers(t)``). Returns them as (TB of all c drives, z_tk)."""
     ti = m.index[key]
     configs: list[tuple[float, pulp.LpVariable]] = []
     for sku, c, size in drive_configs(m.types[key].platform.drive_bays, drives, most_tb):
@@ -96,7 +97,7 @@ def _define_drive_configs(m: Model, key: str, drives: list[StorageSku], catalog:
                             cat="Integer")
         m.z[(key, sku, c)] = v
         configs.append((size, v))
-    m.prob += pulp.lpSum(v for _, v in configs) <= m.n[key], f"drive_servers_{ti}"
+    m.prob += pulp.lpSum(v for _, v in configs) <= m.n[key], row_name("drive.servers", key)
     return configs
 
 
@@ -104,14 +105,14 @@ def _define_hosts(m: Model, key: str, mine: list[tuple[int, Workload]],
                   placed: dict[tuple[str, str], list[pulp.LpVariable]], cand: Candidates,
                   policy: Policy) -> list[tuple[float, pulp.LpVariable, str]]:
     """h_wt for each local-data workload w placed on type t, and M_wt h_wt ≥ Σ_o x_wot
-    (``hosts_{w}_{t}``). Returns them as (ds_w, h_wt, w)."""
+    (``hosts(w,t)``). Returns them as (ds_w, h_wt, w)."""
     ti = m.index[key]
     hosting: list[tuple[float, pulp.LpVariable, str]] = []
     for wi, w in mine:
         h = pulp.LpVariable(f"h_{wi}_{ti}", 0, cand.most_replicas(w.name), cat="Integer")
         m.hosts[(w.name, key)] = h
         most = most_on_one(m, {w.name}, key, cand, policy)
-        m.prob += most * h >= pulp.lpSum(placed[(w.name, key)]), f"hosts_{wi}_{ti}"
+        m.prob += most * h >= pulp.lpSum(placed[(w.name, key)]), row_name("hosts", w.name, key)
         hosting.append((w.local_tb, h, w.name))
     return hosting
 
@@ -121,12 +122,11 @@ def _define_disk_fit(m: Model, key: str, hosting: list[tuple[float, pulp.LpVaria
                      placed: dict[tuple[str, str], list[pulp.LpVariable]], line: float,
                      cand: Candidates, policy: Policy) -> None:
     """On a bought type, the servers hosting local datasets need configurations holding
-    them: ``disk_fit_{h_wt}``, ``hosts_all_{t}_{j}`` and the pair rows (``define_storage``)."""
-    ti = m.index[key]
+    them: ``disk.fit(w,t)``, ``hosts.all(t,j)`` and the pair rows (``define_storage``)."""
     # Servers hosting w each need a config holding ds_w under the line; a config that
     # holds ds_w holds every smaller τ too, so this one row per w covers every τ ≤ ds_w.
     for ds, h, name in hosting:
-        m.prob += pulp.lpSum(holding(configs, ds, line)) >= h, f"disk_fit_{h.name}"
+        m.prob += pulp.lpSum(holding(configs, ds, line)) >= h, row_name("disk.fit", name, key)
     for j, tau in enumerate(sorted({ds for ds, _, _ in hosting})):
         names = {name for ds, _, name in hosting if ds >= tau - 1e-12}
         if len(names) == 1:
@@ -135,7 +135,7 @@ def _define_disk_fit(m: Model, key: str, hosting: list[tuple[float, pulp.LpVaria
         fit = holding(configs, tau, line)
         m.prob += (most * pulp.lpSum(fit) >= pulp.lpSum(v for name in sorted(names)
                                                         for v in placed[(name, key)]),
-                   f"hosts_all_{ti}_{j}")
+                   row_name("hosts.all", key, j))
     if len(hosting) <= MAX_PAIR_HOSTS:
         _define_disk_pairs(m, key, hosting, configs, placed, line, cand, policy)
 
@@ -180,7 +180,7 @@ def _define_disk_pairs(m: Model, key: str, hosting: list[tuple[float, pulp.LpVar
                 continue
             beside = min(most[w], most_beside(m, w, v, key, cand, policy))
             if beside < most[w]:
-                name = f"beside_{h_w.name}_{h_v.name}"
+                name = row_name("beside", w, v, key)
                 m.prob += (pulp.lpSum(placed[(w, key)])
                            <= beside * h_w + (most[w] - beside) * (n - h_v)), name
                 m.pair_rows.append(name)
@@ -189,7 +189,7 @@ def _define_disk_pairs(m: Model, key: str, hosting: list[tuple[float, pulp.LpVar
             both = holding(configs, ds_w + ds_v, line)
             either = holding(configs, max(ds_w, ds_v), line)
             if len(both) < len(either):
-                name = f"disk_pair_{h_w.name}_{h_v.name}"
+                name = row_name("disk.pair", w, v, key)
                 m.prob += pulp.lpSum(both) >= h_w + h_v - n, name
                 m.pair_rows.append(name)
 

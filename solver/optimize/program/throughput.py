@@ -7,6 +7,7 @@ from ..candidates import Candidates
 from ..lp import pulp
 from ..replicas import ReplicaOption
 from .model import Model
+from .names import row_name
 
 
 def define_targets(m: Model, wf: WorkloadFile, cand: Candidates) -> None:
@@ -31,9 +32,9 @@ def define_targets(m: Model, wf: WorkloadFile, cand: Candidates) -> None:
         eta = cand.fraction[w.name]
         mine = by_workload.get(w.name, [])
         m.prob += (pulp.lpSum(eta * (o.tokens_per_s or 0.0) * v for o, v in mine)
-                   >= need * m.serve[w.name]), f"target_{wi}"
+                   >= need * m.serve[w.name]), row_name("target", w.name)
         m.prob += (pulp.lpSum(v for _, v in mine)
-                   <= cand.most_replicas(w.name) * m.serve[w.name]), f"target_most_{wi}"
+                   <= cand.most_replicas(w.name) * m.serve[w.name]), row_name("target.most", w.name)
 
 
 def define_one_gpu_type(m: Model, wf: WorkloadFile, cand: Candidates) -> None:
@@ -57,6 +58,6 @@ def define_one_gpu_type(m: Model, wf: WorkloadFile, cand: Candidates) -> None:
                 continue
             y = pulp.LpVariable(f"y_{wi}_{oi}", cat="Binary")
             m.prob += (pulp.lpSum(xs) <= cand.option_most(w.name, o) * y,
-                       f"one_type_{wi}_{oi}")
+                       row_name("one.type.option", w.name, oi))
             flags.append(y)
-        m.prob += pulp.lpSum(flags) == m.serve[w.name], f"one_type_{wi}"
+        m.prob += pulp.lpSum(flags) == m.serve[w.name], row_name("one.type", w.name)
