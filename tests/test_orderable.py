@@ -21,6 +21,7 @@ from bench import bruteforce
 from solver.check import check_plan
 from solver.errors import InfeasibleError, InputError
 from solver.optimize.pipeline import plan
+from solver.rules.cores import replica_cores
 
 CHEAPEST_BOX = 2000 + 2 * 100  # box2 with 2 x 32 GB
 SMALL = {"sku": "small", "vram_gb": 24, "mem_bw_gbps": 1000, "bf16_tflops": 100,
@@ -323,7 +324,7 @@ def test_core_needs_by_kind():
     wf = fx.workloads({"name": "i"}, {"name": "p", "kind": "preprocess", "data": {"workers": 0}},
                       {"name": "c", "data": {"cpu_cores": 5}})
     i, p, c = wf.workloads
-    assert (i.cpu_cores_per_replica(4), p.cpu_cores_per_replica(0), c.cpu_cores_per_replica(8)) \
+    assert (replica_cores(i, 4), replica_cores(p, 0), replica_cores(c, 8)) \
         == (8, 1, 5)
 
 

@@ -21,7 +21,7 @@ from bench import bruteforce
 from cli import main
 from solver.check import check_plan
 from solver.errors import InfeasibleError, InputError
-from solver.optimize.owning import racks_used
+from solver.rules.power import racks_used
 
 BOX = 2200
 TCO = {"kwh_price": 0.5, "years": 3, "pue": 1.0, "utilisation": 1.0}

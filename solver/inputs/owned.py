@@ -10,6 +10,7 @@ from __future__ import annotations
 import difflib
 
 from ..errors import InputError
+from ..rules.power import power_w, rack_holds, rack_units
 from .catalog import Catalog
 from .ownership import OwnedServer
 from .workload import WorkloadFile
@@ -98,9 +99,9 @@ def site_problem(wf: WorkloadFile, catalog: Catalog) -> str | None:
         if p.sku in excluded and p.sku not in {inv.platform for inv in wf.inventory}:
             continue
         least = min(p.allowed_gpu_counts())
-        gpu_w = min((g.power_w for g in catalog.gpus if p.takes(g)), default=0.0)
-        smallest.append((p.power_w + least * gpu_w, p.rack_units or 0, p.sku))
-    fits = [s for s in smallest if s[0] <= site.rack_kw * 1000 + 1e-9 and s[1] <= site.rack_units]
+        gpu = min((g for g in catalog.gpus if p.takes(g)), key=lambda g: g.power_w, default=None)
+        smallest.append((power_w(p, gpu, least), rack_units(p), p.sku))
+    fits = [s for s in smallest if rack_holds(site, s[0], s[1])]
     if not smallest or fits:
         return None
     watts, _, sku = min(smallest)

@@ -270,18 +270,6 @@ class Workload(StrictModel):
         return self.data.checkpoints_tb + (self.data.dataset_tb
                                            if self.data.storage == "shared" else 0.0)
 
-    def cpu_cores_per_replica(self, degree: int) -> int:
-        """CPU cores one replica on ``degree`` GPUs needs (O3): data.cpu_cores if given, else
-        training d x (workers + 1) (a process per GPU and its loaders), inference d x 2,
-        preprocess max(1, workers)."""
-        if self.data.cpu_cores is not None:
-            return self.data.cpu_cores
-        if self.kind in TRAINING_KINDS:
-            return degree * (self.data.workers + 1)
-        if self.kind == "inference":
-            return degree * 2
-        return max(1, self.data.workers)
-
 
 MAX_OUTPUT_TOKENS_PER_S = 1e12
 """Largest serving target, tokens_per_s or requests_per_s x output_tokens."""

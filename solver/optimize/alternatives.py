@@ -32,8 +32,8 @@ from dataclasses import dataclass
 from ..inputs.catalog import Catalog
 from ..inputs.workload import Policy
 from ..plan_types import DirectionFigure, PlanOption, amount_in
+from ..rules.power import server_power_w
 from .lp import pulp
-from .owning import server_power_w
 from .program import Model, minimised_cost, tco_expression
 
 DEFAULT_SLACK = 0.05

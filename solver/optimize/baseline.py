@@ -25,6 +25,7 @@ from ..estimate.replica import estimate
 from ..inputs.catalog import Catalog
 from ..inputs.workload import PARALLEL_DEGREES, Policy, WorkloadFile
 from ..result import Baseline, SolveStatus
+from ..rules.storage import stored_tb
 from .budget import Budget
 from .candidates import Candidates, ServerType, type_accepts
 from .outcome import Outcome
@@ -184,7 +185,7 @@ def _reference_drives_cost(drives: tuple[str, int], servers: int, bays_per_serve
     when they do not fit the bays of the servers bought."""
     sku, per_server = drives
     size = catalog.drive(sku).size_tb
-    need_tb = sum(w.storage_tb for w in wf.workloads)
+    need_tb = stored_tb(wf.workloads)
     total_drives = max(per_server * servers, math.ceil(need_tb / size - 1e-9))
     bays = servers * bays_per_server + sum(out.n[t.key] * t.platform.drive_bays for t in cpu_types)
     if total_drives > bays:

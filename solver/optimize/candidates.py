@@ -24,6 +24,8 @@ from ..inputs.catalog import Catalog, GpuSku, Platform, StorageSku
 from ..inputs.ownership import Site
 from ..inputs.workload import Policy, WorkloadFile
 from ..rules import usable
+from ..rules.power import power_w, rack_gpus, rack_holds, rack_units
+from ..rules.storage import disk_holds
 from .replicas import ReplicaOption, replica_options, replicas_for
 
 
@@ -66,7 +68,7 @@ class ServerType:
 
     def power_w(self, gpus: int) -> float:
         """P1: power of one server of this type holding ``gpus`` GPUs, W."""
-        return self.platform.power_w + (gpus * self.gpu.power_w if self.gpu is not None else 0.0)
+        return power_w(self.platform, self.gpu, gpus)
 
     def dimm_cost(self, catalog: Catalog) -> float:
         """Price of this type's DIMMs (currency units); 0 for an owned server (P4)."""
@@ -146,15 +148,12 @@ def within_site(t: ServerType, site: Site | None) -> ServerType | None:
     rack's power or height; a free GPU count capped at ⌊(rack_kw − base) ÷ GPU kW⌋."""
     if site is None:
         return t
-    watts = site.rack_kw * 1000
-    if (t.platform.rack_units or 0) > site.rack_units:
-        return None
     least = t.gpu_count or (1 if t.gpu is not None else 0)
-    if t.power_w(least) > watts + 1e-9:
+    if not rack_holds(site, t.power_w(least), rack_units(t.platform)):
         return None
     if t.gpu is None or t.gpu_count is not None:
         return t
-    fit = int((watts - t.platform.power_w) // t.gpu.power_w) if t.gpu.power_w > 0 else t.gpu_slots
+    fit = rack_gpus(site, t.platform, t.gpu) if t.gpu.power_w > 0 else t.gpu_slots
     return replace(t, max_gpus=fit) if fit < t.platform.gpu_slots else t
 
 
@@ -286,7 +285,7 @@ def type_accepts(t: ServerType, o: ReplicaOption, policy: Policy) -> bool:
 def fits_disk(local_tb: float, t: ServerType, policy: Policy) -> bool:
     """O4: ``local_tb`` of local datasets fit one server of type ``t`` under the headroom
     line, its bays filled with the largest drive (an owned server: its own drives)."""
-    return local_tb <= usable(t.disk_tb, policy) + 1e-9
+    return disk_holds(local_tb, t.disk_tb, policy)
 
 
 def cores_unchecked(catalog: Catalog, exclude: tuple[str, ...] = ()) -> list[str]:

@@ -11,7 +11,8 @@ from ..errors import SolverError
 from ..inputs.catalog import MAX_PRICE, Catalog
 from ..inputs.workload import Policy, WorkloadFile
 from ..result import Termination
-from ..rules import usable
+from ..rules import headroom_line, usable
+from ..rules.storage import stored_tb
 from .advice import parallel_advice, with_checkpointing
 from .candidates import Candidates, cores_of, type_accepts
 from .replicas import ReplicaOption, is_timed, timed_reason
@@ -55,7 +56,7 @@ def infeasibility_reasons(wf: WorkloadFile, catalog: Catalog, cand: Candidates) 
             reasons.append(
                 f"{w.name} needs {e.vram_gb_per_gpu:.1f} GB per GPU even at degree {e.degree} "
                 f"on {e.gpu}; the largest usable VRAM {among} is {line:.1f} GB "
-                f"({best_gpu.sku} {best_gpu.vram_gb:g} GB x {1 - policy.headroom:g}) — "
+                f"({best_gpu.sku} {best_gpu.vram_gb:g} GB x {headroom_line(policy):g}) — "
                 f"{degrees.binds}. "
                 f"To fix: {fix}lower the batch/context/seq_len, or add a larger GPU"
             )
@@ -78,7 +79,7 @@ def infeasibility_reasons(wf: WorkloadFile, catalog: Catalog, cand: Candidates) 
             reasons.append(
                 f"{w.name} needs {ram:.0f} GB of host RAM per replica; the largest server in "
                 f"the catalog offers {biggest:.0f} GB under the headroom line ({largest:.0f} GB "
-                f"x {1 - policy.headroom:g}). To fix: {fix}lower data.in_memory_gb / workers, "
+                f"x {headroom_line(policy):g}). To fix: {fix}lower data.in_memory_gb / workers, "
                 "or add a platform with more DIMM slots"
             )
     return reasons
@@ -124,7 +125,7 @@ def _disk_reason(name: str, local_tb: float, biggest: float, policy: Policy) -> 
         f"{name} reads its {local_tb:g} TB dataset locally (data.storage: local), so every "
         f"server that runs a replica holds a copy; the largest server it can run on holds "
         f"at most {usable(biggest, policy):g} TB under the headroom line ({biggest:g} TB of "
-        f"drives in all its bays x {1 - policy.headroom:g}). To fix: {fix}set data.storage: "
+        f"drives in all its bays x {headroom_line(policy):g}). To fix: {fix}set data.storage: "
         "shared to keep one copy in the pool, or add a larger drive or a platform with more "
         "drive bays"
     )
@@ -140,7 +141,7 @@ def _storage_reasons(wf: WorkloadFile, catalog: Catalog) -> list[str]:
     keep = [w for w in wf.workloads if w.storage_tb > 0]
     if not keep or any(p.drive_bays > 0 for p in catalog.platforms):
         return []
-    total = sum(w.storage_tb for w in keep)
+    total = stored_tb(keep)
     names = ", ".join(w.name for w in keep[:5]) + (f" and {len(keep) - 5} more"
                                                   if len(keep) > 5 else "")
     return [(

@@ -1,14 +1,13 @@
-"""What a plan costs to own and where it stands (P1, P2, P3, P5), from its physical servers.
+"""What a plan costs to own and where it stands (P2, P5), from its physical servers.
 
 Pure arithmetic on a plan's servers: no solver objects, so reports, sweeps and the pipeline
-share one home for each formula (the program in ``build.py`` states the same ones as
-constraints and objective terms; the checker recomputes them on its own).
+share one home for each formula (the program in ``program/`` states the same ones as
+constraints and objective terms; the checker recomputes them on its own). A server's power
+(P1) and the racks a pool takes (P3) are rules of ``solver/rules/power.py``.
 
-- P1 power of a server, W = platform power_w + gpu_count × GPU power_w;
 - P2 energy = Σ kW × 8,760 × years × utilisation × PUE × kwh_price;
   support = support_pct_per_year × capex × years; racks = rack_cost_per_year × years ×
   racks used; TCO = capex + energy + support + racks;
-- P3 racks used = max(⌈Σ kW ÷ rack_kw⌉, ⌈Σ U ÷ rack_units⌉);
 - P5 renting the GPUs bought = Σ GPUs bought × price per GPU-hour × 8,760 × years ×
   utilisation, against what is bought: capex and its running cost (energy of the servers
   bought, support on capex, the racks they add to those the owned servers take). Owned
@@ -17,21 +16,13 @@ constraints and objective terms; the checker recomputes them on its own).
 
 from __future__ import annotations
 
-import math
 from collections.abc import Iterable
 from decimal import ROUND_HALF_UP, Decimal
 
 from ..inputs.catalog import Catalog
 from ..inputs.ownership import HOURS_PER_YEAR, Site, TcoPolicy
 from ..plan_types import OwnCost, Server
-
-
-def server_power_w(server: Server, catalog: Catalog) -> float:
-    """P1: rated power of one server, W: its platform's power_w + gpu_count × GPU power_w."""
-    watts = catalog.platform(server.platform).power_w
-    if server.gpu is not None and server.gpu_count:
-        watts += server.gpu_count * catalog.gpu(server.gpu).power_w
-    return watts
+from ..rules.power import racks_used, server_power_w, server_units
 
 
 def kw_text(kw: float) -> str:
@@ -40,19 +31,12 @@ def kw_text(kw: float) -> str:
     return f"{Decimal(repr(float(kw))).quantize(Decimal('0.1'), ROUND_HALF_UP):,}"
 
 
-def racks_used(power_kw: float, units: int, site: Site) -> int:
-    """P3: racks the servers take: the larger of ⌈Σ kW ÷ rack_kw⌉ and ⌈Σ U ÷ rack_units⌉."""
-    by_power = math.ceil(power_kw / site.rack_kw - 1e-9) if power_kw > 0 else 0
-    by_space = math.ceil(units / site.rack_units - 1e-9) if units > 0 else 0
-    return max(by_power, by_space)
-
-
 def own_cost(servers: Iterable[Server], capex: float, tco: TcoPolicy | None, site: Site | None,
              catalog: Catalog) -> OwnCost:
     """Power, racks, energy, support, TCO and the rental comparison of a plan's servers."""
     servers = list(servers)
     power_kw = sum(server_power_w(s, catalog) for s in servers) / 1000
-    units = sum(_units(s, catalog) for s in servers)
+    units = sum(server_units(s, catalog) for s in servers)
     racks = racks_used(power_kw, units, site) if site is not None else None
     if tco is None:
         return OwnCost(round(capex, 2), round(power_kw, 4), units, racks)
@@ -87,10 +71,6 @@ def rent(servers: Iterable[Server], tco: TcoPolicy, catalog: Catalog) -> float |
     return round(sum(n * (prices[sku] or 0.0) * hours for sku, n in gpus.items()), 2)
 
 
-def _units(server: Server, catalog: Catalog) -> int:
-    return catalog.platform(server.platform).rack_units or 0
-
-
 def _racks_added(servers: list[Server], racks: int | None, site: Site | None,
                  catalog: Catalog) -> int:
     """Racks the plan uses beyond those its owned servers alone take (0 without a site)."""
@@ -98,5 +78,5 @@ def _racks_added(servers: list[Server], racks: int | None, site: Site | None,
         return 0
     owned = [s for s in servers if s.owned]
     alone = racks_used(sum(server_power_w(s, catalog) for s in owned) / 1000,
-                       sum(_units(s, catalog) for s in owned), site)
+                       sum(server_units(s, catalog) for s in owned), site)
     return max(0, racks - alone)

@@ -23,6 +23,7 @@ from ..estimate.throughput import (
 )
 from ..inputs.catalog import Catalog, GpuSku
 from ..inputs.workload import MAX_PLANNED_REPLICAS, PARALLEL_DEGREES, Policy, Workload
+from ..rules.cores import replica_cores
 
 
 @dataclass(frozen=True)
@@ -90,7 +91,7 @@ def replica_options(
     if w.kind == "preprocess":
         e = estimate(w, None, 0, policy)
         return [ReplicaOption(w.name, None, 0, False, 0.0, e.host_ram_gb, e,
-                              w.cpu_cores_per_replica(0), local_tb=w.local_tb)], [e]
+                              replica_cores(w, 0), local_tb=w.local_tb)], [e]
     if is_timed(w):
         return timed_options(w, catalog, policy)
     options: list[ReplicaOption] = []
@@ -107,7 +108,7 @@ def replica_options(
             if e.fits and e.host_ram_gb < least_ram - 1e-9:
                 shared = w.shareable and d == 1
                 options.append(ReplicaOption(w.name, g.sku, d, shared, e.vram_gb_per_gpu,
-                                             e.host_ram_gb, e, w.cpu_cores_per_replica(d),
+                                             e.host_ram_gb, e, replica_cores(w, d),
                                              _rate(w, g, d, policy, e), w.local_tb))
                 least_ram = e.host_ram_gb
     return options, tried
@@ -154,7 +155,7 @@ def timed_options(w: Workload, catalog: Catalog,
             rate = _rate(w, g, d, policy, e)
             if rate is None or latency_misses(w, rate):
                 continue
-            cores = w.cpu_cores_per_replica(d)
+            cores = replica_cores(w, d)
             if any(_dominated(o, d, e.host_ram_gb, cores, rate.tokens_per_s, targeted)
                    for o in kept):
                 continue

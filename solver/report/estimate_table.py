@@ -24,6 +24,7 @@ from ..inputs.catalog import Catalog, GpuSku
 from ..inputs.workload import Policy, Workload, WorkloadFile
 from ..optimize.advice import checkpointing_gain
 from ..optimize.replicas import policy_degrees
+from ..rules.cores import replica_cores
 from .text import DEFAULT_WIDTH, Column, bullets, table, wrap
 
 ESTIMATE_DEGREES = (1, 2, 4, 8)
@@ -64,7 +65,7 @@ class EstimateRow(Estimate):
 
     speed: Throughput | None = None
     cpu_cores: int = 0
-    """CPU cores one replica needs on its server (``Workload.cpu_cores_per_replica``)."""
+    """CPU cores one replica needs on its server (``rules.cores.replica_cores``)."""
 
     def to_json(self) -> dict:
         """The memory row, its CPU cores and the throughput keys (module docstring)."""
@@ -84,7 +85,7 @@ def estimate_row(w: Workload, gpu: GpuSku | None, degree: int, policy: Policy) -
     e = estimate(w, gpu, degree, policy)
     speed = None if gpu is None else throughput(w, gpu, degree, policy, e)
     return EstimateRow(**{f.name: getattr(e, f.name) for f in fields(e)}, speed=speed,
-                       cpu_cores=w.cpu_cores_per_replica(degree))
+                       cpu_cores=replica_cores(w, degree))
 
 
 def estimate_rows(wf: WorkloadFile, catalog: Catalog, gpu_skus: tuple[str, ...] = ()

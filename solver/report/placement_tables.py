@@ -14,6 +14,7 @@ from ..estimate.replica import estimate
 from ..inputs.catalog import Catalog
 from ..inputs.workload import WorkloadFile
 from ..result import PlanResult
+from ..rules.cores import replica_cores
 from .chargeback import team_of, workload_costs
 
 
@@ -30,7 +31,7 @@ def placement_table(result: PlanResult, wf: WorkloadFile, catalog: Catalog) -> p
         cores = {}  # O3: cores each replica needs, and their sum per server
         for p in opt.placements:
             w = by_name.get(p.workload)
-            cores[(p.workload, p.replica)] = w.cpu_cores_per_replica(p.gpus) if w else 0
+            cores[(p.workload, p.replica)] = replica_cores(w, p.gpus) if w else 0
         server_cores: dict[str, int] = defaultdict(int)
         for p in opt.placements:
             server_cores[p.server] += cores[(p.workload, p.replica)]

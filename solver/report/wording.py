@@ -7,6 +7,7 @@ from __future__ import annotations
 from ..inputs.workload import Policy
 from ..plan_types import DirectionFigure, PlanOption
 from ..result import Baseline, PlanResult
+from ..rules import headroom_line
 from .metrics import TARGETS, USE_TARGET
 from .text import wrap
 
@@ -38,7 +39,7 @@ def use_cell(value: float | None, status: str | None, target: float | None = Non
 
 def use_rule_lines(policy: Policy, width: int) -> list[str]:
     """What the use columns measure: one rule for the headroom and the targets."""
-    line = 1 - policy.headroom
+    line = headroom_line(policy)
     return wrap(f"Memory use is a share of usable memory ({line:.0%} of installed: the "
                 f"{policy.headroom:.0%} headroom is kept free), so 100% is full to the headroom "
                 f"line. Target {USE_TARGET:.0%}+; host RAM: or what the fewest DIMMs those "

@@ -13,6 +13,7 @@ from functools import cached_property
 
 from ...inputs.catalog import Catalog
 from ...inputs.workload import Policy
+from ...rules.storage import local_datasets
 from ..candidates import ServerType, cores_of, fits_disk
 from ..replicas import ReplicaOption
 
@@ -36,7 +37,7 @@ class Item:
     def datasets(self) -> dict[str, float]:
         """O4: the local dataset (TB) of each workload among its replicas that reads one
         (read, never changed)."""
-        return {o.workload: o.local_tb for o in self.replicas if o.local_tb > 0}
+        return local_datasets(self.replicas)
 
 
 @dataclass

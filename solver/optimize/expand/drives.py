@@ -13,6 +13,7 @@ from ...inputs.catalog import Catalog, MemorySku, Platform, StorageSku
 from ...inputs.ownership import Site
 from ...inputs.workload import Policy
 from ...plan_types import Server
+from ...rules import headroom_line
 from ..candidates import ServerType, allowed_drives, within_site
 from ..outcome import Outcome
 
@@ -56,7 +57,7 @@ def place_drives(servers: list[Server], needs: list[float], keys: list[str], poo
     made; when no bay is left, a server carrying only drives is added (one that a rack of
     the ``site`` holds, P3).
     """
-    line = 1 - policy.headroom
+    line = headroom_line(policy)
     excluded = set(policy.exclude)
     drives = allowed_drives(catalog, excluded)
     if not drives or (pooled <= 0 and not any(needs)):

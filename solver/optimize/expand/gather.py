@@ -12,6 +12,7 @@ from typing import Any
 
 from ...inputs.catalog import Catalog
 from ...inputs.workload import Policy
+from ...rules import headroom_line
 from ..candidates import allowed_drives
 from .box import Box, Item, family
 from .drives import Config, bay_configs, cheapest_config
@@ -30,7 +31,7 @@ def gather_datasets(boxes_by_type: dict[str, list[Box]], policy: Policy, catalog
     drives = allowed_drives(catalog, set(policy.exclude))
     if not drives:
         return
-    line = 1 - policy.headroom
+    line = headroom_line(policy)
     options: dict[int, list[Config]] = {}
     known: dict[tuple[int, float], tuple[float, float]] = {}
 

@@ -14,6 +14,7 @@ from typing import Any
 
 from ...inputs.workload import Policy
 from ...rules import usable
+from ...rules.storage import local_datasets
 from ..candidates import ServerType, cores_of, fits_disk
 from ..outcome import BuiltPatterns
 from ..replicas import ReplicaOption
@@ -34,8 +35,7 @@ class _SharedGpu:
 
     def local_tb(self, more: ReplicaOption) -> float:
         """O4: TB of the distinct local datasets of its replicas and ``more``'s."""
-        tb = {o.workload: o.local_tb for o in (*self.replicas, more) if o.local_tb > 0}
-        return sum(tb.values())
+        return sum(local_datasets((*self.replicas, more)).values())
 
 
 def _pack_shared(opts: list[tuple[ReplicaOption, int]], cap: float, gpus: int,

@@ -7,7 +7,7 @@ import itertools
 
 from ...inputs.catalog import Catalog
 from ...inputs.workload import WorkloadFile
-from ...rules import usable
+from ...rules import headroom_line, usable
 from ..candidates import ServerType
 from ..lp import pulp
 from ..patterns import MAX_PATTERNS, maximal_patterns
@@ -49,7 +49,7 @@ def disaggregate_drives(m: Model, key: str, wf: WorkloadFile, catalog: Catalog,
     program unchanged, for a type without drive configurations or local datasets, with
     more than MAX_DRIVE_SETS sets of them, past ``limit`` patterns, or modelled so already."""
     t = m.types[key]
-    line = 1 - wf.policy.headroom
+    line = headroom_line(wf.policy)
     local = {w.name: w.local_tb for w in wf.workloads if w.local_tb > 0}
     configs, readers = drives_and_readers(m, key, catalog, local)
     if (not configs or not readers or 2 ** len(readers) > MAX_DRIVE_SETS

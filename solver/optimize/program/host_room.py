@@ -7,6 +7,7 @@ import math
 
 from ...inputs.catalog import Catalog
 from ...inputs.workload import WorkloadFile
+from ...rules import headroom_line
 from ..lp import pulp
 from .model import Model
 from .names import row_name
@@ -40,7 +41,7 @@ def add_host_room_rows(m: Model, keys: tuple[str, ...], wf: WorkloadFile,
     slower, so they are added only where a plan's drives showed the sums too loose; like
     the pair rows, the alternatives are solved without them (``hold_pair_rows``). Returns
     how many rows were added."""
-    line = 1 - wf.policy.headroom
+    line = headroom_line(wf.policy)
     local = {w.name: w.local_tb for w in wf.workloads if w.local_tb > 0}
     added = 0
     for key in keys:

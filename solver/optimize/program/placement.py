@@ -7,6 +7,7 @@ import math
 from ...inputs.catalog import Catalog
 from ...inputs.workload import WorkloadFile
 from ...rules import usable
+from ...rules.storage import stored_tb
 from ..candidates import Candidates, type_accepts
 from ..lp import pulp
 from .model import Model
@@ -16,7 +17,7 @@ from .names import row_name
 def define_servers(m: Model, wf: WorkloadFile, cand: Candidates, catalog: Catalog) -> None:
     """n_t ∈ ℤ≥0, bounded by one server per replica plus the servers drives could need (one
     drive of the smallest size each, under the headroom line, for every TB of the mix)."""
-    storage = sum(w.storage_tb for w in wf.workloads)
+    storage = stored_tb(wf.workloads)
     smallest = min(s.size_tb for s in catalog.storage)
     m.drive_servers_ub = math.ceil(storage / usable(smallest, wf.policy) - 1e-9) + 1
     ub = sum(cand.most_replicas(name) for name in cand.replicas) + m.drive_servers_ub

@@ -5,6 +5,7 @@ from __future__ import annotations
 
 from ...inputs.catalog import Catalog, StorageSku
 from ...inputs.workload import Policy, Workload, WorkloadFile
+from ...rules import headroom_line
 from ..candidates import Candidates, allowed_drives
 from ..lp import pulp
 from .model import Model
@@ -48,7 +49,7 @@ def define_storage(m: Model, wf: WorkloadFile, cand: Candidates, catalog: Catalo
     server and over the pool), so the program stays a relaxation. An option whose dataset
     fits no server of a type under the line is not offered there (``type_accepts``).
     """
-    line = 1 - wf.policy.headroom
+    line = headroom_line(wf.policy)
     local = [(wi, w) for wi, w in enumerate(wf.workloads) if w.local_tb > 0]
     pooled = [(w.pool_tb, m.serve[w.name]) for w in wf.workloads if w.pool_tb > 0]
     if not local and not pooled:
