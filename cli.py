@@ -414,7 +414,8 @@ def sweep(workloads: Path, catalog: Path, budget: str | None, growth: str | None
     from solver.report.text import terminal_width
     from solver.sweep.render import render_sweep
     from solver.sweep.report import sweep_document, write_sweep_files
-    from solver.sweep.run import build_sweep, run_sweep
+    from solver.sweep.run import run_sweep
+    from solver.sweep.scenarios import build_sweep
 
     try:
         wf = load_workloads(workloads)

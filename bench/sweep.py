@@ -26,7 +26,8 @@ sys.path.insert(0, str(ROOT))
 
 from solver.inputs.loading import load_catalog, load_workloads
 from solver.optimize.pipeline import plan
-from solver.sweep.run import build_sweep, default_jobs, run_sweep
+from solver.sweep.run import default_jobs, run_sweep
+from solver.sweep.scenarios import build_sweep
 
 BUDGETS = "200000:900000:8"
 GROWTHS = "1,1.25,1.5"  # 8 budgets x 3 growths = 24 scenarios

@@ -50,7 +50,7 @@ def install_rates(monkeypatch, rates: dict[str, dict[str, float]],
     TPOT.clear()
     TPOT.update(tpot or {})
     monkeypatch.setattr("solver.optimize.replicas.replica_throughput", fake_throughput)
-    monkeypatch.setattr("solver.check.replica_throughput", fake_throughput)
+    monkeypatch.setattr("solver.check.throughput.replica_throughput", fake_throughput)
 
 
 def install(monkeypatch, needs: dict[str, tuple[float, float]]) -> None:
@@ -58,7 +58,7 @@ def install(monkeypatch, needs: dict[str, tuple[float, float]]) -> None:
     NEEDS.clear()
     NEEDS.update(needs)
     monkeypatch.setattr("solver.optimize.replicas.estimate", fake_estimate)
-    monkeypatch.setattr("solver.check.estimate", fake_estimate)
+    monkeypatch.setattr("solver.check.subject.estimate", fake_estimate)
 
 
 def catalog(gpus=None, platforms=None, memory=None, storage=None) -> Catalog:

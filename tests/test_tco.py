@@ -344,7 +344,8 @@ def test_sweep_knee_under_tco_is_the_cheapest_full_plan_to_buy(monkeypatch):
     solved again). Before, the sweep reported $12,200 as the smallest budget, proven."""
     from solver.sweep.render import render_sweep
     from solver.sweep.report import sweep_document
-    from solver.sweep.run import build_sweep, run_sweep
+    from solver.sweep.run import run_sweep
+    from solver.sweep.scenarios import build_sweep
 
     setup(monkeypatch)
     wf = wfile({"name": "a", "tokens_per_s": 250}, tco=TCO, objective="tco")

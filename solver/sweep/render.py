@@ -16,7 +16,8 @@ from .report import (
     num_text,
     replica_share,
 )
-from .run import Scenario, Sweep, SweepRun
+from .rows import SweepRun
+from .scenarios import Scenario, Sweep
 
 
 def _money(v: float | None) -> str:

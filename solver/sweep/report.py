@@ -14,7 +14,8 @@ from pathlib import Path
 from typing import TYPE_CHECKING
 
 from ..report.files import csv_frame, replacing_together
-from .run import Group, Scenario, ScenarioRow, Sweep, SweepRun
+from .rows import ScenarioRow, SweepRun
+from .scenarios import Group, Scenario, Sweep
 
 if TYPE_CHECKING:
     import pandas as pd

@@ -1,0 +1,85 @@
+"""The plan checker: verifies one plan against the plan rules alone (docs/solver.md).
+
+It knows the catalog, the workload file and the estimator, never the integer program, so a
+modelling bug cannot hide behind itself: it keeps its own arithmetic on purpose (an oracle
+must not share the code it checks). ``check_plan`` returns every violation found; the
+pipeline refuses to report a plan with any. A plan it exists to catch (an unknown SKU, a
+placement on a server that is not in the plan, a negative count) is a violation line, never
+an exception.
+
+One module per rule family: ``servers`` (catalog SKUs, slots, bays, R14), ``memory``
+(R8, R10, R11, R12, R15, R17, R19), ``orderable`` (O1, O3, O4), ``throughput`` (T3, T4),
+``owning`` (P1–P4) and ``cost`` (bill of materials, budget, excluded SKUs); ``subject``
+holds what they all read. ``RULES`` finds a rule's checks by its id.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+
+from ..inputs.catalog import Catalog
+from ..inputs.workload import WorkloadFile
+from ..plan_types import PlanOption
+from .cost import check_bom, check_exclude
+from .memory import check_r8_r10, check_r11_r12, check_r17, check_r19
+from .orderable import check_o1, check_o3, check_o4
+from .owning import check_p1_p2, check_p3, check_p4
+from .servers import check_servers
+from .subject import Subject
+from .throughput import check_t3_t4
+
+Check = Callable[[Subject], list[str]]
+"""A check: the violations of its rules in one plan (empty when it keeps them)."""
+
+CHECKS: tuple[Check, ...] = (
+    check_servers,
+    check_r8_r10,
+    check_r17,
+    check_r11_r12,
+    check_r19,
+    check_o4,
+    check_t3_t4,
+    check_bom,
+    check_exclude,
+    check_o1,
+    check_o3,
+    check_p4,
+    check_p3,
+    check_p1_p2,
+)
+"""Every check, in the order ``check_plan`` reports their violations."""
+
+RULES: dict[str, tuple[Check, ...]] = {
+    "R8": (check_r8_r10,),
+    "R10": (check_r8_r10,),
+    "R11": (check_r8_r10, check_r11_r12),
+    "R12": (check_r8_r10, check_r11_r12),
+    "R14": (check_servers,),
+    "R15": (check_r8_r10, check_r17, check_r11_r12, check_o4),
+    "R17": (check_r17,),
+    "R19": (check_r19,),
+    "O1": (check_o1,),
+    "O3": (check_o3,),
+    "O4": (check_o4,),
+    "T3": (check_t3_t4,),
+    "T4": (check_t3_t4,),
+    "P1": (check_p1_p2,),
+    "P2": (check_p1_p2,),
+    "P3": (check_p3,),
+    "P4": (check_p4, check_bom, check_exclude),
+}
+"""Rule id -> the checks that verify it (docs/solver.md); a check may verify several."""
+
+
+def check_plan(option: PlanOption, wf: WorkloadFile, catalog: Catalog) -> list[str]:
+    """Every way ``option`` breaks the SPEC's plan rules (empty when it is valid)."""
+    sub = Subject.of(option, wf, catalog)
+    return [err for check in CHECKS for err in check(sub)]
+
+
+def check_rule(rule: str, option: PlanOption, wf: WorkloadFile, catalog: Catalog) -> list[str]:
+    """The violations the checks of one rule id find (``RULES``; KeyError for an unknown id).
+
+    A check that verifies several rules reports them all."""
+    sub = Subject.of(option, wf, catalog)
+    return [err for check in RULES[rule] for err in check(sub)]

@@ -1,0 +1,99 @@
+"""What every check reads: the plan under check, its file, the catalog by SKU, and the
+figures a pass gathers once for the checks after it (replicas per workload, VRAM per GPU,
+host RAM per server, the workloads served).
+
+Every catalog lookup goes through ``Skus``, which answers None for an unknown SKU: a plan
+the checker exists to catch is a violation line, never an exception.
+"""
+
+from __future__ import annotations
+
+import functools
+from collections.abc import Callable
+from dataclasses import dataclass, field
+from typing import TypeVar, cast
+
+from ..estimate.memory import Estimate
+from ..estimate.replica import estimate
+from ..inputs.catalog import Catalog, GpuSku, MemorySku, Platform, StorageSku
+from ..inputs.workload import Policy, Workload, WorkloadFile
+from ..plan_types import PlanOption
+
+TOL = 1e-6
+"""Slack of every comparison of GB, TB, W and tokens/s."""
+
+T = TypeVar("T")
+
+
+@functools.lru_cache(maxsize=4096)
+def estimate_once(w: Workload, g: GpuSku | None, d: int, policy: Policy) -> Estimate:
+    """The estimator's figures, once per (workload, GPU, degree, policy) within one check:
+    replicas of one option share them (51,000 replicas were 8 s of re-estimating)."""
+    return estimate(w, g, d, policy)
+
+
+@dataclass(frozen=True)
+class Skus:
+    """The catalog by SKU, looked up without raising (None for an unknown SKU)."""
+
+    platforms: dict[str, Platform]
+    gpus: dict[str, GpuSku]
+    memory: dict[str, MemorySku]
+    storage: dict[str, StorageSku]
+
+    @classmethod
+    def of(cls, catalog: Catalog) -> Skus:
+        """The catalog's SKUs by kind."""
+        return cls(
+            platforms={p.sku: p for p in catalog.platforms},
+            gpus={g.sku: g for g in catalog.gpus},
+            memory={m.sku: m for m in catalog.memory},
+            storage={s.sku: s for s in catalog.storage},
+        )
+
+    def price(self, sku: str) -> float | None:
+        """The catalog price of any SKU, None when the catalog lacks it."""
+        for kind in (self.gpus, self.platforms, self.memory, self.storage):
+            item = kind.get(sku)
+            if item is not None:
+                return item.price
+        return None
+
+    def gpu(self, sku: str | None) -> GpuSku | None:
+        """The GPU of that SKU (None for no GPU or an unknown one)."""
+        return self.gpus.get(sku) if sku is not None else None
+
+
+@dataclass
+class Usage:
+    """What the placements take, gathered for the per-GPU and per-server checks."""
+
+    replicas: dict[str, int] = field(default_factory=dict)
+    """Replicas placed per workload."""
+    gpu_load: dict[tuple[str, int], list[tuple[Workload, float]]] = field(default_factory=dict)
+    """(server, GPU index) -> (workload, VRAM GB reserved) of each replica on that GPU."""
+    ram_used: dict[str, float] = field(default_factory=dict)
+    """Host RAM GB reserved per server."""
+
+
+@dataclass(frozen=True)
+class Subject:
+    """One plan option under check, with its workload file and catalog."""
+
+    option: PlanOption
+    wf: WorkloadFile
+    skus: Skus
+    memo: dict[str, object] = field(default_factory=dict, compare=False)
+    """Figures a pass gathered, by the pass's name (``once``)."""
+
+    @classmethod
+    def of(cls, option: PlanOption, wf: WorkloadFile, catalog: Catalog) -> Subject:
+        """A fresh subject: the estimator's cache is emptied (it may have changed)."""
+        estimate_once.cache_clear()
+        return cls(option, wf, Skus.of(catalog))
+
+    def once(self, key: str, gather: Callable[[Subject], T]) -> T:
+        """``gather(self)``, computed on the first call for ``key`` and kept."""
+        if key not in self.memo:
+            self.memo[key] = gather(self)
+        return cast(T, self.memo[key])
