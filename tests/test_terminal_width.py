@@ -139,7 +139,7 @@ def test_servers_bought_only_for_their_drives_are_named(tmp_path):
     assert res.exit_code == 0, res.output
     assert _widest(res.output) <= 80
     text = " ".join(res.output.split())
-    assert re.search(r"Option 1 buys \d+ server\(s\) only for their drives \(shared datasets "
+    assert re.search(r"Option 1 buys \d+ servers? only for their drives \(shared datasets "
                      r"and checkpoints\): \d+ x ", text), text
 
 
