@@ -19,9 +19,9 @@ from solver.optimize import near_optimal, pipeline, rounds
 from solver.optimize.alternatives import server_key
 from solver.optimize.budget import Budget
 from solver.optimize.candidates import enumerate_candidates
+from solver.optimize.engines import available_solvers, make_engine
 from solver.optimize.outcome import Outcome
 from solver.optimize.program import build
-from solver.optimize.solve import available_solvers
 from solver.result import SolveStatus
 
 ROOT = Path(__file__).resolve().parent.parent
@@ -147,14 +147,12 @@ def _market_split(seed: int = 3, n: int = 18):
 def test_a_held_plan_lets_the_work_limit_end_a_search_that_has_none():
     """The work limit waits for the search's first plan; ``bare_ticks`` (the caller holds a
     plan) ends a search that has none by then."""
-    from solver.optimize.solve import _make
-
-    searching = _make("highs", 60, 1e-4, work_ticks=1)
+    searching = make_engine("highs", 60, 1e-4, work_ticks=1)
     prob = _market_split()
     prob.solve(searching)
     assert searching.ticks > 20 and prob.sol_status > 0  # searched on to a plan
 
-    holding = _make("highs", 60, 1e-4, work_ticks=1, bare_ticks=5)
+    holding = make_engine("highs", 60, 1e-4, work_ticks=1, bare_ticks=5)
     prob = _market_split()
     prob.solve(holding)
     assert holding.ticks == 5 and prob.sol_status <= 0  # stopped with no plan of its own

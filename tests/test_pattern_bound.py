@@ -16,8 +16,8 @@ import pytest
 from solver.inputs.loading import load_catalog, load_workloads
 from solver.optimize import pipeline
 from solver.optimize.candidates import enumerate_candidates
+from solver.optimize.engines import available_solvers
 from solver.optimize.program import build, disaggregate
-from solver.optimize.solve import available_solvers
 
 ROOT = Path(__file__).resolve().parent.parent
 MIX = ROOT / "tests" / "data" / "enterprise.yaml"

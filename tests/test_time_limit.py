@@ -11,7 +11,7 @@ import solver_fixtures as fx
 from bench.generate import generate
 from solver.errors import SolverError
 from solver.optimize import budget, diagnosis, pipeline, tuning
-from solver.optimize.solve import available_solvers
+from solver.optimize.engines import available_solvers
 from solver.result import Termination
 
 pytestmark = pytest.mark.skipif("highs" not in available_solvers(), reason="needs HiGHS")

@@ -31,6 +31,7 @@ from .candidates import (
     enumerate_candidates,
 )
 from .diagnosis import infeasibility_reasons, no_plan_error
+from .engines import default_solver
 from .mixes import ranked_mixes
 from .near_optimal import search_kinds
 from .program import (
@@ -50,7 +51,7 @@ from .rounds import (
 )
 from .run_state import ProgressFn, Run, cut_ub, program_counts
 from .site_fit import site_reasons
-from .solve import DEFAULT_GAP, Outcome, default_solver
+from .solve import DEFAULT_GAP, Outcome
 from .wording import drives_gap
 
 
