@@ -1,4 +1,4 @@
-"""A bound for plans found on conservative server patterns (``rounds.pattern_bound``).
+"""A bound for plans found on conservative server patterns (``bounds.pattern_bound``).
 
 A type modelled by patterns counts each shared GPU at the most RAM a full one can need, so
 its plans pack but the solve's bound proves nothing. Built afresh with each shared GPU a

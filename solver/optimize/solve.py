@@ -20,8 +20,7 @@ from . import tuning
 from .children import contained
 from .engines import HighsEngine, LpHighs, deferring, highspy_status, make_engine, quiet_stdout
 from .lp import pulp
-from .outcome import Kind, Outcome
-from .patterns import SearchLimit, best_pattern, greedy_patterns
+from .outcome import Outcome
 from .program import Model
 
 DEFAULT_GAP = 1e-4
@@ -266,41 +265,3 @@ def _bound(m: Model, solver: str, objective: float, sol: int) -> float | None:
             # PuLP hands HiGHS a maximisation as the minimisation of its negation.
             return -bound if m.prob.sense == pulp.LpMaximize else bound
     return objective if sol == pulp.LpSolutionOptimal else None
-
-
-def pattern_cut_weights(kinds: list[Kind], counts: list[float], slots: int, ram_cap: float,
-                        cores_cap: float | None) -> list[float] | None:
-    """Weights w_k ≥ 0 with Σ_k a_k w_k ≤ 1 for every pattern a one server holds (Σ a_k d_k ≤
-    slots, Σ a_k r_k ≤ ram_cap[, Σ a_k c_k ≤ cores_cap]), chosen to maximise Σ_k w_k counts_k:
-    the duals of the pattern LP min Σ_π p_π s.t. Σ_π a_kπ p_π ≥ counts_k, priced by column
-    generation from one greedy pattern per kind. Whatever the LP reached, the weights are
-    divided by the most any pattern weighs (an exact knapsack), so n ≥ Σ w_k x_k holds for
-    every plan. None when the knapsack is too large to check exactly, or HiGHS is missing.
-    """
-    if not pulp.HiGHS().available():
-        return None
-    patterns = greedy_patterns(kinds, slots, ram_cap, cores_cap)
-    weights = [0.0] * len(kinds)
-    try:
-        for _ in range(tuning.PATTERN_LP_ROUNDS):
-            lp = pulp.LpProblem("pattern_lp", pulp.LpMinimize)
-            p = [pulp.LpVariable(f"p{j}", 0) for j in range(len(patterns))]
-            lp += pulp.lpSum(p)
-            for i, need in enumerate(counts):
-                lp += pulp.lpSum(pat[i] * v for pat, v in zip(patterns, p, strict=True)
-                                 if pat[i]) >= need, f"c{i}"
-            with quiet_stdout():
-                lp.solve(LpHighs())
-            if lp.sol_status != pulp.LpSolutionOptimal:
-                return None
-            weights = [max(0.0, lp.constraints[f"c{i}"].pi or 0.0) for i in range(len(kinds))]
-            value, pattern = best_pattern(kinds, weights, slots, ram_cap, cores_cap,
-                                          limit=tuning.PATTERN_SEARCH_NODES)
-            if value <= 1 + 1e-9 or pattern in patterns:
-                break
-            patterns.append(pattern)
-        most, _ = best_pattern(kinds, weights, slots, ram_cap, cores_cap,
-                               limit=tuning.PATTERN_SEARCH_NODES)
-    except SearchLimit:
-        return None
-    return [w / max(1.0, most) for w in weights]
