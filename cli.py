@@ -410,7 +410,7 @@ def sweep(workloads: Path, catalog: Path, budget: str | None, growth: str | None
     out/<name>-sweep.xlsx; Ctrl-C stops and keeps the finished scenarios (exit 130).
     """
     from solver.inputs.loading import check_against_catalog, load_catalog, load_workloads
-    from solver.optimize.solve import default_solver
+    from solver.optimize.engines import default_solver
     from solver.report.text import terminal_width
     from solver.sweep.render import render_sweep
     from solver.sweep.report import sweep_document, write_sweep_files

@@ -393,7 +393,7 @@ def main(argv: list[str] | None = None) -> None:
         _child(args.child)
         return
 
-    from solver.optimize.solve import available_solvers
+    from solver.optimize.engines import available_solvers
 
     if args.quick:
         args.sizes, args.catalogs = "10,50", "default"

@@ -235,7 +235,7 @@ def test_each_alternative_searches_at_most_rank_1s_work(q3, default_catalog, mon
     """Each direction's solves are capped at rank 1's ticks (deterministic work, not the
     clock): the plans stay checked and within the slack, rank 1 is unchanged, and a rerun
     returns the same alternatives."""
-    from solver.optimize import rounds
+    from solver.optimize import bounds, rounded, rounds
 
     calls: list[tuple[int | None, int]] = []
     real = rounds.solve
@@ -245,7 +245,8 @@ def test_each_alternative_searches_at_most_rank_1s_work(q3, default_catalog, mon
         calls.append((kwargs.get("work_ticks"), out.ticks))
         return out
 
-    monkeypatch.setattr(rounds, "solve", counting)
+    for module in (rounds, rounded, bounds):  # every solve of an option's search
+        monkeypatch.setattr(module, "solve", counting)
     first = run(q3, default_catalog, top=3)
     rank1 = sum(ticks for cap, ticks in calls if cap is None)
     capped = [cap for cap, _ in calls if cap is not None]

@@ -3,7 +3,7 @@
 The next direction's first solve is built before the current direction's rounds and runs
 on a spare core meanwhile (``solve.Started``). On a machine without one it runs at its
 turn: the same program, start and work limit, so the same plan. A packing repair that
-leaves what the program minimises unchanged ends the rounds (``rounds.repaired_free``).
+leaves what the program minimises unchanged ends the rounds (``plan_value.repaired_free``).
 """
 
 from __future__ import annotations
@@ -12,16 +12,16 @@ from dataclasses import replace
 from pathlib import Path
 
 import pytest
-import solver_fixtures as fx
 
 from solver.inputs.loading import load_catalog, load_workloads
-from solver.optimize import near_optimal, pipeline, rounds
+from solver.optimize import bounds, near_optimal, pipeline, plan_value, rounded, rounds, tighten
 from solver.optimize.alternatives import server_key
 from solver.optimize.budget import Budget
 from solver.optimize.candidates import enumerate_candidates
+from solver.optimize.engines import available_solvers, make_engine
 from solver.optimize.outcome import Outcome
 from solver.optimize.program import build
-from solver.optimize.solve import available_solvers
+from solver.optimize.search_options import SearchOptions
 from solver.result import SolveStatus
 
 ROOT = Path(__file__).resolve().parent.parent
@@ -60,20 +60,37 @@ def _small_program():
     return wf, catalog, cand, build(wf, catalog, cand, None)
 
 
+SEARCH = (rounds, rounded, bounds)
+"""The modules whose solves and expansions are an option's search."""
+
+
+def _patch_search(monkeypatch, name: str, wrapped) -> None:
+    """``name`` (solve or expand) replaced by ``wrapped(real)`` wherever the search calls it."""
+    real = getattr(rounds, name)
+    for module in SEARCH:
+        monkeypatch.setattr(module, name, wrapped(real))
+
+
 def _count_solves(monkeypatch) -> list[Outcome]:
-    return fx.returns(monkeypatch, rounds, "solve")
+    seen: list[Outcome] = []
+
+    def counting(real):
+        return lambda *args, **kwargs: seen.append(real(*args, **kwargs)) or seen[-1]
+
+    _patch_search(monkeypatch, "solve", counting)
+    return seen
 
 
 def _failing_expand(monkeypatch, extra: float) -> None:
     """Every expansion reports a type that needed repair, at ``extra`` over the program."""
-    real = rounds.expand
+    def failing(real):
+        def expand(out, cand, wf, catalog):
+            exp = real(out, cand, wf, catalog)
+            return replace(exp, failed_types=(min(k for k, v in out.n.items() if v),),
+                           cost=exp.cost + extra)
+        return expand
 
-    def failing(out, cand, wf, catalog):
-        exp = real(out, cand, wf, catalog)
-        return replace(exp, failed_types=(min(k for k, v in out.n.items() if v),),
-                       cost=exp.cost + extra)
-
-    monkeypatch.setattr(rounds, "expand", failing)
+    _patch_search(monkeypatch, "expand", failing)
 
 
 def test_a_repair_that_costs_nothing_ends_the_rounds(monkeypatch):
@@ -82,7 +99,7 @@ def test_a_repair_that_costs_nothing_ends_the_rounds(monkeypatch):
     _failing_expand(monkeypatch, extra=0.0)
     out, exp, _, _ = rounds.solve_and_expand(
         m, cand, wf, catalog, "highs", Budget.start(None, m.size, 1, 1),
-        rounds.SearchOptions(1e-4, value_of=lambda o, e: e.cost - e.drive_extra))
+        SearchOptions(1e-4, value_of=lambda o, e: e.cost - e.drive_extra))
     assert len(solves) == 1
     assert out.status == SolveStatus.OPTIMAL
     assert exp.failed_types and exp.cost == 16_940
@@ -92,20 +109,20 @@ def test_a_repair_that_costs_more_goes_on_to_a_round_of_cuts(monkeypatch):
     wf, catalog, cand, m = _small_program()
     _failing_expand(monkeypatch, extra=100.0)
     cuts = []
-    monkeypatch.setattr(rounds, "_cuts_off_plan",
+    monkeypatch.setattr(tighten, "_cuts_off_plan",
                         lambda m, key, wf: cuts.append(key) or False)
     rounds.solve_and_expand(
         m, cand, wf, catalog, "highs", Budget.start(None, m.size, 1, 1),
-        rounds.SearchOptions(1e-4, value_of=lambda o, e: e.cost - e.drive_extra))
+        SearchOptions(1e-4, value_of=lambda o, e: e.cost - e.drive_extra))
     assert cuts, "a repair that costs more than the program said must tighten the program"
 
 
-def testrepaired_free_compares_with_the_solves_own_objective():
+def test_repaired_free_compares_with_the_solves_own_objective():
     out = Outcome(SolveStatus.OPTIMAL, 1000.0, 1000.0, 0.0, 0.1, {}, {}, {}, {}, {})
-    assert rounds.repaired_free(out, None, lambda o, e: 1000.0)
-    assert not rounds.repaired_free(out, None, lambda o, e: 1000.01)
-    assert not rounds.repaired_free(out, None, lambda o, e: None)  # objective tco
-    assert not rounds.repaired_free(out, None, None)
+    assert plan_value.repaired_free(out, None, lambda o, e: 1000.0)
+    assert not plan_value.repaired_free(out, None, lambda o, e: 1000.01)
+    assert not plan_value.repaired_free(out, None, lambda o, e: None)  # objective tco
+    assert not plan_value.repaired_free(out, None, None)
 
 
 @pytest.mark.skipif("cbc" not in available_solvers(), reason="needs CBC")
@@ -147,14 +164,12 @@ def _market_split(seed: int = 3, n: int = 18):
 def test_a_held_plan_lets_the_work_limit_end_a_search_that_has_none():
     """The work limit waits for the search's first plan; ``bare_ticks`` (the caller holds a
     plan) ends a search that has none by then."""
-    from solver.optimize.solve import _make
-
-    searching = _make("highs", 60, 1e-4, work_ticks=1)
+    searching = make_engine("highs", 60, 1e-4, work_ticks=1)
     prob = _market_split()
     prob.solve(searching)
     assert searching.ticks > 20 and prob.sol_status > 0  # searched on to a plan
 
-    holding = _make("highs", 60, 1e-4, work_ticks=1, bare_ticks=5)
+    holding = make_engine("highs", 60, 1e-4, work_ticks=1, bare_ticks=5)
     prob = _market_split()
     prob.solve(holding)
     assert holding.ticks == 5 and prob.sol_status <= 0  # stopped with no plan of its own
@@ -171,20 +186,20 @@ def test_a_round_after_a_plan_that_could_be_shown_ends_with_the_options_work(sho
     wf, catalog, cand, m = _small_program()
     bare: list[int | None] = []
     spent: list[int] = []
-    real = rounds.solve
+    def recording(real):
+        def solve(*args, **kwargs):
+            bare.append(kwargs.get("bare_ticks"))
+            out = real(*args, **kwargs)
+            spent.append(out.ticks)
+            return out
+        return solve
 
-    def recording(*args, **kwargs):
-        bare.append(kwargs.get("bare_ticks"))
-        out = real(*args, **kwargs)
-        spent.append(out.ticks)
-        return out
-
-    monkeypatch.setattr(rounds, "solve", recording)
+    _patch_search(monkeypatch, "solve", recording)
     _failing_expand(monkeypatch, extra=100.0)
-    monkeypatch.setattr(rounds, "_cuts_off_plan", lambda m, key, wf: True)
+    monkeypatch.setattr(tighten, "_cuts_off_plan", lambda m, key, wf: True)
     rounds.solve_and_expand(
         m, cand, wf, catalog, "highs", Budget.start(None, m.size, 1, 1),
-        rounds.SearchOptions(1e-4, loose=False, cap=1000,
+        SearchOptions(1e-4, loose=False, cap=1000,
                              value_of=lambda o, e: e.cost - e.drive_extra,
                              shown=lambda o, e: shown))
     assert len(bare) >= 2 and bare[0] is None  # no plan in hand before the first round

@@ -18,7 +18,7 @@ from solver.optimize.patterns import best_pattern, most_value
 from solver.optimize.pipeline import plan
 from solver.optimize.program import add_shared_big_rows, build
 from solver.optimize.program.names import family, row_name
-from solver.optimize.solve import pattern_cut_weights
+from solver.optimize.tighten import pattern_cut_weights
 
 
 def test_pattern_cut_weights_are_the_pattern_lp_duals():

@@ -1,4 +1,4 @@
-"""A bound for plans found on conservative server patterns (``rounds.pattern_bound``).
+"""A bound for plans found on conservative server patterns (``bounds.pattern_bound``).
 
 A type modelled by patterns counts each shared GPU at the most RAM a full one can need, so
 its plans pack but the solve's bound proves nothing. Built afresh with each shared GPU a
@@ -16,8 +16,8 @@ import pytest
 from solver.inputs.loading import load_catalog, load_workloads
 from solver.optimize import pipeline
 from solver.optimize.candidates import enumerate_candidates
+from solver.optimize.engines import available_solvers
 from solver.optimize.program import build, disaggregate
-from solver.optimize.solve import available_solvers
 
 ROOT = Path(__file__).resolve().parent.parent
 MIX = ROOT / "tests" / "data" / "enterprise.yaml"

@@ -284,7 +284,7 @@ def _gpu_and_ram_block_together(monkeypatch):
 
 def _patterns_only(monkeypatch):
     """The older path: no pattern-LP cuts, server patterns from a type's second failure."""
-    monkeypatch.setattr("solver.optimize.rounds._pattern_cut", lambda *a: False)
+    monkeypatch.setattr("solver.optimize.tighten._pattern_cut", lambda *a: False)
     monkeypatch.setattr("solver.optimize.tuning.PATTERNS_AFTER", 2)
 
 

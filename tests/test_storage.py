@@ -377,15 +377,15 @@ def test_patterns_with_drives_keep_every_plan(monkeypatch):
 
 
 def test_drive_bound_gives_the_program_back(monkeypatch):
-    """``rounds.drive_bound`` on the instance above: the bound $9,600 and the plan its solve
+    """``bounds.drive_bound`` on the instance above: the bound $9,600 and the plan its solve
     found, expanded ($9,600, drives as the patterns said); afterwards the program holds
     the rows and the variables' values it had, so the alternatives start from rank 1."""
     import pulp
 
+    from solver.optimize.bounds import drive_bound
     from solver.optimize.budget import Budget
     from solver.optimize.candidates import enumerate_candidates
     from solver.optimize.program import build
-    from solver.optimize.rounds import drive_bound
 
     wf = _gpus_fill_every_box(monkeypatch)
     cat = fx.catalog()

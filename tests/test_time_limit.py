@@ -11,7 +11,7 @@ import solver_fixtures as fx
 from bench.generate import generate
 from solver.errors import SolverError
 from solver.optimize import budget, diagnosis, pipeline, tuning
-from solver.optimize.solve import available_solvers
+from solver.optimize.engines import available_solvers
 from solver.result import Termination
 
 pytestmark = pytest.mark.skipif("highs" not in available_solvers(), reason="needs HiGHS")
@@ -94,20 +94,20 @@ def _stopped(objective: float, clock: bool):
 def test_a_clock_ended_solve_no_better_than_the_plan_in_hand_is_not_expanded():
     """A generated 1,000-workload mix under --time-limit 120 took 157 s: a packing round the
     clock stopped returned a plan 12 x the cost, and expanding it took 41 s."""
-    from solver.optimize.rounds import _clock_ended_worse
+    from solver.optimize.plan_value import clock_ended_worse
     best = (_stopped(100.0, False), None, 100.0)
-    assert _clock_ended_worse(_stopped(1200.0, True), best)
-    assert _clock_ended_worse(_stopped(100.0, True), best)
-    assert not _clock_ended_worse(_stopped(99.0, True), best)  # better: worth expanding
-    assert not _clock_ended_worse(_stopped(1200.0, False), best)  # the work budget ended it
-    assert not _clock_ended_worse(_stopped(1200.0, True), None)  # no plan in hand yet
+    assert clock_ended_worse(_stopped(1200.0, True), best)
+    assert clock_ended_worse(_stopped(100.0, True), best)
+    assert not clock_ended_worse(_stopped(99.0, True), best)  # better: worth expanding
+    assert not clock_ended_worse(_stopped(1200.0, False), best)  # the work budget ended it
+    assert not clock_ended_worse(_stopped(1200.0, True), None)  # no plan in hand yet
     # Most priority served (the budget's first phase) is maximised: more is better.
-    assert not _clock_ended_worse(_stopped(120.0, True), best, maximise=True)
-    assert _clock_ended_worse(_stopped(80.0, True), best, maximise=True)
+    assert not clock_ended_worse(_stopped(120.0, True), best, maximise=True)
+    assert clock_ended_worse(_stopped(80.0, True), best, maximise=True)
     # The plan in hand, repaired, is worth 110 by the program's objective: a clock-ended
     # solve at 105 may still expand to something cheaper than it.
-    assert not _clock_ended_worse(_stopped(105.0, True), best, held=110.0)
-    assert _clock_ended_worse(_stopped(110.0, True), best, held=110.0)
+    assert not clock_ended_worse(_stopped(105.0, True), best, held=110.0)
+    assert clock_ended_worse(_stopped(110.0, True), best, held=110.0)
 
 
 def test_the_round_after_a_worse_clock_ended_solve_expands_nothing(monkeypatch,
@@ -115,7 +115,7 @@ def test_the_round_after_a_worse_clock_ended_solve_expands_nothing(monkeypatch,
     """solve_and_expand stops there and keeps the plan it had."""
     from dataclasses import replace
 
-    from solver.optimize import rounds
+    from solver.optimize import rounds, search_options, tighten
     from solver.optimize.candidates import enumerate_candidates
     from solver.optimize.program import build
 
@@ -141,10 +141,10 @@ def test_the_round_after_a_worse_clock_ended_solve_expands_nothing(monkeypatch,
 
     monkeypatch.setattr(rounds, "solve", solve)
     monkeypatch.setattr(rounds, "expand", expand)
-    monkeypatch.setattr(rounds, "_cuts_off_plan", lambda m, key, wf: True)
+    monkeypatch.setattr(tighten, "_cuts_off_plan", lambda m, key, wf: True)
     out = rounds.solve_and_expand(m, cand, wf, default_catalog, "highs",
                                   budget.Budget.start(None, m.size, 1, 1),
-                                  rounds.SearchOptions(1e-4)).outcome
+                                  search_options.SearchOptions(1e-4)).outcome
     assert len(solves) == 2 and len(expanded) == 1
     assert out is solves[0]
 
@@ -162,10 +162,10 @@ def test_no_solve_starts_with_less_time_left_than_half_the_longest_solve():
 
 
 def _rounded_plans(monkeypatch) -> list:
-    """What each ``rounds._rounded_plan`` returns, in order, as the run goes."""
-    from solver.optimize import rounds
+    """What each ``rounded.rounded_plan`` returns, in order, as the run goes."""
+    from solver.optimize import rounded
 
-    return fx.returns(monkeypatch, rounds, "_rounded_plan")
+    return fx.returns(monkeypatch, rounded, "rounded_plan")
 
 
 def test_no_whole_program_solve_starts_with_less_time_left_than_its_root_takes():
@@ -189,7 +189,7 @@ def test_a_run_ended_before_the_whole_programs_search_reports_the_lps_bound(monk
                                                                            default_catalog):
     """When no search of the whole program may start after the rounded plans (here never),
     rank 1 is the cheaper rounded plan and its gap is measured against the LP relaxation
-    at the root cuts' point (``rounds._relaxation``), a bound on every plan: the gap is
+    at the root cuts' point (``tighten.relaxation``), a bound on every plan: the gap is
     still reported, and the note says the clock left a stage out."""
     monkeypatch.setattr(tuning, "ROOT_LP_TIMES", 1e9)
     found = _rounded_plans(monkeypatch)
@@ -216,7 +216,7 @@ def test_root_rounds_fit_a_fifth_of_the_work_budget():
     from types import SimpleNamespace
 
     from solver.optimize.budget import Budget
-    from solver.optimize.rounds import root_rounds
+    from solver.optimize.tighten import root_rounds
     from solver.optimize.tuning import ROOT_CUT_ROUNDS
 
     def program(rows: int, size: int):
@@ -248,17 +248,17 @@ def test_the_box_around_the_lp_point_finds_a_cheaper_rounded_plan(tiny_work, mon
     """The rounded plan's second solve holds each placement between the whole numbers
     around its LP value instead of at its rounding: on a generated 60-workload mix with a
     few checkpoints of work it plans 6,542,860 against 6,563,690, and that plan is kept."""
-    from solver.optimize import rounds
+    from solver.optimize import rounded
 
     values = []
-    restricted = rounds._restricted_plan
+    restricted = rounded._restricted_plan
 
     def spy(*args, **kwargs):
         found = restricted(*args, **kwargs)
         values.append(None if found is None else found[2])
         return found
 
-    monkeypatch.setattr(rounds, "_restricted_plan", spy)
+    monkeypatch.setattr(rounded, "_restricted_plan", spy)
     result = pipeline.plan(generate(60, 2), default_catalog, top=1, solver="highs",
                            time_limit=600, with_baseline=False)
     assert len(values) == 2 and None not in values, values
@@ -273,17 +273,17 @@ def test_the_rounded_plan_sees_the_shared_vram_rows_and_the_search_does_not(
     a GPU share one: at N = 200 the sums bought 22 shared RTX 4090s for 27 such replicas);
     they are taken out again before rank 1's own search, whose path they change as often
     for the worse as for the better on generated mixes."""
-    from solver.optimize import rounds
+    from solver.optimize import rounded
 
     rows, models = [], []
-    restricted = rounds._restricted_plan
+    restricted = rounded._restricted_plan
 
     def spy(m, *args, **kwargs):
         rows.append(sorted(n for n in m.prob.constraints if n.startswith("shared.big(")))
         models.append(m)
         return restricted(m, *args, **kwargs)
 
-    monkeypatch.setattr(rounds, "_restricted_plan", spy)
+    monkeypatch.setattr(rounded, "_restricted_plan", spy)
     pipeline.plan(generate(60, 1), default_catalog, top=1, solver="highs", time_limit=600,
                   with_baseline=False)
     assert len(rows) == 2 and rows[0] and rows[0] == rows[1], rows
@@ -295,7 +295,7 @@ def test_rounding_box_holds_the_rounded_point():
     free workloads left out; largest remainder's point lies in the box."""
     import pulp
 
-    from solver.optimize.rounds import rounded_placements, rounding_box
+    from solver.optimize.rounded import rounded_placements, rounding_box
 
     xs = {}
     for key, value in {("a", 0, "t1"): 1.6, ("a", 1, "t2"): 0.9, ("a", 2, "t3"): 0.5,
@@ -316,7 +316,7 @@ def test_rounded_placements_keep_every_workload_whole():
     so each demand row still holds with whole replicas; free workloads are left out."""
     import pulp
 
-    from solver.optimize.rounds import rounded_placements
+    from solver.optimize.rounded import rounded_placements
 
     xs = {}
     for key, value in {("a", 0, "t1"): 1.6, ("a", 1, "t2"): 0.9, ("a", 2, "t3"): 0.5,
@@ -360,7 +360,7 @@ def test_a_box_plan_that_repeats_the_fixed_one_is_not_expanded_again(default_cat
     there) is reused; another plan is expanded."""
     from dataclasses import replace
 
-    from solver.optimize import rounds
+    from solver.optimize import rounded
     from solver.optimize.budget import Budget
     from solver.optimize.candidates import enumerate_candidates
     from solver.optimize.program import build
@@ -370,20 +370,20 @@ def test_a_box_plan_that_repeats_the_fixed_one_is_not_expanded_again(default_cat
     cand = enumerate_candidates(wf, default_catalog)
     m = build(wf, default_catalog, cand, None)
     assert lp_duals(m) is not None
-    bounds = {v: (c, c) for v, c in rounds.rounded_placements(m, set()).items()}
+    bounds = {v: (c, c) for v, c in rounded.rounded_placements(m, set()).items()}
     clock = Budget.start(None, m.size, sum(cand.replicas.values()), 1)
-    first = rounds._restricted_plan(m, cand, wf, default_catalog, "highs", clock, bounds, None)
+    first = rounded._restricted_plan(m, cand, wf, default_catalog, "highs", clock, bounds, None)
     assert first is not None
     expanded = []
-    real = rounds.expand
-    monkeypatch.setattr(rounds, "expand", lambda *args: expanded.append(1) or real(*args))
-    again = rounds._restricted_plan(m, cand, wf, default_catalog, "highs", clock, bounds, None,
+    real = rounded.expand
+    monkeypatch.setattr(rounded, "expand", lambda *args: expanded.append(1) or real(*args))
+    again = rounded._restricted_plan(m, cand, wf, default_catalog, "highs", clock, bounds, None,
                                     known=first)
     assert again is not None and expanded == []
     assert again[1] is first[1] and again[2] == first[2]
     key = next(k for k, v in first[0].n.items() if v)
-    other = (replace(first[0], n={**first[0].n, key: first[0].n[key] + 1}),) + first[1:]
-    rounds._restricted_plan(m, cand, wf, default_catalog, "highs", clock, bounds, None,
+    other = first._replace(outcome=replace(first[0], n={**first[0].n, key: first[0].n[key] + 1}))
+    rounded._restricted_plan(m, cand, wf, default_catalog, "highs", clock, bounds, None,
                             known=other)
     assert expanded == [1]
 

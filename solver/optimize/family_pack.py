@@ -70,7 +70,7 @@ def cheapest_cover(kinds: Sequence[Kind], demand: Sequence[int], configs: Sequen
     hold ``demand[k]`` items of each kind; ``start``, a cover in hand (one pattern per
     server), seeds the columns and the integer program, and comes back as it is when
     nothing cheaper is found. Deterministic: the limits count rounds and nodes, not seconds."""
-    from .solve import quiet_stdout
+    from .engines import quiet_stdout
 
     with quiet_stdout():  # HiGHS's banner, printed from C++ by its first model
         return _cover(kinds, demand, configs, start)

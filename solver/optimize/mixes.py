@@ -5,13 +5,11 @@ from __future__ import annotations
 
 from ..result import SolveStatus
 from . import tuning
+from .plan_value import expansion_value
 from .program import exclude_bom
-from .rounds import (
-    SearchOptions,
-    expansion_value,
-    solve_and_expand,
-)
+from .rounds import solve_and_expand
 from .run_state import Run, cut_ub, program_counts, purchase_counts
+from .search_options import SearchOptions
 
 
 def ranked_mixes(run: Run, platforms: bool) -> None:

@@ -23,16 +23,11 @@ from .alternatives import (
     server_key,
     set_direction_objective,
 )
+from .plan_value import expansion_value, repaired_free
 from .program import hold_pair_rows, restore_rows, set_cost_objective
-from .rounds import (
-    Searched,
-    SearchOptions,
-    expansion_value,
-    repaired_free,
-    solve_and_expand,
-    start_first,
-)
+from .rounds import solve_and_expand
 from .run_state import Run
+from .search_options import Searched, SearchOptions, start_first
 from .solve import Outcome, Started, spare_core
 from .wording import NOT_FOUND, Verdicts, Words, note_alternatives
 

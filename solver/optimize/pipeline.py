@@ -25,14 +25,17 @@ from .alternatives import (
     MODES,
 )
 from .baseline import baseline_cost, why_no_reference
+from .bounds import drive_bound, pattern_bound
 from .budget import Budget
 from .candidates import (
     cores_unchecked,
     enumerate_candidates,
 )
 from .diagnosis import infeasibility_reasons, no_plan_error
+from .engines import default_solver
 from .mixes import ranked_mixes
 from .near_optimal import search_kinds
+from .plan_value import drives_alone
 from .program import (
     build,
     drop_disk_choices,
@@ -41,16 +44,11 @@ from .program import (
     set_cost_objective,
     set_priority_objective,
 )
-from .rounds import (
-    SearchOptions,
-    drive_bound,
-    drives_alone,
-    pattern_bound,
-    solve_and_expand,
-)
+from .rounds import solve_and_expand
 from .run_state import ProgressFn, Run, cut_ub, program_counts
+from .search_options import SearchOptions
 from .site_fit import site_reasons
-from .solve import DEFAULT_GAP, Outcome, default_solver
+from .solve import DEFAULT_GAP, Outcome
 from .wording import drives_gap
 
 

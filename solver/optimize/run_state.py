@@ -13,8 +13,8 @@ from ..inputs.workload import WorkloadFile
 from ..plan_types import PlanOption
 from .budget import Budget
 from .candidates import Candidates
+from .plan_value import expansion_own
 from .program import Model
-from .rounds import expansion_own
 from .solve import Outcome
 from .targets import target_figures
 

@@ -1,230 +1,33 @@
-"""Run a solver on a built Model and read back a small typed result (imports PuLP).
+"""Run a solver on a built Model and read back a small typed result (imports PuLP): one
+solve now (``solve``), one begun now and read back later (``start_solve``), the LP's duals.
 
 The result carries plain numbers keyed like the model's variables, never PuLP objects,
-so expansion, checking and reporting stay solver-agnostic.
+so expansion, checking and reporting stay solver-agnostic. The back-ends themselves are
+``engines.py``'s.
 """
 
 from __future__ import annotations
 
-import contextlib
 import math
 import os
-import sys
 import threading
 import time
-from collections.abc import Callable
+from typing import Any
 
-from .. import interrupt
 from ..errors import SolverError
 from ..result import SolveStatus
 from . import tuning
 from .children import contained
+from .engines import HighsEngine, LpHighs, deferring, highspy_status, make_engine, quiet_stdout
 from .lp import pulp
-from .outcome import Kind, Outcome
-from .patterns import SearchLimit, best_pattern, greedy_patterns
+from .outcome import Outcome
 from .program import Model
 
-SOLVERS = ("highs", "cbc")
 DEFAULT_GAP = 1e-4
 """Relative MIP gap at which a plan counts as proven optimal (0.01%)."""
 
 
-def available_solvers() -> list[str]:
-    """Solvers that can run here, fastest first."""
-    found = []
-    if pulp.HiGHS().available():
-        found.append("highs")
-    if pulp.PULP_CBC_CMD(msg=False).available():
-        found.append("cbc")
-    return found
-
-
-def default_solver() -> str:
-    found = available_solvers()
-    if not found:
-        raise SolverError(
-            "no MIP solver is available. To fix: pip install highspy (HiGHS) or pulp<3.4 "
-            "(which bundles CBC)"
-        )
-    return found[0]
-
-
-SEED = 1
-"""Random seed of every solve: with one thread, the same program and limits give the same
-search, so a run that ends on its work budget is reproducible."""
-
-
-class _Highs(pulp.HiGHS):
-    """PuLP's HiGHS, stopped after ``work_ticks`` search checkpoints once it has a plan.
-
-    HiGHS calls the MIP-interrupt callback at fixed points of its search; counting them is
-    a deterministic measure of work (docs/solver.md, "How --time-limit is spent"). PuLP 3.3
-    also lacks HiGHS's "solution limit" status and reads an interrupt without a plan as a
-    plan: both are read here from HiGHS's own primal solution status.
-    """
-
-    def __init__(self, work_ticks: int | None = None, warm: bool = False,
-                 target: float | None = None, beat_start: bool = False,
-                 on_found: Callable[[float], None] | None = None,
-                 bare_ticks: int | None = None, sub_mips: bool = True, **kwargs):
-        super().__init__(**kwargs)
-        self.sub_mips = sub_mips
-        self.on_found = on_found
-        self.bare_ticks = bare_ticks
-        self.work_ticks = work_ticks
-        self.warm = warm
-        self.target = target
-        self.beat_start = beat_start
-        self.start_value: float | None = None
-        self.ticks = 0
-        self.interrupt = interrupt.Deferred()
-
-    def callSolver(self, lp):
-        self.start_from(lp)
-        _run_on_own_scheduler(lp, super().callSolver)
-
-    def start_from(self, lp) -> None:
-        """With ``warm``, hand HiGHS the variables' current values as its start."""
-        if self.warm:
-            # The previous solve's values as a start (HiGHS completes or drops a start that
-            # new rows make infeasible): a re-solve starts from the plan of the round before.
-            start = pulp.apis.highs_api.highspy.HighsSolution()
-            start.col_value = [v.varValue or 0.0 for v in lp.variables()]
-            start.value_valid = True
-            lp.solverModel.setSolution(start)
-            if self.beat_start and lp.sense == pulp.LpMinimize and lp.objective is not None:
-                self.start_value = lp.objective.value()
-
-    def createAndConfigureSolver(self, lp):
-        super().createAndConfigureSolver(lp)
-        if not self.sub_mips:
-            lp.solverModel.setOptionValue("mip_heuristic_run_rins", False)
-            lp.solverModel.setOptionValue("mip_heuristic_run_rens", False)
-        limit = self.work_ticks
-        stop = self.interrupt
-        target = self.target
-        bare = self.bare_ticks
-
-        def tick(event) -> None:
-            self.ticks += 1
-            found = event.data_out.mip_primal_bound
-            if self.on_found is not None and found < 1e300:  # the caller keeps the least
-                self.on_found(found)
-            if stop.requested or (target is not None and found <= target):
-                event.interrupt()
-            elif bare is not None and self.ticks >= bare and found >= 1e300:
-                event.interrupt()  # no plan of its own yet, and the caller holds one
-            elif limit is not None and self.ticks >= limit and found < 1e300:
-                # With ``beat_start``, the start alone does not end the search before
-                # tuning.BEAT_START_TICKS x the limit: only a better plan of its own does.
-                first = self.start_value
-                if (first is None or found < first - 1e-9 * max(1.0, abs(first))
-                        or self.ticks >= tuning.BEAT_START_TICKS * limit):
-                    event.interrupt()
-
-        def lp_tick(event) -> None:  # a long LP (the root node) checks for Ctrl-C too
-            if stop.requested:
-                event.interrupt()
-
-        lp.solverModel.cbMipInterrupt.subscribe(tick)
-        lp.solverModel.cbSimplexInterrupt.subscribe(lp_tick)
-        lp.solverModel.cbIpmInterrupt.subscribe(lp_tick)
-
-    def buildSolverModel(self, lp):
-        super().buildSolverModel(lp)
-        # PuLP 3.3 drops the objective's constant; HiGHS needs it for its bound and its
-        # relative gap (an alternative's objective carries one, alternatives.py).
-        constant = lp.objective.constant if lp.objective is not None else 0.0
-        if constant:
-            sign = -1 if lp.sense == pulp.LpMaximize else 1
-            lp.solverModel.changeObjectiveOffset(sign * constant)
-
-    def findSolutionValues(self, lp):
-        try:
-            found = super().findSolutionValues(lp)
-        except KeyError:  # a status PuLP 3.3 does not know (solution limit, memory limit)
-            found = (pulp.LpStatusOptimal, pulp.LpSolutionIntegerFeasible)
-        if found[1] == pulp.LpSolutionIntegerFeasible and not _has_plan(lp.solverModel):
-            return pulp.LpStatusNotSolved, pulp.LpSolutionNoSolutionFound
-        return found
-
-
-class _LpHighs(pulp.HiGHS):
-    """PuLP's HiGHS for the LPs (one thread), run on its own thread scheduler."""
-
-    def __init__(self, time_limit: float | None = None) -> None:
-        super().__init__(mip=False, msg=False, timeLimit=time_limit, threads=1)
-
-    def callSolver(self, lp):
-        _run_on_own_scheduler(lp, super().callSolver)
-
-
-def _run_on_own_scheduler(lp, run: Callable) -> None:
-    """``run(lp)``, HiGHS's solve; when HiGHS refused to start because its thread scheduler,
-    one per process, was set up by another caller for another number of threads (a plain
-    ``pulp.HiGHS()`` solve earlier in the process: every solve here then returned no plan,
-    which read as a numerical failure), the scheduler is set up again and the solve run
-    once more."""
-    run(lp)
-    if lp.solverModel.getModelStatus() == highspy_status("kNotset"):
-        pulp.apis.highs_api.highspy.Highs.resetGlobalScheduler(True)
-        run(lp)
-
-
-def _has_plan(highs) -> bool:
-    """HiGHS holds a feasible primal solution (primal solution status 2, 'feasible')."""
-    return highs.getInfo().primal_solution_status == 2
-
-
-def _make(name: str, time_limit: float | None, gap: float, work_ticks: int | None = None,
-          warm: bool = False, target: float | None = None, beat_start: bool = False,
-          on_found: Callable[[float], None] | None = None, bare_ticks: int | None = None,
-          sub_mips: bool = True):
-    if name == "highs":
-        solver = _Highs(work_ticks=work_ticks, warm=warm, target=target, beat_start=beat_start,
-                        on_found=on_found, bare_ticks=bare_ticks, sub_mips=sub_mips, msg=False,
-                        timeLimit=time_limit, gapRel=gap, threads=1, random_seed=SEED)
-    elif name == "cbc":
-        # CBC has no work count reachable through PuLP: with one thread and a fixed seed it
-        # is reproducible only when the time limit does not bind.
-        solver = pulp.PULP_CBC_CMD(msg=False, timeLimit=time_limit, gapRel=gap, threads=1,
-                                   options=[f"randomSeed {SEED}", f"randomCbcSeed {SEED}"])
-    else:
-        raise SolverError(f"unknown solver '{name}'. To fix: use one of {', '.join(SOLVERS)}")
-    if not solver.available():
-        others = [s for s in available_solvers() if s != name]
-        hint = f"use --solver {others[0]}" if others else "install highspy"
-        raise SolverError(f"solver '{name}' is not available here. To fix: {hint}")
-    return solver
-
-
-@contextlib.contextmanager
-def quiet_stdout():
-    """HiGHS prints a banner from C++ even with output off: keep stdout clean for --json."""
-    try:
-        fd = sys.stdout.fileno()
-    except (AttributeError, OSError, ValueError):
-        yield  # stdout is not a real file (e.g. under a test runner): nothing to guard
-        return
-    sys.stdout.flush()
-    saved = os.dup(fd)
-    devnull = os.open(os.devnull, os.O_WRONLY)
-    try:
-        os.dup2(devnull, fd)
-        yield
-    finally:
-        os.dup2(saved, fd)
-        os.close(saved)
-        os.close(devnull)
-
-
-def _deferring(deferred: interrupt.Deferred | None):
-    """Ctrl-C reaches a HiGHS solve through its callbacks (``interrupt.Deferred``); CBC runs
-    as a child process and is stopped by the usual interrupt path."""
-    return deferred.deferring() if deferred is not None else contextlib.nullcontext()
-
-
-def _int(v) -> int:
+def _int(v: Any) -> int:
     value = v.value() if hasattr(v, "value") else v
     return round(value or 0)
 
@@ -253,13 +56,13 @@ def solve(m: Model, solver: str, time_limit: float | None = None,
     Raises:
         SolverError: the solver is missing or crashed.
     """
-    engine = _make(solver, time_limit, gap, work_ticks, warm,
+    engine = make_engine(solver, time_limit, gap, work_ticks, warm,
                    target if m.prob.sense == pulp.LpMinimize else None, beat_start and warm,
                    m.on_found, bare_ticks, m.size <= tuning.SUB_MIP_MAX_ROWS)
     start = time.perf_counter()
     deferred = getattr(engine, "interrupt", None)
     try:
-        with quiet_stdout(), contained(engine), _deferring(deferred):
+        with quiet_stdout(), contained(engine), deferring(deferred):
             m.prob.solve(engine)
     except pulp.PulpSolverError as exc:
         raise SolverError(f"the {solver} solver failed: {exc}") from None
@@ -278,7 +81,7 @@ class Started:
     meanwhile, and values other solves write to its variables, do not reach it.
     """
 
-    def __init__(self, engine: _Highs, m: Model, time_limit: float | None, gap: float,
+    def __init__(self, engine: HighsEngine, m: Model, time_limit: float | None, gap: float,
                  beside: bool) -> None:
         self.engine = engine
         self.highs = m.prob.solverModel
@@ -323,7 +126,7 @@ class Started:
             self.started = time.perf_counter()
             if time_limit is not None:
                 self.highs.setOptionValue("time_limit", float(time_limit))
-            with _deferring(deferred):
+            with deferring(deferred):
                 self.highs.run()
         deferred.raise_if_requested()
         for i, var in enumerate(self.columns):
@@ -341,7 +144,7 @@ class _Columns:
     """What PuLP's HiGHS read-back uses of a problem: the solver model and the columns it
     was built with (rows are not read back: their order may have changed since)."""
 
-    def __init__(self, highs, columns: list) -> None:
+    def __init__(self, highs: Any, columns: list) -> None:
         self.solverModel = highs
         self._columns = columns
         self._constraints: dict = {}
@@ -359,7 +162,7 @@ def start_solve(m: Model, solver: str, time_limit: float | None = None,
     which a round adds before each solve)."""
     if solver != "highs" or m.priced:
         return None
-    engine = _make(solver, time_limit, gap, work_ticks, warm, None, beat_start and warm,
+    engine = make_engine(solver, time_limit, gap, work_ticks, warm, None, beat_start and warm,
                    sub_mips=m.size <= tuning.SUB_MIP_MAX_ROWS)
     with quiet_stdout():
         engine.createAndConfigureSolver(m.prob)
@@ -376,7 +179,7 @@ def spare_core() -> bool:
         return (os.cpu_count() or 1) > 1
 
 
-def _read(m: Model, solver: str, engine, time_limit: float | None, gap: float,
+def _read(m: Model, solver: str, engine: Any, time_limit: float | None, gap: float,
           seconds: float) -> Outcome:
     """The outcome of the solve just read back onto ``m``'s variables."""
     ticks = getattr(engine, "ticks", 0)
@@ -432,11 +235,6 @@ def _clock_stopped(m: Model, solver: str, time_limit: float | None, seconds: flo
     return seconds >= 0.95 * time_limit
 
 
-def highspy_status(name: str):
-    """A HiGHS model status by name (highspy is imported by PuLP only when installed)."""
-    return getattr(pulp.apis.highs_api.highspy.HighsModelStatus, name)
-
-
 def lp_duals(m: Model, time_limit: float | None = None) -> dict[str, float] | None:
     """Solve the LP relaxation (HiGHS) and return each named row's dual; None if unsolved.
 
@@ -445,7 +243,7 @@ def lp_duals(m: Model, time_limit: float | None = None) -> dict[str, float] | No
     """
     if not pulp.HiGHS().available():
         return None
-    engine = _LpHighs(time_limit)
+    engine = LpHighs(time_limit)
     try:
         with quiet_stdout():
             m.prob.solve(engine)
@@ -467,41 +265,3 @@ def _bound(m: Model, solver: str, objective: float, sol: int) -> float | None:
             # PuLP hands HiGHS a maximisation as the minimisation of its negation.
             return -bound if m.prob.sense == pulp.LpMaximize else bound
     return objective if sol == pulp.LpSolutionOptimal else None
-
-
-def pattern_cut_weights(kinds: list[Kind], counts: list[float], slots: int, ram_cap: float,
-                        cores_cap: float | None) -> list[float] | None:
-    """Weights w_k ≥ 0 with Σ_k a_k w_k ≤ 1 for every pattern a one server holds (Σ a_k d_k ≤
-    slots, Σ a_k r_k ≤ ram_cap[, Σ a_k c_k ≤ cores_cap]), chosen to maximise Σ_k w_k counts_k:
-    the duals of the pattern LP min Σ_π p_π s.t. Σ_π a_kπ p_π ≥ counts_k, priced by column
-    generation from one greedy pattern per kind. Whatever the LP reached, the weights are
-    divided by the most any pattern weighs (an exact knapsack), so n ≥ Σ w_k x_k holds for
-    every plan. None when the knapsack is too large to check exactly, or HiGHS is missing.
-    """
-    if not pulp.HiGHS().available():
-        return None
-    patterns = greedy_patterns(kinds, slots, ram_cap, cores_cap)
-    weights = [0.0] * len(kinds)
-    try:
-        for _ in range(tuning.PATTERN_LP_ROUNDS):
-            lp = pulp.LpProblem("pattern_lp", pulp.LpMinimize)
-            p = [pulp.LpVariable(f"p{j}", 0) for j in range(len(patterns))]
-            lp += pulp.lpSum(p)
-            for i, need in enumerate(counts):
-                lp += pulp.lpSum(pat[i] * v for pat, v in zip(patterns, p, strict=True)
-                                 if pat[i]) >= need, f"c{i}"
-            with quiet_stdout():
-                lp.solve(_LpHighs())
-            if lp.sol_status != pulp.LpSolutionOptimal:
-                return None
-            weights = [max(0.0, lp.constraints[f"c{i}"].pi or 0.0) for i in range(len(kinds))]
-            value, pattern = best_pattern(kinds, weights, slots, ram_cap, cores_cap,
-                                          limit=tuning.PATTERN_SEARCH_NODES)
-            if value <= 1 + 1e-9 or pattern in patterns:
-                break
-            patterns.append(pattern)
-        most, _ = best_pattern(kinds, weights, slots, ram_cap, cores_cap,
-                               limit=tuning.PATTERN_SEARCH_NODES)
-    except SearchLimit:
-        return None
-    return [w / max(1.0, most) for w in weights]
