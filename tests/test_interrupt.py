@@ -130,19 +130,42 @@ def test_sweep_workers_and_their_cbc(slow_mix, tmp_path, sig):
     assert sorted(p.name for p in out.iterdir()) == ["bench-n100-s1-sweep.csv"]
 
 
+# Marks, in the file PLAN_BUY_TEST_SOLVING names, that a HiGHS solve has begun, then runs
+# the CLI: the test signals once the file is there, not after a guessed sleep.
+_MARK_SOLVING = """
+import os
+import sys
+
+import highspy
+
+run = highspy.Highs.run
+
+def marked_run(self):
+    open(os.environ["PLAN_BUY_TEST_SOLVING"], "w").close()
+    return run(self)
+
+highspy.Highs.run = marked_run
+from cli import main
+main(sys.argv[1:])
+"""
+
+
 def test_plan_with_highs_stops_inside_the_solve(tmp_path):
     """HiGHS runs in-process: Ctrl-C reaches it through its search callbacks, so the run
-    ends within seconds instead of when the solve would (many minutes on this mix; before
-    this path, still running 90 s after the signal)."""
-    mix = write_yaml(generate_data(1000, 1), tmp_path / "slow1000.yaml")
+    ends within seconds instead of when the solve would (minutes on this mix; before this
+    path, a 1,000-workload run was still running 90 s after the signal)."""
+    mix = write_yaml(generate_data(300, 1), tmp_path / "slow300.yaml")
+    solving = tmp_path / "solving"
     proc = subprocess.Popen(
-        [sys.executable, "cli.py", "plan", str(mix), "--solver", "highs", "--no-workbook",
-         "--top", "1"],
+        [sys.executable, "-c", _MARK_SOLVING, "plan", str(mix), "--solver", "highs",
+         "--no-workbook", "--top", "1"],
         cwd=ROOT, text=True, stdout=subprocess.DEVNULL, stderr=subprocess.PIPE,
+        env={**os.environ, "PLAN_BUY_TEST_SOLVING": str(solving)},
         preexec_fn=lambda: signal.signal(signal.SIGINT, signal.SIG_DFL),  # noqa: PLW1509
     )
     try:
-        time.sleep(15)  # imports, estimates and the model build (~6 s); then HiGHS searches
+        assert _wait_for(solving.exists, timeout=120), "HiGHS never started"
+        time.sleep(0.5)  # so the signal lands inside run(), not on the way to it
         assert proc.poll() is None, "the solve finished before it could be interrupted"
         proc.send_signal(signal.SIGINT)
         _, stderr = proc.communicate(timeout=60)

@@ -28,6 +28,7 @@ from __future__ import annotations
 import math
 from collections.abc import Callable
 from dataclasses import dataclass
+from typing import Any
 
 from ..inputs.catalog import Catalog
 from ..inputs.workload import Policy
@@ -193,7 +194,7 @@ def define_spare_vram(m: Model, catalog: Catalog) -> pulp.LpAffineExpression:
     return used - installed
 
 
-def _replace(m: Model, row, name: str) -> None:
+def _replace(m: Model, row: Any, name: str) -> None:
     m.prob.constraints.pop(name, None)
     m.prob += row, name
 

@@ -10,6 +10,7 @@ plan of lowest TCO may cost more to buy than the smallest budget that serves eve
 from __future__ import annotations
 
 from dataclasses import dataclass
+from typing import Any
 
 from ..errors import PlanBuyError
 from ..inputs.catalog import Catalog
@@ -34,7 +35,7 @@ def needs_full_plan(result: PlanResult) -> bool:
     return bool(result.options) and bool(result.options[0].unserved)
 
 
-def full_plan(wf: WorkloadFile, catalog: Catalog, **plan_args) -> FullPlan:
+def full_plan(wf: WorkloadFile, catalog: Catalog, **plan_args: Any) -> FullPlan:
     """Plan ``wf`` without its budget, for the least capital cost; ``plan_args`` as for
     ``pipeline.plan`` (solver, time_limit, gap, started). Never raises for a plan that
     cannot be found: the reason is returned in ``why_not``."""

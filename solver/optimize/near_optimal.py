@@ -23,6 +23,7 @@ from .alternatives import (
     server_key,
     set_direction_objective,
 )
+from .expand import Expansion
 from .plan_value import expansion_value, repaired_free
 from .program import hold_pair_rows, restore_rows, set_cost_objective
 from .rounds import solve_and_expand
@@ -56,7 +57,7 @@ class Within:
     def value_of(self, run: Run, d: Direction) -> Callable[[Outcome, Any], float | None]:
         """That objective measured on an expanded plan, its drives priced as the program
         priced them (``rounds.repaired_free``); None under ``objective: tco``."""
-        def value(out: Outcome, exp) -> float | None:
+        def value(out: Outcome, exp: Expansion) -> float | None:
             cost = run.repair_value(out, exp)
             if cost is None:
                 return None
@@ -90,7 +91,7 @@ class Within:
         # servers of the best possible" on a 6-server plan only says there is a plan.
         return None if d.counted and least <= 0 else short
 
-    def solved(self, run: Run, d: Direction, out: Outcome, exp) -> bool:
+    def solved(self, run: Run, d: Direction, out: Outcome, exp: Expansion | None) -> bool:
         """The search proved its optimum over the whole slack and the plan shown is worth
         it in the direction's objective (``rounds.repaired_free``). A plan repaired to pack
         may be worse than the optimum proven, and so may one that packed: expansion buys
@@ -101,7 +102,7 @@ class Within:
         return (out.status == SolveStatus.OPTIMAL and exp is not None
                 and repaired_free(out, exp, self.value_of(run, d)))
 
-    def over(self, run: Run, out: Outcome, exp) -> float:
+    def over(self, run: Run, out: Outcome, exp: Expansion | None) -> float:
         """How far an expanded plan's value is above the slack (0: within it, or no plan)."""
         if exp is None:
             return 0.0
@@ -111,7 +112,7 @@ class Within:
     def shown(self, run: Run) -> Callable[[Outcome, Any], bool]:
         """Whether an expanded plan could be shown as it is (``_judge``): within the slack
         of the cheapest and within the budget."""
-        def within(out: Outcome, exp) -> bool:
+        def within(out: Outcome, exp: Expansion) -> bool:
             return (self.over(run, out, exp) <= 0
                     and (run.budget is None or exp.cost <= run.budget + 0.01))
         return within
@@ -226,9 +227,9 @@ def better_elsewhere(run: Run, tried: Sequence[Direction], left_out: dict[str, l
 
 
 
-def _judge(run: Run, within: Within, d: Direction, out: Outcome, exp, bound: float | None,
-           seen: dict, verdicts: Verdicts, cheapest: PlanOption, solved: bool,
-           words: Words) -> None:
+def _judge(run: Run, within: Within, d: Direction, out: Outcome, exp: Expansion | None,
+           bound: float | None, seen: dict, verdicts: Verdicts, cheapest: PlanOption,
+           solved: bool, words: Words) -> None:
     """Keep one direction's plan as the next option, or say in ``verdicts`` why not.
     ``bound``: what direction ``d``'s search proved on its objective over the slack;
     ``solved``: the plan is that search's proven optimum (``Within.solved``)."""

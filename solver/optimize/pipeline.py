@@ -33,6 +33,7 @@ from .candidates import (
 )
 from .diagnosis import infeasibility_reasons, no_plan_error
 from .engines import default_solver
+from .expand import Expansion
 from .mixes import ranked_mixes
 from .near_optimal import search_kinds
 from .plan_value import drives_alone
@@ -210,7 +211,7 @@ def _cheapest_tries(run: Run) -> None:
     )
 
 
-def _prove_patterns(run: Run, exp) -> None:
+def _prove_patterns(run: Run, exp: Expansion) -> None:
     """The cheapest plan, found on conservative patterns (shared GPUs at the most RAM they
     can need), stands above the gap of the last bound proven: prove one for it afresh
     (``rounds.pattern_bound``)."""
@@ -220,7 +221,7 @@ def _prove_patterns(run: Run, exp) -> None:
             m, run.wf, run.catalog, run.cand, run.solver, run.clock, run.gap, ticks), None))
 
 
-def _prove_drives(run: Run, exp) -> None:
+def _prove_drives(run: Run, exp: Expansion) -> None:
     """The cheapest plan's drives, whole per server, cost more than the program's disk rows
     said on some types, and it stands above the gap of the last bound proven: prove one
     with those types also on server patterns that carry their datasets and drives
@@ -234,7 +235,7 @@ def _prove_drives(run: Run, exp) -> None:
             run.gap, own if ticks is None else min(ticks, own)))
 
 
-def _raise_bound(run: Run, exp, prove: Callable[[int | None],
+def _raise_bound(run: Run, exp: Expansion, prove: Callable[[int | None],
                                                  tuple[float | None, tuple[Outcome, Any] | None]]
                  ) -> None:
     """When the cheapest plan stands above the gap of the last bound proven, a better bound

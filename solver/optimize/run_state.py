@@ -3,23 +3,24 @@ the options found so far; and the purchase counts the distinctness cuts are made
 
 from __future__ import annotations
 
-from collections.abc import Callable
+from collections.abc import Callable, Iterable
 from dataclasses import dataclass, field
 
 from ..check import check_plan
 from ..errors import CheckError
 from ..inputs.catalog import Catalog
 from ..inputs.workload import WorkloadFile
-from ..plan_types import PlanOption
+from ..plan_types import PlanOption, Server
 from .budget import Budget
 from .candidates import Candidates
+from .expand import Expansion
 from .plan_value import expansion_own
 from .program import Model
 from .solve import Outcome
 from .targets import target_figures
 
 
-def purchase_counts(option_servers, platforms: bool) -> dict[str, int]:
+def purchase_counts(option_servers: Iterable[Server], platforms: bool) -> dict[str, int]:
     """GPUs by SKU (and servers by platform) of a physical plan."""
     out: dict[str, int] = {}
     for s in option_servers:
@@ -100,7 +101,7 @@ class Run:
     def best_cost(self) -> float | None:
         return min((self.value(o) for o in self.options), default=None)
 
-    def option(self, out: Outcome, exp, label: str) -> PlanOption:
+    def option(self, out: Outcome, exp: Expansion, label: str) -> PlanOption:
         """The expanded plan as the next option (not checked)."""
         wf = self.wf
         unserved = tuple(w.name for w in wf.workloads if not out.serve.get(w.name, 1))
@@ -111,7 +112,7 @@ class Run:
             label=label, own=expansion_own(exp, wf, self.catalog), idle=exp.idle,
         )
 
-    def repair_value(self, out: Outcome, exp) -> float | None:
+    def repair_value(self, out: Outcome, exp: Expansion) -> float | None:
         """Capital cost of an expanded plan with its drives priced as the program priced
         them (the program's drive rows are sums: rounding drives per server is not a
         repair); None under ``objective: tco``, where drives move more than capex."""
@@ -119,7 +120,7 @@ class Run:
             return None
         return exp.cost - exp.drive_extra
 
-    def checked(self, out: Outcome, exp, label: str) -> PlanOption:
+    def checked(self, out: Outcome, exp: Expansion, label: str) -> PlanOption:
         """The expanded plan as an option, checked (a failure is a bug: CheckError)."""
         option = self.option(out, exp, label)
         problems = check_plan(option, self.wf, self.catalog)
