@@ -8,9 +8,12 @@ The library is a pipeline of pure stages passing typed data, one sub-package per
     report/    tables, the terminal summary and the Excel workbook
     sweep/     scenarios: copies of the input with overrides, solved and tabulated
 
-``check/`` (the independent plan checker), ``errors.py`` (the exception family) and
-``interrupt.py`` (how Ctrl-C and SIGTERM stop a run and what they clean up) sit at the top. Only ``optimize/`` imports PuLP, only ``report/workbook.py`` imports the Excel
-writer (XlsxWriter), and only ``cli.py`` imports click; ``tests/test_layout.py`` keeps it so.
+``check/`` (the independent plan checker, one module per rule family), ``rules/`` (each
+rule's shared arithmetic and the registry of every rule), ``plan_types.py`` and
+``result.py`` (what a plan and a run's result are), ``errors.py`` (the exception family)
+and ``interrupt.py`` (how Ctrl-C and SIGTERM stop a run and what they clean up) sit at the
+top. Only ``optimize/`` imports PuLP, only ``report/workbook/`` imports the Excel writer
+(XlsxWriter), and only ``cli.py`` imports click; ``tests/test_layout.py`` keeps it so.
 """
 
 __version__ = "0.1.0"
