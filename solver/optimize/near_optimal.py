@@ -56,7 +56,7 @@ class Within:
 
     def value_of(self, run: Run, d: Direction) -> Callable[[Outcome, Any], float | None]:
         """That objective measured on an expanded plan, its drives priced as the program
-        priced them (``rounds.repaired_free``); None under ``objective: tco``."""
+        priced them (``plan_value.repaired_free``); None under ``objective: tco``."""
         def value(out: Outcome, exp: Expansion) -> float | None:
             cost = run.repair_value(out, exp)
             if cost is None:
@@ -93,7 +93,7 @@ class Within:
 
     def solved(self, run: Run, d: Direction, out: Outcome, exp: Expansion | None) -> bool:
         """The search proved its optimum over the whole slack and the plan shown is worth
-        it in the direction's objective (``rounds.repaired_free``). A plan repaired to pack
+        it in the direction's objective (``plan_value.repaired_free``). A plan repaired to pack
         may be worse than the optimum proven, and so may one that packed: expansion buys
         only the shared GPUs its replicas fill (on q3, most spare VRAM's solve proved
         1,130.9 GB on four RTX 4090 workstations of two GPUs; their shared replicas fit

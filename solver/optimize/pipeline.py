@@ -214,7 +214,7 @@ def _cheapest_tries(run: Run) -> None:
 def _prove_patterns(run: Run, exp: Expansion) -> None:
     """The cheapest plan, found on conservative patterns (shared GPUs at the most RAM they
     can need), stands above the gap of the last bound proven: prove one for it afresh
-    (``rounds.pattern_bound``)."""
+    (``bounds.pattern_bound``)."""
     m = run.m
     if m.conservative and not m.priced:
         _raise_bound(run, exp, lambda ticks: (pattern_bound(
@@ -225,7 +225,7 @@ def _prove_drives(run: Run, exp: Expansion) -> None:
     """The cheapest plan's drives, whole per server, cost more than the program's disk rows
     said on some types, and it stands above the gap of the last bound proven: prove one
     with those types also on server patterns that carry their datasets and drives
-    (``rounds.drive_bound``), on no more work than rank 1's own (without a time limit
+    (``bounds.drive_bound``), on no more work than rank 1's own (without a time limit
     too: on the 10-workload mixes it proved, 2 and 39 checkpoints against 120 and 203).
     That solve's plan replaces the cheapest when it costs less once expanded."""
     own = max(1, run.rank1_ticks)

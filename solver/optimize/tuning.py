@@ -65,7 +65,7 @@ s whatever its limit, and rank 1's last solve, started with 26-44 s left, ended 
 126-140 s under --time-limit 120; at N = 200 (LP 0.6 s) it ran 5 s."""
 
 
-# -- One solve (``solve.py``): when HiGHS's heuristics and pattern searches run. --
+# -- One solve (``engines.py``): when HiGHS's heuristics and pattern searches run. --
 BEAT_START_TICKS = 3
 """With ``beat_start``, the most work ticks (times the limit) a solve holding only its start
 may run before the limit ends it (a cold solve runs until its first plan, however long)."""

@@ -28,7 +28,7 @@ def disaggregate(m: Model, key: str, policy: Policy, limit: int = MAX_PATTERNS,
     ``optimistic``, a shared GPU is a kind of one GPU and no RAM or cores instead: every
     real server is still covered (its shared replicas' RAM and cores stay in the type's sum
     rows), so the program stays a relaxation, though its plan may not pack: a bound for
-    plans the conservative kind found (``rounds.pattern_bound``).
+    plans the conservative kind found (``bounds.pattern_bound``).
 
     When the maximal patterns exceed ``limit``, the type starts from one greedy pattern per
     kind and more are *priced* from the LP duals (``price_patterns``, column generation).

@@ -25,7 +25,7 @@ type reading six local datasets has 64)."""
 def disaggregate_drives(m: Model, key: str, wf: WorkloadFile, catalog: Catalog,
                         limit: int = MAX_PATTERNS) -> bool:
     """Model one bought type by server patterns that carry their datasets and drives (O4
-    exact there; a relaxation for the bound of ``rounds.drive_bound``, never a plan).
+    exact there; a relaxation for the bound of ``bounds.drive_bound``, never a plan).
 
     Kinds are as in ``disaggregate`` (GPUs, host RAM[, cores]; a shared GPU one GPU and
     nothing else, its replicas' RAM and cores left to the sum rows, as ``optimistic``), and

@@ -105,7 +105,7 @@ def add_pattern_cut(m: Model, key: str, weights: dict[Kind, float]) -> bool:
     """A pattern-LP cut on one type:  n_t ≥ Σ_k w_k Σ_{o ∈ k} x_wot  (``pack.lp(t,j)``).
 
     The weights satisfy Σ_k a_k w_k ≤ 1 for every pattern a one server of the type holds
-    (GPU slots, usable RAM and, where checked, cores; ``solve.pattern_cut_weights``), so each
+    (GPU slots, usable RAM and, where checked, cores; ``tighten.pattern_cut_weights``), so each
     server carries replicas of total weight at most 1 and every plan satisfies the cut: the
     program stays a relaxation. They are the duals of the type's pattern LP at the counts of
     the last solve, so the cut is as strong as server patterns there, at the cost of one row.
