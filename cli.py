@@ -222,7 +222,7 @@ catalog_option = click.option(
     help="Priced hardware catalog (YAML). [default: the catalog shipped with plan-buy, "
          "identical to catalogs/default.yaml]",
 )
-# Spelled out here rather than read from solver.optimize.solve: importing it would load PuLP at
+# Spelled out here rather than read from solver.optimize.engines: importing it would load PuLP at
 # start-up for every command.
 solver_option = click.option(
     "--solver", type=click.Choice(["highs", "cbc"]), default=None,
