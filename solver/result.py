@@ -95,6 +95,10 @@ class PlanResult:
     baseline: Baseline | None = None
     """The rule-of-thumb reference configuration for the same workloads (R20), when one applies."""
     notes: tuple[str, ...] = field(default_factory=tuple)
+    reference_notes: tuple[str, ...] = field(default_factory=tuple)
+    """Those of ``notes`` that say why no rule-of-thumb reference was priced: ``--json``
+    keeps them among the notes; the terminal and the workbook leave them out (nothing to
+    act on)."""
     warnings: tuple[str, ...] = field(default_factory=tuple)
     """Inconsistencies between plan-buy's own side figures: reported, never fatal."""
     termination: Termination | None = None

@@ -69,3 +69,20 @@ def test_workbook_summary_reads_without_rule_numbers(sample, tmp_path):
         assert not any(word in c.split() or c.startswith(word) for c in cells), word
     assert any(c.startswith("Rule-of-thumb pool: 2 servers of ") for c in cells)
     assert "Saving vs the rule-of-thumb pool" in cells
+
+
+def test_only_the_reference_notes_are_left_out_of_the_workbook(sample, tmp_path):
+    """Why no reference was priced is left out; a warning that names the reference (two of
+    plan-buy's figures disagree) is still shown, as in the terminal."""
+    result, wf, catalog = sample
+    why = "R20 medium (4x A100 80GB): cannot run this mix"
+    warning = "the proven-optimal plan costs more than the reference configuration (R20 ...)"
+    result = replace(result, notes=(*result.notes, why), reference_notes=(why,),
+                     warnings=(warning,))
+    book = tmp_path / "q3.xlsx"
+    write_workbook(book, result, wf, catalog, {"workloads": WORKLOADS, "catalog": CATALOG})
+    texts = [str(c.value) for row in openpyxl.load_workbook(book)["Summary"].iter_rows()
+             for c in row if c.value is not None]
+    assert not any(why in t for t in texts)
+    assert any(warning in t for t in texts)
+    assert warning in " ".join(render_plan_summary(result, catalog, "q3", wf=wf).split())

@@ -321,6 +321,7 @@ def _result(run: Run, with_baseline: bool) -> PlanResult:
         gap=round(rel_gap, 6) if rel_gap is not None else None,
         baseline=baseline,
         notes=notes,
+        reference_notes=more,
         warnings=warnings,
     )
 

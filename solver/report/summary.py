@@ -266,10 +266,9 @@ def _reference_lines(result: PlanResult, width: int, buys_nothing: bool = False
     for note in result.notes:
         if buys_nothing and "no other distinct purchase list" in note:
             continue  # nothing bought: "1 of 3 options" would only confuse
-        if "R20" in note:
+        if note in result.reference_notes:
             continue  # why no rule-of-thumb pool applies tells nothing to act on (--json has it)
-        else:
-            out += wrap(f"Note: {note}.", width, hang="  ")
+        out += wrap(f"Note: {note}.", width, hang="  ")
     for warning in result.warnings:
         out += wrap(f"Warning: {warning}.", width, hang="  ")
     return out + ([""] if out else [])

@@ -228,9 +228,8 @@ class SummarySheet(BookBase):
         """The solver's notes and warnings and what a budget leaves out, one a row from
         ``r``; returns the row after them."""
         res = self.result
-        for text in (*res.notes, *(f"Warning: {w}" for w in res.warnings)):
-            if "R20" in text:  # why no rule-of-thumb pool applies: JSON keeps it
-                continue
+        notes = [n for n in res.notes if n not in res.reference_notes]  # JSON keeps those
+        for text in (*notes, *(f"Warning: {w}" for w in res.warnings)):
             sh.long_note(r, text)
             r += 1
         left_out = self._left_out()
