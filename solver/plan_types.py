@@ -10,6 +10,8 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
+from .run_types import RunEntry, TimeCost
+
 
 @dataclass(frozen=True)
 class Server:
@@ -299,6 +301,11 @@ class PlanOption:
     direction: DirectionFigure | None = None
     """A1: an alternative's figure in its direction and what its search proved there (None:
     the cheapest plan, a ranked mix)."""
+    runs: tuple[RunEntry, ...] = ()
+    """H3: the schedule of the finite runs (with a horizon); always-on replicas stay in
+    ``placements``."""
+    time: TimeCost | None = None
+    """H1, H6: the option's costs over the horizon (None without a horizon)."""
 
     @property
     def capex(self) -> float:
@@ -306,7 +313,10 @@ class PlanOption:
         return self.total_cost
 
     def objective_value(self, objective: str) -> float:
-        """What the options are ranked by: TCO under ``objective: tco``, else capital cost."""
+        """What the options are ranked by: over a horizon its cost there (H6); else TCO
+        under ``objective: tco``, else capital cost."""
+        if self.time is not None:
+            return self.time.horizon_cost
         if objective == "tco" and self.own is not None and self.own.tco is not None:
             return self.own.tco
         return self.total_cost
@@ -370,7 +380,14 @@ class PlanOption:
             "throughput": [f.to_json() for f in self.throughput],
             "direction": None if self.direction is None else self.direction.to_json(),
             **self._own_json(),
+            **self._time_json(),
         }
+
+    def _time_json(self) -> dict:
+        """H3–H6 keys, only over a horizon (a file without one keeps its JSON)."""
+        if self.time is None:
+            return {}
+        return {"runs": [r.to_json() for r in self.runs], **self.time.to_json()}
 
     def _own_json(self) -> dict:
         """P1–P5 keys of an option (docs/json.md): null where not computed."""

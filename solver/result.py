@@ -10,6 +10,7 @@ from dataclasses import dataclass, field, replace
 from enum import StrEnum
 
 from .plan_types import PlanOption
+from .run_types import HorizonInfo
 
 
 class SolveStatus(StrEnum):
@@ -105,6 +106,8 @@ class PlanResult:
     """Why the run ended where it did (``plan`` always says; None only for a result built
     elsewhere, e.g. by hand in a test). Not written to ``--json``: ``status`` and ``gap``
     are, and the sweep reads this."""
+    horizon: HorizonInfo | None = None
+    """H1: the horizon the options were planned over (None: no horizon, as before)."""
 
     def to_json(self) -> dict:
         doc: dict[str, object] = {
@@ -116,6 +119,8 @@ class PlanResult:
             doc["gap"] = self.gap
         if self.baseline is not None:
             doc["baseline"] = self.baseline.to_json()
+        if self.horizon is not None:
+            doc["horizon"] = self.horizon.to_json()
         if self.notes:
             doc["notes"] = list(self.notes)
         if self.warnings:

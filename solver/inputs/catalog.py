@@ -224,6 +224,11 @@ class CloudPrice(StrictModel):
     """GPU SKU of this catalog."""
     per_gpu_hour: float = Field(ge=0, le=10_000)
     """Price of one GPU for one hour, in the catalog's currency (on-demand)."""
+    max_gpus: int | None = Field(default=None, ge=1, le=1_000_000)
+    """H5: most GPUs of this SKU that can be rented at any instant; default no limit."""
+    min_hours: float | None = Field(default=None, gt=0, le=8760)
+    """H5: shortest rental billed, hours (a rental shorter than this is billed this long);
+    default none."""
     source: Text = ""
     """Where the price comes from, with its date."""
 

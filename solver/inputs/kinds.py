@@ -14,7 +14,7 @@ from .base import clip
 from .examples import FIELD_EXAMPLES, yaml_value
 
 TRAINING_KINDS = ("train", "lora", "qlora")
-TRAINING_TARGETS = ("tokens", "deadline_days")
+TRAINING_TARGETS = ("tokens", "deadline_days", "deadline", "start", "repeat")
 """Time-target fields of training kinds (T1)."""
 LORA_MODULES = ("q", "k", "v", "o", "gate", "up", "down")
 """Linear layers of a transformer block that can carry a LoRA adapter (``lora_targets``):
@@ -121,12 +121,8 @@ def _target_problems(kind: str, given: dict[str, Any], lengths: bool) -> list[st
         out.append(f"{', '.join(wrong)} {'is' if len(wrong) == 1 else 'are'} not for "
                    f"{_a(kind)} '{kind}' workload ({wrong[0]} is for {where}). "
                    f"To fix: remove {', '.join(wrong)} or change kind")
-    if kind in TRAINING_KINDS and (given.get("tokens") is None) != (
-            given.get("deadline_days") is None):
-        has, absent = (("tokens", "deadline_days") if given.get("tokens") is not None
-                       else ("deadline_days", "tokens"))
-        out.append(f"{has} needs {absent}: a training target is tokens over deadline_days. "
-                   f"To fix: add {_add([absent])} or remove {has}")
+    if kind in TRAINING_KINDS:
+        out += _run_problems(given)
     if kind == "inference" and given.get("requests_per_s") is not None:
         if given.get("tokens_per_s") is not None:
             out.append("give tokens_per_s or requests_per_s, not both (requests_per_s means "
@@ -138,4 +134,24 @@ def _target_problems(kind: str, given: dict[str, Any], lengths: bool) -> list[st
                        "the request rate into the tokens/s to serve (requests_per_s x "
                        f"output_tokens). To fix: add {_add(lacking)} (your service's mean "
                        "request)")
+    return out
+
+
+def _run_problems(given: dict[str, Any]) -> list[str]:
+    """A training target is tokens by a deadline (deadline_days, or a deadline date with a
+    horizon); start and repeat shape a run, so they need tokens (T1, H2)."""
+    out = []
+    ends = [f for f in ("deadline_days", "deadline") if given.get(f) is not None]
+    if len(ends) == 2:
+        out.append("give deadline_days or deadline, not both (a deadline date is start + "
+                   "deadline_days). To fix: remove one of them")
+    if given.get("tokens") is not None and not ends:
+        out.append(f"tokens needs deadline_days: a training target is tokens by a deadline. "
+                   f"To fix: add {_add(['deadline_days'])} (or a deadline date) or remove tokens")
+    if given.get("tokens") is None:
+        lone = ends + [f for f in ("start", "repeat") if given.get(f) is not None]
+        if lone:
+            out.append(f"{', '.join(lone)} {'needs' if len(lone) == 1 else 'need'} tokens: a "
+                       "run is tokens to train by a deadline. To fix: add "
+                       f"{_add(['tokens'])} or remove {', '.join(lone)}")
     return out

@@ -32,7 +32,9 @@ from pydantic import (
 )
 
 from .base import Name, StrictModel, clip
+from .catalog import IsoDate
 from .data_spec import DataSpec
+from .horizon import Horizon, RepeatSpec, time_problems
 from .kinds import (
     DEFAULT_LORA_TARGETS,
     LORA_MODULES,
@@ -118,6 +120,14 @@ class Workload(StrictModel):
     """Training kinds: total tokens to train on (with ``deadline_days``)."""
     deadline_days: PositiveFloat | None = Field(default=None, le=3650)
     """Training kinds: days the run may take; needs tokens / (days x 86,400) tokens/s."""
+    start: IsoDate | None = None
+    """H2 (needs policy.horizon): day the first run may begin; default the horizon's start."""
+    deadline: IsoDate | None = None
+    """H2 (needs policy.horizon): day the first run must be done by (instead of
+    deadline_days; a repeated run keeps the same span from its own start)."""
+    repeat: RepeatSpec | None = None
+    """H2 (needs policy.horizon): weekly, monthly, or {every_days: N, until: date}; each
+    repetition is a run needing ``tokens`` by its own deadline."""
     tokens_per_s: PositiveFloat | None = Field(default=None, le=1e12)
     """Inference: output tokens per second the service must sustain at peak."""
     requests_per_s: PositiveFloat | None = Field(default=None, le=1e9)
@@ -312,6 +322,12 @@ class Policy(StrictModel):
     tco: TcoPolicy | None = None
     """P2: how to price energy, support and racks over a horizon; default none (options
     then report capital cost and power only)."""
+    horizon: Horizon | None = None
+    """H1: the span hardware is bought for and finite runs are scheduled in; default none
+    (every workload runs all the time, as before)."""
+    rent: Literal["allowed", "never"] = "allowed"
+    """H5: whether runs may use rented GPUs where the catalog has cloud prices (with a
+    horizon only)."""
     objective: Literal["capex", "tco"] = "capex"
     """P2: what the program minimises: capital cost (default) or total cost of ownership
     (needs ``tco``)."""
@@ -353,6 +369,13 @@ class WorkloadFile(StrictModel):
                 "policy.tco.rack_cost_per_year needs a site to count racks. To fix: add "
                 "site: {racks: ..., rack_kw: ..., rack_units: ...}, or remove "
                 "rack_cost_per_year")
+        return self
+
+    @model_validator(mode="after")
+    def _runs_fit_horizon(self) -> WorkloadFile:
+        problems = time_problems(self.policy, self.workloads)
+        if problems:
+            raise ValueError("\n".join(problems))
         return self
 
     @model_validator(mode="after")
