@@ -168,7 +168,10 @@ def _ranked(wf, runs, base: PlanResult, options: list[PlanOption], alone: RunSol
             for i, o in enumerate(kept)]
     proven = base.status == SolveStatus.OPTIMAL and alone.optimal and not coupled
     notes = base.notes + _notes(runs, alone, coupled)
+    # The rule-of-thumb reference prices the always-on workloads only: beside a plan that
+    # also buys and rents for runs it would compare unlike things, so it is left out.
     return replace(base, status=SolveStatus.OPTIMAL if proven else SolveStatus.FEASIBLE,
+                   baseline=None,
                    termination=base.termination if proven or base.status != "optimal"
                    else Termination.NOT_PROVEN,
                    options=tuple(kept), horizon=_info(wf, runs), notes=notes)
