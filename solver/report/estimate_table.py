@@ -5,6 +5,7 @@ objects (the memory Estimate plus one replica's throughput; ``to_json`` is the r
 JSON contract); ``render_estimate_table`` turns them into text. The same for the GPU-hours
 one run of each finite training job needs per GPU type (``estimate.gpu_hours``):
 ``run_hours_rows`` chooses them, ``render_estimate_table`` ends with their section.
+``estimate_document`` is the ``--json`` document of both.
 
 Every JSON row carries ``cpu_cores``, what one replica needs on its server (O3).
 Throughput keys of a JSON row: training kinds add ``tokens_per_s`` and ``mfu``; inference adds
@@ -25,7 +26,7 @@ from ..estimate.replica import estimate, throughput
 from ..estimate.throughput import Throughput
 from ..inputs.catalog import Catalog, GpuSku
 from ..inputs.workload import Policy, Workload, WorkloadFile
-from ..optimize.advice import checkpointing_gain
+from ..optimize.advice import checkpointing_gain, checkpointing_gains
 from ..optimize.replicas import policy_degrees
 from ..rules.cores import replica_cores
 from .text import DEFAULT_WIDTH, Column, bullets, table, wrap
@@ -112,6 +113,18 @@ def run_hours_rows(wf: WorkloadFile, catalog: Catalog, gpu_skus: tuple[str, ...]
     """GPU-hours of one run of each finite job on each GPU (all, or ``gpu_skus``) where it
     fits (``estimate.gpu_hours``). Raises InputError for an unknown GPU SKU."""
     return gpu_hours_rows(wf, catalog, _select_gpus(catalog, tuple(gpu_skus)))
+
+
+def estimate_document(wf: WorkloadFile, catalog: Catalog, rows: Sequence[EstimateRow],
+                      hours: Sequence[GpuHoursRow]) -> dict:
+    """``estimate --json``'s document: ``rows``, ``checkpointing`` (only when a training job
+    would fit on fewer GPUs with it) and ``gpu_hours`` (docs/json.md)."""
+    doc: dict = {"rows": [r.to_json() for r in rows]}
+    gains = checkpointing_gains(wf, catalog)
+    if gains:
+        doc["checkpointing"] = [gain.to_json() for gain in gains]
+    doc["gpu_hours"] = [h.to_json() for h in hours]
+    return doc
 
 
 def is_waste(e: Estimate) -> bool:
