@@ -187,6 +187,19 @@ def test_large_figures_read_as_the_rest_of_the_tool():
     assert f"{first.gpu_hours:,.0f}" in line and line.endswith(f"USD {first.rent_cost:,.0f}")
 
 
+def test_a_job_that_fits_nowhere_says_so(files):
+    work, catalog = files
+    text = work.read_text(encoding="utf-8").replace(  # gpt-small made 70B: no 24 GB card fits
+        "params_b: 0.125, hidden: 768, layers: 12, heads: 12,\n            kv_heads: 12",
+        "params_b: 70, hidden: 8192, layers: 80, heads: 64,\n            kv_heads: 8", 1)
+    work.write_text(text, encoding="utf-8")
+    doc = json.loads(_estimate(work, "--catalog", catalog, "--gpu", "rtx-4090", "--json"))
+    assert doc["gpu_hours"] == []
+    out = _estimate(work, "--catalog", catalog, "--gpu", "rtx-4090", width=80)
+    section = " ".join(out[out.index("GPU-hours per run"):].split())
+    assert "-> gpt-small: a replica fits on no GPU shown here" in section
+
+
 def test_no_finite_job_no_section():
     assert "GPU-hours per run" not in _estimate(Q3)
     assert json.loads(_estimate(Q3, "--json"))["gpu_hours"] == []

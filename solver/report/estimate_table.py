@@ -20,7 +20,7 @@ from collections.abc import Sequence
 from dataclasses import dataclass, fields
 
 from ..errors import InputError
-from ..estimate.gpu_hours import GpuHoursRow, gpu_hours_rows
+from ..estimate.gpu_hours import GpuHoursRow, gpu_hours_rows, is_finite
 from ..estimate.memory import Estimate
 from ..estimate.replica import estimate, throughput
 from ..estimate.throughput import Throughput
@@ -203,9 +203,10 @@ def _title(w) -> str:
 
 def render_estimate_table(wf: WorkloadFile, catalog: Catalog, rows: Sequence[EstimateRow],
                           width: int = DEFAULT_WIDTH,
-                          hours: Sequence[GpuHoursRow] = ()) -> str:
+                          hours: Sequence[GpuHoursRow] | None = None) -> str:
     """Per workload, a table of its rows in at most ``width`` characters; GB everywhere
-    (10^9 bytes); then, when ``hours`` has rows, the section "GPU-hours per run"."""
+    (10^9 bytes); then, given ``hours`` and a training job with tokens, the section
+    "GPU-hours per run"."""
     by_workload: dict[str, list[Estimate]] = {}
     for r in rows:
         by_workload.setdefault(r.workload, []).append(r)
@@ -245,7 +246,7 @@ def render_estimate_table(wf: WorkloadFile, catalog: Catalog, rows: Sequence[Est
             parts += wrap(f"-> with activation_checkpointing: true a replica would fit "
                           f"{gain.text()} (each training step then takes longer)", width,
                           indent="  ", hang="     ")
-    if hours:
+    if hours is not None and any(is_finite(w) for w in wf.workloads):
         parts += ["", *_gpu_hours_section(wf, catalog, hours, width)]
     return "\n".join(parts)
 
@@ -261,7 +262,8 @@ _HOURS_COLUMNS = (
 
 def _gpu_hours_section(wf: WorkloadFile, catalog: Catalog, hours: Sequence[GpuHoursRow],
                        width: int) -> list[str]:
-    """"GPU-hours per run": one line per finite job x GPU, cheapest rent first."""
+    """"GPU-hours per run": one line per finite job x GPU, cheapest rent first; a line for
+    each finite job that fits on none of them."""
     p = wf.policy
     legend = [
         ("GPU-hours: what one run of the job needs on that GPU type, however many replicas "
@@ -274,8 +276,15 @@ def _gpu_hours_section(wf: WorkloadFile, catalog: Catalog, hours: Sequence[GpuHo
     cells = [[h.workload, h.gpu, str(h.degree), _hours(h.gpu_hours),
               "no cloud price" if h.rent_cost is None else _rent(h.rent_cost, h.currency)]
              for h in hours]
-    return ["GPU-hours per run (training jobs with tokens)", *bullets(legend, width, indent=""),
-            *table(_HOURS_COLUMNS, cells, width)]
+    out = ["GPU-hours per run (training jobs with tokens)", *bullets(legend, width, indent="")]
+    if cells:
+        out += table(_HOURS_COLUMNS, cells, width)
+    listed = {h.workload for h in hours}
+    for w in wf.workloads:
+        if is_finite(w) and w.name not in listed:
+            out += wrap(f"-> {w.name}: a replica fits on no GPU shown here and not in "
+                        "policy.exclude, so it has no GPU-hours", width, indent="  ", hang="     ")
+    return out
 
 
 def _hours(v: float) -> str:
