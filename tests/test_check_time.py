@@ -36,7 +36,7 @@ CAPEX = 2 * 2000 + 4 * 1000 + 8 * 100
 
 
 def workload_file(policy: dict | None = None, pre: dict | None = None,
-                  site: dict | None = None) -> WorkloadFile:
+                  site: dict | None = None, tune: dict | None = None) -> WorkloadFile:
     return WorkloadFile.model_validate({
         "name": "t",
         "policy": {"horizon": {"start": dt.date(2027, 1, 1), "months": 1}, **(policy or {})},
@@ -46,7 +46,7 @@ def workload_file(policy: dict | None = None, pre: dict | None = None,
              "global_batch": 8, "tokens": 3.24e8, "deadline_days": 10, **(pre or {})},
             {"name": "tune", "kind": "lora", "lora_rank": 8, "model": MODEL, "seq_len": 128,
              "global_batch": 8, "tokens": 3.24e7, "deadline_days": 2,
-             "repeat": {"every": "weekly", "until": dt.date(2027, 1, 8)}},
+             "repeat": {"every": "weekly", "until": dt.date(2027, 1, 8)}, **(tune or {})},
         ],
         **({"site": site} if site else {}),
     })
@@ -201,6 +201,23 @@ def test_host_ram_at_one_instant(cat, monkeypatch):
     option = replace(option, servers=(server("s1"), replace(server("s2"), dimm_count=2)))
     line = "s2: host RAM 96.0 GB over the headroom line of 64 GB (R11, R12, R15)"
     assert errors(option, cat) == [f"at 168.00 h: {line} (H4)"]
+
+
+def test_local_disk_while_a_run_reads_there(cat):
+    """tune reads a 3 TB dataset locally: s1's one 4 TB drive holds it under 20% headroom
+    (3.2 TB), but not the 1 TB of checkpoints in the pool besides while it runs."""
+    wf = workload_file(tune={"data": {"dataset_tb": 3, "storage": "local"}})
+    s1 = replace(server("s1"), storage="ssd4", drive_count=1, disk_tb=4.0)
+    option = with_run(replace(plan(), servers=(s1, server("s2"))), 2, servers=("s1",))
+    assert errors(option, cat, wf) == []
+    assert errors(with_run(option, 2, servers=("s2",)), cat, wf) == [
+        ("at 168.00 h: s2: local datasets 3.00 TB over the headroom line of its 0.00 TB of "
+        "drives (O4, R15) (H4)")]
+    wf = workload_file(tune={"data": {"dataset_tb": 3, "checkpoints_tb": 1,
+                                      "storage": "local"}})
+    assert errors(option, cat, wf) == [
+        ("at 168.00 h: storage 4.00 TB over the headroom line of the pool's 4.00 TB "
+        "(O4, R15) (H4)")]
 
 
 def test_site_power_counts_a_run_server_while_it_runs(cat):

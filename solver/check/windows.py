@@ -27,8 +27,8 @@ LIFE_MONTHS = 36
 
 @dataclass(frozen=True)
 class Window:
-    """H2: one run of the file: its tokens (x growth) between two instants, hours from the
-    horizon's start."""
+    """H2: when one run of the file may begin and must be done by, hours from the horizon's
+    start."""
 
     start_h: float
     deadline_h: float
@@ -88,6 +88,7 @@ def sound_runs(sub: Subject) -> list[tuple[RunEntry, Workload, GpuSku]]:
 
 
 def shapes(sub: Subject) -> tuple[list[tuple[RunEntry, Workload, GpuSku]], list[str]]:
+    """The sound runs (``sound_runs``), and what is wrong with the others (H3, R8, R10)."""
     return sub.once("run-shapes", _gather_shapes)
 
 
