@@ -170,5 +170,21 @@ _P = [
          f"{SOLVER_DOC}#power-cost-of-ownership-site-and-owned-servers"),
 ]
 
-RULES: dict[str, Rule] = {r.id: r for r in (*_R, *_O, *_T, *_P)}
+TIME_DOC = f"{SOLVER_DOC}#plans-over-time-what-the-checker-verifies-h3h6"
+"""Where the checker's part of the H family (plans over time) is explained."""
+
+_H = [
+    Rule("H3", "Each run gets a window inside [start, deadline], replicas and where they run, "
+         "enough for its tokens", "solver.run_types.RunEntry", None, "check_h3", None,
+         TIME_DOC),
+    Rule("H4", "At every instant the replicas running on each server fit every rule of today",
+         "solver.horizon.runs.period_cuts", None, "check_h4", None, TIME_DOC),
+    Rule("H5", "A run may rent GPUs with a cloud price, billed price × GPUs × hours, within "
+         "max_gpus", "solver.run_types.Rented", None, "check_h5", None, TIME_DOC),
+    Rule("H6", "One objective over the horizon: capex x its share of the life + rent "
+         "(+ running costs)", "solver.run_types.TimeCost.horizon_cost", None, "check_h6", None,
+         TIME_DOC),
+]
+
+RULES: dict[str, Rule] = {r.id: r for r in (*_R, *_O, *_T, *_P, *_H)}
 """Every plan rule, by id."""
