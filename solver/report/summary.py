@@ -21,6 +21,7 @@ from .metrics import USE_TARGET, option_metrics
 from .quote import quote_lines, quote_text
 from .running import own_cost_lines, serving_section, throughput_lines
 from .text import DEFAULT_WIDTH, Column, bullets, table, wrap
+from .timeline_text import headline_lines, schedule_lines
 from .wording import (
     counted,
     direction_text,
@@ -60,6 +61,7 @@ def render_plan_summary(result: PlanResult, catalog: Catalog, name: str,
     lines = wrap(head + (status_sentence(result, budget is not None, by_tco)
                          if not buys_nothing else
                          f"{name}: nothing to buy."), width)
+    lines += headline_lines(result, catalog, width)
     lines += wrap(f"Prices as of {catalog.prices_as_of}: "
                   f"{catalog.price_note or 'catalog prices'}.", width)
     lines.append("")
@@ -68,6 +70,7 @@ def render_plan_summary(result: PlanResult, catalog: Catalog, name: str,
                                 wf.policy if wf is not None else Policy()) + [""]
         lines += _direction_lines(result, width)
         lines += _quote_lines(result, catalog, width, quotes)
+    lines += schedule_lines(result, width)
     if budget is not None:
         lines += _budget_lines(result, wf, full, budget, cur, width)
     if wf is not None:
@@ -168,7 +171,7 @@ def _drive_only_lines(result: PlanResult, width: int) -> list[str]:
     and checkpoints), per option, so "13 servers" for 8 GPUs is not a puzzle."""
     out = []
     for o in result.options:
-        used = {p.server for p in o.placements}
+        used = {p.server for p in o.placements} | set(o.time.run_servers if o.time else ())
         alone = Counter(s.platform for s in o.servers
                         if s.id not in used and not s.owned and s.drive_count)
         if alone:
