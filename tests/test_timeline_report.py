@@ -182,3 +182,113 @@ def _find(ws, text: str, col: int = 1) -> int:
         if row[0].value == text:
             return row[0].row
     raise AssertionError(f"{text!r} not on {ws.title}")
+
+
+def _header(ws, row: int) -> list:
+    return [c.value for c in ws[row]]
+
+
+def test_timeline_sheet_and_chart(book, plan):
+    result, _, _ = plan
+    wb = openpyxl.load_workbook(book)
+    assert wb.sheetnames[:3] == ["Summary", "Option 1", "Timeline"]
+    ws = wb["Timeline"]
+    head = _header(ws, 4)
+    months = [f"2027-{m:02d}" for m in range(1, 13)]
+    assert head[:3] == ["Capacity", "Configuration", "GPUs installed"] and head[3:15] == months
+    s2 = _find(ws, "s2")
+    cols = td.spans(result.horizon)
+    want = td.use_rows(result.options[0], cols)[0].gpu_hours
+    got = [ws.cell(s2, 4 + i).value for i in range(12)]
+    assert got == pytest.approx([h / s.hours for h, s in zip(want, cols, strict=True)])
+    assert got[0] == pytest.approx(5 * 8 * 30 / 744)  # 5 runs of 8 GPUs x 30 h in January
+    rented = _find(ws, "h100-sxm rented")
+    assert ws.cell(rented, 4).value == pytest.approx(64 * PRETRAIN_H / 744)
+    assert ws.cell(_find(ws, "l40s bought"), 3).value == 4
+    assert len(ws._charts) == 1
+    chart = ws._charts[0]
+    assert len(chart.series) == 4  # a100 rented, h100 bought, h100 rented, l40s bought
+    assert chart.grouping == "stacked"
+
+
+def test_option_sheet_rent_runs_and_horizon_cost(book, plan):
+    result, _, _ = plan
+    opt = result.options[0]
+    formulas = openpyxl.load_workbook(book)["Option 1"]
+    values = openpyxl.load_workbook(book, data_only=True)["Option 1"]
+    head = _find(formulas, "GPU SKU")
+    assert _header(formulas, head)[3:6] == ["GPU-hours", "Price per GPU-hour (USD)",
+                                              "Cost (USD)"]
+    h100 = head + 2  # a100-80g-sxm, then h100-sxm
+    assert formulas.cell(h100, 1).value == "h100-sxm"
+    assert formulas.cell(h100, 2).value == "pretrain (1 run)"
+    assert values.cell(h100, 4).value == pytest.approx(64 * PRETRAIN_H)
+    assert formulas.cell(h100, 6).value == f"=D{h100}*E{h100}"
+    total = _find(formulas, "Rent total")
+    assert values.cell(total, 6).value == pytest.approx(opt.time.rent)
+    cost = _find(formulas, "Cost over the horizon")
+    assert values.cell(cost, 6).value == pytest.approx(opt.time.horizon_cost)
+    charged = _find(formulas, "Capex charged")
+    assert formulas.cell(charged, 6).value.startswith("='Option 1'!$F$")
+    runs = _find(formulas, "Workload")
+    assert _header(formulas, runs)[:7] == ["Workload", "Where", "Run", "Begins", "Ends",
+                                           "Replicas", "GPUs per replica"]
+    # In time order; finetune run 1 and pretrain both begin at the horizon's start.
+    assert [values.cell(runs + k, 1).value for k in (1, 2, 3)] == ["finetune", "pretrain",
+                                                                  "finetune"]
+    rows = [values.cell(runs + 1 + k, 1).value for k in range(60)]
+    assert rows.count("finetune") == 52 and rows.count("pretrain") == 1
+    last = runs + 53  # the rented finetune run begins last, on 2027-12-27
+    assert values.cell(last, 4).value == dt.datetime(2027, 12, 27)
+    assert values.cell(last, 2).value == "rented: 8 GPUs for 40.0 h billed"
+    assert values.cell(runs + 1, 2).value == "servers s2"
+    assert values.cell(runs + 2, 2).value == "rented: 64 GPUs for 340.8 h billed"
+
+
+def test_summary_horizon_rows(book, plan):
+    result, _, _ = plan
+    opt = result.options[0]
+    formulas = openpyxl.load_workbook(book)["Summary"]
+    values = openpyxl.load_workbook(book, data_only=True)["Summary"]
+    for label, want in (("Horizon (months)", 12), ("  Capex charged", opt.time.capex_charged),
+                        ("  Rent", opt.time.rent), ("Cost over the horizon",
+                                                     opt.time.horizon_cost)):
+        r = _find(formulas, label)
+        assert formulas.cell(r, 3).value.startswith("='Option 1'!"), label
+        assert values.cell(r, 3).value == pytest.approx(want), label
+    assert "over the horizon" in formulas["A2"].value
+
+
+def test_weekly_columns_for_a_short_horizon(plan, tmp_path):
+    result, wf, catalog = plan
+    short = replace(result.horizon, months=3, hours=90 * 24.0, capex_share=1 / 12)
+    opt = result.options[0]
+    cut = tuple(r for r in opt.runs if r.end_h <= 90 * 24)
+    opt = replace(opt, runs=cut, time=replace(opt.time, capex_charged=opt.total_cost / 12,
+                                              rent=sum(r.rented.cost for r in cut
+                                                       if r.rented)))
+    path = write_workbook(tmp_path / "short.xlsx", replace(result, horizon=short,
+                                                           options=(opt,)),
+                          wf, catalog, {"workloads": TIMELINE})
+    ws = openpyxl.load_workbook(path)["Timeline"]
+    head = [v for v in _header(ws, 4)[3:] if v]
+    assert head[:2] == ["2027-01-04", "2027-01-11"] and len(head) == 13
+
+
+def test_workbook_recalculates(book, tmp_path):
+    """Every formula's stored value is what LibreOffice computes (skipped without it)."""
+    if soffice() is None:
+        pytest.skip("LibreOffice (soffice) is not installed")
+    copies = recalculate([book], tmp_path)
+    count, diffs = stored_vs_recalculated(book, copies[book])
+    assert count > 40 and not diffs, diffs
+
+
+def test_workbook_renders_to_pdf(book, tmp_path):
+    """The workbook converts to PDF (what soffice prints) with the Timeline on its pages."""
+    if soffice() is None:
+        pytest.skip("LibreOffice (soffice) is not installed")
+    done = subprocess.run([soffice(), "--headless", "--convert-to", "pdf", "--outdir",
+                           str(tmp_path), str(book)], capture_output=True, timeout=300,
+                          check=False)
+    assert done.returncode == 0 and (tmp_path / "timeline.pdf").stat().st_size > 10_000

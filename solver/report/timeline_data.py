@@ -149,15 +149,15 @@ def use_rows(option: PlanOption, cols: Sequence[Span]) -> list[UseRow]:
         n = len(servers)
         rows.append(UseRow(f"{n} always-on server{'s' if n != 1 else ''}", "always-on",
                            servers[0].gpu or "", config, sum(s.gpu_count for s in servers),
-                           tuple(busy * s.hours for s in cols)))
+                           tuple(busy * span.hours for span in cols)))
     rented: dict[str, list[float]] = {}
     for r in option.runs:
         if r.rented is None:
             continue
         row = rented.setdefault(r.gpu, [0.0] * len(cols))
-        for i, s in enumerate(cols):
+        for i, span in enumerate(cols):
             row[i] += r.rented.gpus * overlap(r.begin_h, r.begin_h + r.rented.hours,
-                                              s.begin_h, s.end_h)
+                                              span.begin_h, span.end_h)
     rows += [UseRow(f"rented {sku}", "rented", sku, "", 0, tuple(h))
              for sku, h in sorted(rented.items())]
     return rows
@@ -173,3 +173,37 @@ def gpu_use(option: PlanOption, cols: Sequence[Span]) -> dict[tuple[str, str], l
         for i, h in enumerate(row.gpu_hours):
             acc[i] += h
     return dict(sorted(out.items()))
+
+
+@dataclass(frozen=True)
+class RentLine:
+    """H6: one line of the rented GPU-hours section of the bill of materials."""
+
+    gpu: str
+    gpu_hours: float
+    """GPU-hours billed: Σ rented GPUs x hours billed over the runs renting this SKU."""
+    per_gpu_hour: float
+    runs: tuple[tuple[str, int], ...]
+    """(workload, runs of it renting this SKU), in the order they first rent."""
+
+    @property
+    def cost(self) -> float:
+        return self.gpu_hours * self.per_gpu_hour
+
+    def who(self) -> str:
+        """``pretrain (1 run), finetune (3 runs)``."""
+        return ", ".join(f"{w} ({n} run{'s' if n != 1 else ''})" for w, n in self.runs)
+
+
+def rent_lines(option: PlanOption) -> list[RentLine]:
+    """The rented GPU-hours per GPU SKU (and price), in SKU order."""
+    hours: dict[tuple[str, float], float] = {}
+    runs: dict[tuple[str, float], dict[str, int]] = {}
+    for r in option.runs:
+        if r.rented is not None:
+            key = (r.gpu, r.rented.per_gpu_hour)
+            hours[key] = hours.get(key, 0.0) + r.rented.gpus * r.rented.hours
+            who = runs.setdefault(key, {})
+            who[r.workload] = who.get(r.workload, 0) + 1
+    return [RentLine(sku, h, price, tuple(runs[(sku, price)].items()))
+            for (sku, price), h in sorted(hours.items())]
