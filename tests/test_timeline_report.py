@@ -22,7 +22,7 @@ from test_report import CATALOG, bom
 
 from solver.horizon.runs import runs_of
 from solver.inputs.loading import load_catalog, load_workloads
-from solver.plan_types import Placement, PlanOption, Server
+from solver.plan_types import OwnCost, Placement, PlanOption, Server
 from solver.report import timeline_data as td
 from solver.report.summary import render_plan_summary
 from solver.report.workbook import write_workbook
@@ -69,6 +69,7 @@ def timeline_plan():
     rent = sum(r.rented.cost for r in runs if r.rented)
     option = PlanOption(rank=1, total_cost=capex, servers=(s1, s2), lines=lines,
                         placements=tuple(chat), label="cheapest", runs=tuple(runs),
+                        own=OwnCost(capex=capex, power_kw=11.9, rack_units=12),
                         time=TimeCost(capex * share, rent, 0.0, ("s2",)))
     info = HorizonInfo(frame.start, frame.months, frame.hours, frame.life_months, share,
                        "allowed", dict(run_set.dropped))
@@ -292,3 +293,40 @@ def test_workbook_renders_to_pdf(book, tmp_path):
                            str(tmp_path), str(book)], capture_output=True, timeout=300,
                           check=False)
     assert done.returncode == 0 and (tmp_path / "timeline.pdf").stat().st_size > 10_000
+
+
+def test_json_matches_the_output_schema(plan):
+    """The horizon keys are in the schema (optional), typed as the document writes them."""
+    import jsonschema
+
+    from solver.report.output_schema import output_schema
+
+    result, _, _ = plan
+    doc = result.to_json()
+    schema = output_schema("plan")
+    jsonschema.validate(doc, schema)
+    plan_doc = schema["anyOf"][0]
+    assert "horizon" in plan_doc["properties"] and "horizon" not in plan_doc["required"]
+    option = plan_doc["properties"]["options"]["items"]
+    for key in ("runs", "capex_charged", "rent_cost", "running_cost", "horizon_cost",
+                "run_servers"):
+        assert key in option["properties"] and key not in option["required"]
+    doc["options"][0]["runs"][0]["servers"] = "s2"  # a list of ids, not one id
+    with pytest.raises(jsonschema.ValidationError):
+        jsonschema.validate(doc, schema)
+
+
+def test_json_doc_lists_the_horizon_keys(plan):
+    """docs/json.md's horizon sections list exactly the keys a plan over time prints."""
+    from test_docs import keys_in, sections
+
+    doc = plan[0].to_json()
+    docs = sections("json.md")
+    assert set(docs["`horizon`"]) == keys_in(doc, "horizon")
+    assert set(docs["`options[].runs[]`"]) == keys_in(doc, "options[].runs[]")
+    assert set(docs["`options[].runs[].rented`"]) == keys_in(doc, "options[].runs[].rented")
+    plain = replace(plan[0], horizon=None, options=tuple(replace(o, runs=(), time=None)
+                                                          for o in plan[0].options))
+    added = keys_in(doc, "options[]") - keys_in(plain.to_json(), "options[]")
+    assert set(docs["`options[]` over a horizon"]) == added
+    assert set(doc) - set(plain.to_json()) == {"horizon"}
