@@ -324,9 +324,26 @@ def test_json_doc_lists_the_horizon_keys(plan):
     docs = sections("json.md")
     assert set(docs["`horizon`"]) == keys_in(doc, "horizon")
     assert set(docs["`options[].runs[]`"]) == keys_in(doc, "options[].runs[]")
-    assert set(docs["`options[].runs[].rented`"]) == keys_in(doc, "options[].runs[].rented")
+    rented = {k for r in doc["options"][0]["runs"] if r["rented"] for k in r["rented"]}
+    assert set(docs["`options[].runs[].rented`"]) == rented
     plain = replace(plan[0], horizon=None, options=tuple(replace(o, runs=(), time=None)
                                                           for o in plan[0].options))
     added = keys_in(doc, "options[]") - keys_in(plain.to_json(), "options[]")
     assert set(docs["`options[]` over a horizon"]) == added
     assert set(doc) - set(plain.to_json()) == {"horizon"}
+
+
+def test_chargeback_charges_run_servers_to_the_teams_of_their_runs(plan):
+    """s2 holds only finetune's runs (team support): support pays for all of it, and its
+    GPUs used are finetune's GPU-hours there averaged over the year (51 x 8 x 30 / 8,760)."""
+    from solver.report.chargeback import team_costs
+
+    result, wf, catalog = plan
+    opt = result.options[0]
+    teams = team_costs(opt, wf, catalog).set_index("team")
+    s2 = opt.servers[1]
+    s2_price = sum(catalog.price_of(sku) * q for sku, q in s2.parts() if sku != s2.storage)
+    assert teams.loc["support", "gpu_equivalents"] == pytest.approx(51 * 8 * 30 / 8760)
+    assert teams.loc["support", "total_cost"] >= s2_price
+    assert "(idle, no team)" not in teams.index
+    assert teams["total_cost"].sum() == pytest.approx(opt.total_cost)
