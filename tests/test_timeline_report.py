@@ -347,3 +347,20 @@ def test_chargeback_charges_run_servers_to_the_teams_of_their_runs(plan):
     assert teams.loc["support", "total_cost"] >= s2_price
     assert "(idle, no team)" not in teams.index
     assert teams["total_cost"].sum() == pytest.approx(opt.total_cost)
+
+
+def test_buy_nothing_and_rent_nothing_are_said(plan):
+    from solver.report.timeline_text import buy_line, rent_line
+
+    result, _, catalog = plan
+    opt = result.options[0]
+    on_servers = replace(opt, runs=tuple(r for r in opt.runs if r.rented is None))
+    never = replace(result.horizon, rent="never")
+    assert rent_line(on_servers, never, catalog) == "Rent: nothing (policy.rent: never)."
+    assert rent_line(on_servers, result.horizon, catalog) == "Rent: nothing."
+    no_cloud = catalog.model_copy(update={"cloud": []})
+    assert "no cloud prices" in rent_line(on_servers, result.horizon, no_cloud)
+    rented = replace(opt, servers=(), placements=(), total_cost=0.0,
+                     runs=tuple(r for r in opt.runs if r.rented is not None))
+    assert buy_line(rented, "USD") == "Buy: nothing."
+    assert buy_line(opt, "USD").endswith("for chat-serving and finetune (51 of 52 runs).")

@@ -117,5 +117,7 @@ class TimelineSheet(BookBase):
         chart.set_legend({"position": "bottom"})
         first_page = sh.pages_across[0] if sh.pages_across else FIRST_SPAN_COL + n
         width = sum(column_px(sh._col_width(c)) for c in range(first_page))
-        chart.set_size({"width": max(480, min(width - 8, 1100)), "height": 380})
+        # 90%: LibreOffice lays columns out a little wider than Excel's pixels, and the
+        # first page is filled to its edge.
+        chart.set_size({"width": max(480, min(int(width * 0.9), 1100)), "height": 380})
         sh.ws.insert_chart(row, 0, chart)
