@@ -22,15 +22,15 @@ from typing import Any
 
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 
-from bench.generate import DEFAULT_CATALOG, ROOT, generate_data  # noqa: E402
-from solver.horizon.runs import runs_of  # noqa: E402
-from solver.inputs.catalog import Catalog  # noqa: E402
-from solver.inputs.loading import load_catalog  # noqa: E402
-from solver.inputs.workload import WorkloadFile  # noqa: E402
-from solver.optimize.runs.plan import plan_over_time  # noqa: E402
-from solver.optimize.runs.program import Room  # noqa: E402
-from solver.optimize.runs.solve import solve_runs  # noqa: E402
-from solver.optimize.runs.ways import run_inputs  # noqa: E402
+from bench.generate import DEFAULT_CATALOG, ROOT, generate_data
+from solver.horizon.runs import runs_of
+from solver.inputs.catalog import Catalog
+from solver.inputs.loading import load_catalog
+from solver.inputs.workload import WorkloadFile
+from solver.optimize.runs.plan import plan_over_time
+from solver.optimize.runs.program import Room
+from solver.optimize.runs.solve import solve_runs
+from solver.optimize.runs.ways import run_inputs
 
 REPEATS = ("weekly", "monthly", {"every_days": 14}, None)
 """How a finite job of the mix repeats (None: a one-off run)."""
