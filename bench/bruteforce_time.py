@@ -1,0 +1,334 @@
+"""Exhaustive search of the time model (H3-H5): the least horizon cost of a tiny file with a
+horizon, found without the integer program.
+
+Independent of ``solver/optimize`` and of ``solver/horizon``'s fleet, options, program and
+schedule: it reads the runs and the period grid of the input (``solver.horizon.runs``), the
+catalog and the estimator (per-GPU VRAM, host RAM, tokens/s), and keeps its own arithmetic
+for everything else. The stated model it enumerates:
+
+- always-on workloads (everything that is not a run) are planned as today, on their own
+  servers: ``bench.bruteforce.optimum`` of the file without its runs;
+- a run on bought servers fills ``s`` whole servers of ONE configuration S = (platform, GPU
+  SKU x k, DIMM SKU x count, drive SKU x count) with replicas of one degree d: one server
+  holds m = min(k // d, RAM, cores) replicas, where Σ host RAM ≤ (1 - headroom) x installed
+  RAM (every channel populated evenly, R14), Σ cores ≤ the platform's (O3) and the run's
+  local dataset ≤ (1 - headroom) x the server's drives (O4, else m = 0); n = s x m replicas,
+  at least ⌈replicas x growth⌉;
+- it occupies a range [a..b] of whole consecutive grid periods inside its window, and its
+  tokens fit in it: D = tokens / (n x tokens/s x dp_eff x 3600) ≤ t_{b+1} - t_a;
+- at every period, the servers of S used by the runs occupying it ≤ N_S, the servers of S
+  bought (a run server holds one run at a time, never an always-on replica);
+- or the run rents n = max(min replicas, ⌈tokens / (tokens/s x dp_eff x window x 3600)⌉)
+  replicas of degree d on a cloud GPU from its start, active over [start, start + D),
+  billed max(D, min_hours) hours per GPU; with max_gpus, the rented GPUs of a SKU active
+  at any instant ≤ max_gpus;
+- cost = capex_share x (capex of always-on + Σ_S N_S x price_S) + rent.
+
+Every (configuration, degree, period range) is enumerated with the fewest servers that
+finish the run in that range (more servers over the same periods never cost less), every
+rented (GPU, degree), and every combination across runs (depth first, cut where the partial
+cost already reaches the best). Configurations and choices are pruned only where another is
+never worse: same replicas per server or more at no higher price; same configuration with no
+more servers over no more periods.
+
+Scope (stated, not hidden): objective capex; no site, inventory or budget; runs keep no
+checkpoints or shared datasets in the pool (their pooled storage is not part of the model);
+renting ignores ``policy.exclude`` (it names what not to buy).
+"""
+
+from __future__ import annotations
+
+import itertools
+import math
+import sys
+from dataclasses import dataclass
+from pathlib import Path
+
+if __name__ == "__main__":  # run as a script: the repository root holds the bench package
+    sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
+
+from bench.bruteforce import _cores, _degrees_for, _without, optimum
+from solver.estimate.replica import estimate, replica_throughput
+from solver.horizon.runs import RunSpec, is_run, period_cuts, runs_of
+from solver.inputs.catalog import Catalog
+from solver.inputs.workload import Workload, WorkloadFile
+
+EPS = 1e-6
+
+
+@dataclass(frozen=True)
+class Way:
+    """One replica of a run on ``degree`` GPUs of ``gpu``."""
+
+    gpu: str
+    degree: int
+    rate: float
+    """Tokens/s one replica delivers (T2 x data-parallel efficiency)."""
+    ram_gb: float
+    cores: int
+
+
+@dataclass(frozen=True)
+class Config:
+    """A run server: platform, GPUs, DIMMs and drives bought together."""
+
+    platform: str
+    gpu: str
+    gpus: int
+    ram_gb: float
+    """Installed host RAM."""
+    tb: float
+    """Installed drive TB."""
+    cores: int | None
+    price: float
+
+
+@dataclass(frozen=True)
+class Choice:
+    """How one run is done: on ``servers`` servers of config ``config`` over periods
+    ``first..last``, or rented (config None) on ``gpus`` GPUs of ``gpu`` over [begin, end)."""
+
+    config: int | None
+    servers: int = 0
+    first: int = 0
+    last: int = -1
+    gpu: str = ""
+    gpus: int = 0
+    begin: float = 0.0
+    end: float = 0.0
+    rent: float = 0.0
+
+
+def run_ways(w: Workload, gpus: list, policy) -> list[Way]:
+    """Every GPU and degree a replica of ``w`` fits on (R8, R10, memory), with its rate."""
+    eff = policy.data_parallel_efficiency
+    out = []
+    for g in gpus:
+        for d in _degrees_for(g, policy):
+            e = estimate(w, g, d, policy)
+            if not e.fits:
+                continue
+            rate = replica_throughput(w, g, d, policy, e).tokens_per_s * eff
+            if rate > 0:
+                out.append(Way(g.sku, d, rate, e.host_ram_gb, _cores(w, d)))
+    return out
+
+
+def server_configs(catalog: Catalog) -> list[Config]:
+    """Every run server the catalog sells: any GPU count it is sold with (O1, at least one),
+    every DIMM SKU at every count that populates all channels (R14), 0..bays drives."""
+    out = []
+    for p in catalog.platforms:
+        counts = sorted(set(p.gpu_counts)) if p.gpu_counts is not None else range(
+            p.gpu_slots + 1)
+        dimms = [(0.0, 0.0)] if not p.memory_channels else [
+            (n * m.size_gb, n * m.price) for m in catalog.memory if m.type == p.memory_type
+            for n in range(p.memory_channels, p.dimm_slots + 1, p.memory_channels)]
+        drives = [(0.0, 0.0)] + [(q * s.size_tb, q * s.price) for s in catalog.storage
+                                 for q in range(1, p.drive_bays + 1)]
+        for g in catalog.gpus:
+            if not p.takes(g):
+                continue
+            for k, (ram, ram_price), (tb, tb_price) in itertools.product(counts, dimms, drives):
+                if k >= 1:
+                    out.append(Config(p.sku, g.sku, k, ram, tb, p.cpu_cores,
+                                      p.price + k * g.price + ram_price + tb_price))
+    return out
+
+
+def per_server(cfg: Config, way: Way, local_tb: float, line: float) -> int:
+    """Replicas of one run a server of ``cfg`` holds at once (0: none)."""
+    if cfg.gpu != way.gpu or local_tb > line * cfg.tb + 1e-9:
+        return 0
+    m = cfg.gpus // way.degree
+    if way.ram_gb > 0:
+        m = min(m, math.floor(line * cfg.ram_gb / way.ram_gb + 1e-9))
+    if cfg.cores is not None and way.cores > 0:
+        m = min(m, cfg.cores // way.cores)
+    return max(m, 0)
+
+
+def useful_configs(configs: list[Config], fits: list[tuple[Way, float]],
+                   line: float) -> list[Config]:
+    """The configs no other config beats: another that holds as many replicas of every way
+    of every run (``fits``: way, local TB) at no higher price can replace it everywhere."""
+    table = [tuple(per_server(c, w, tb, line) for w, tb in fits) for c in configs]
+    cheapest: dict[tuple, int] = {}
+    for i, vec in enumerate(table):
+        if any(vec) and (vec not in cheapest or configs[i].price < configs[cheapest[vec]].price):
+            cheapest[vec] = i
+    return [configs[i] for v, i in cheapest.items() if not any(
+        o != v and configs[j].price <= configs[i].price and all(a >= b for a, b in zip(o, v))
+        for o, j in cheapest.items())]
+
+
+def pool_choices(run: RunSpec, ways: list[Way], local_tb: float, configs: list[Config],
+                 cuts: tuple[float, ...], line: float) -> list[Choice]:
+    """Every (config, degree, range of whole periods inside the run's window) with the
+    fewest servers that finish its tokens there; then only the choices no other of the same
+    config beats (fewer or as many servers over a sub-range)."""
+    best: dict[tuple[int, int, int], int] = {}
+    for ci, cfg in enumerate(configs):
+        for way in ways:
+            m = per_server(cfg, way, local_tb, line)
+            if m == 0:
+                continue
+            least = math.ceil(run.min_replicas / m)
+            for a in range(len(cuts) - 1):
+                if cuts[a] < run.start_h - EPS:
+                    continue
+                for b in range(a, len(cuts) - 1):
+                    if cuts[b + 1] > run.deadline_h + EPS:
+                        break
+                    hours = cuts[b + 1] - cuts[a]
+                    s = max(least, math.ceil(
+                        run.tokens / (m * way.rate * 3600 * hours) * (1 - 1e-12)))
+                    key = (ci, a, b)
+                    best[key] = min(best.get(key, s), s)
+    out = []
+    for (ci, a, b), s in best.items():
+        beaten = any(c2 == ci and (a2, b2, s2) != (a, b, s) and a2 >= a and b2 <= b and s2 <= s
+                     for (c2, a2, b2), s2 in best.items())
+        if not beaten:
+            out.append(Choice(ci, servers=s, first=a, last=b))
+    return out
+
+
+def rent_choices(run: RunSpec, w: Workload, catalog: Catalog, policy) -> list[Choice]:
+    """H5: every cloud GPU and degree the run's replicas fit on, as many replicas as finish
+    in the window from its start, billed max(D, min_hours) hours per GPU."""
+    if policy.rent == "never":
+        return []
+    out = []
+    for price in catalog.cloud:
+        g = catalog.gpu(price.gpu)
+        for way in run_ways(w, [g], policy):
+            n = max(run.min_replicas, math.ceil(
+                run.tokens / (way.rate * run.window_h * 3600) * (1 - 1e-12)))
+            hours = run.tokens / (n * way.rate * 3600)
+            gpus = n * way.degree
+            if price.max_gpus is not None and gpus > price.max_gpus:
+                continue
+            billed = max(hours, price.min_hours or 0.0)
+            out.append(Choice(None, gpu=g.sku, gpus=gpus, begin=run.start_h,
+                              end=run.start_h + hours, rent=price.per_gpu_hour * gpus * billed))
+    return out
+
+
+def _rent_fits(rented: list[Choice], new: Choice, cap: int | None) -> bool:
+    """H5: over [begin, end) of ``new``, the GPUs of its SKU rented at once ≤ cap (their
+    sum only rises where a rental begins, so checking each begin inside is enough)."""
+    if cap is None:
+        return True
+    same = [r for r in rented if r.gpu == new.gpu] + [new]
+    for t in {r.begin for r in same if new.begin - EPS <= r.begin < new.end - EPS}:
+        if sum(r.gpus for r in same if r.begin <= t + EPS and t < r.end - EPS) > cap:
+            return False
+    return True
+
+
+def search(choices: list[list[Choice]], prices: list[float], share: float,
+           caps: dict[str, int | None], periods: int) -> float | None:
+    """The least Σ_S share x N_S x price_S + rent over one choice per run (None: a run has
+    no choice). Depth first; a partial cost never falls, so it cuts at the best so far."""
+    if any(not c for c in choices):
+        return None
+    order = sorted(range(len(choices)), key=lambda i: len(choices[i]))
+    use = [[0] * periods for _ in prices]
+    bought = [0] * len(prices)
+    rented: list[Choice] = []
+    best = math.inf
+
+    def visit(depth: int, cost: float) -> None:
+        nonlocal best
+        if cost >= best - 1e-9:
+            return
+        if depth == len(order):
+            best = cost
+            return
+        for c in choices[order[depth]]:
+            if c.config is None:
+                if _rent_fits(rented, c, caps.get(c.gpu)):
+                    rented.append(c)
+                    visit(depth + 1, cost + c.rent)
+                    rented.pop()
+                continue
+            row, before = use[c.config], bought[c.config]
+            for p in range(c.first, c.last + 1):
+                row[p] += c.servers
+            bought[c.config] = max(before, max(row[c.first:c.last + 1]))
+            visit(depth + 1, cost + share * prices[c.config] * (bought[c.config] - before))
+            for p in range(c.first, c.last + 1):
+                row[p] -= c.servers
+            bought[c.config] = before
+
+    visit(0, 0.0)
+    return None if best == math.inf else best
+
+
+def _scope(wf: WorkloadFile) -> None:
+    """What the model enumerated here leaves out: refuse it rather than answer wrong."""
+    policy = wf.policy
+    if policy.horizon is None:
+        raise ValueError("brute_force_time needs policy.horizon (use bench.bruteforce)")
+    if policy.objective != "capex" or wf.site is not None or wf.inventory or policy.budget:
+        raise ValueError("brute_force_time: objective capex only, without site, inventory "
+                         "or budget")
+    for w in wf.workloads:
+        if is_run(w, wf) and w.pool_tb > 0:
+            raise ValueError(f"brute_force_time: run workload {w.name} keeps "
+                             f"{w.pool_tb} TB in the pool (checkpoints or shared data), "
+                             "not part of the time model")
+
+
+def always_on_capex(wf: WorkloadFile, catalog: Catalog) -> float | None:
+    """Capex of the workloads that run all the time, planned as today (None: no plan)."""
+    works = [w for w in wf.workloads if not is_run(w, wf)]
+    if not works:
+        return 0.0
+    return optimum(wf.model_copy(update={"workloads": works}), catalog)
+
+
+def brute_force_time(wf: WorkloadFile, catalog: Catalog) -> float | None:
+    """Least horizon cost (capex x capex_share + rent) of ``wf`` over every schedule of the
+    stated model; None when no plan exists."""
+    _scope(wf)
+    runs = runs_of(wf)
+    assert runs is not None
+    on = always_on_capex(wf, catalog)
+    if on is None:
+        return None
+    policy, line = wf.policy, 1 - wf.policy.headroom
+    bought = _without(catalog, set(policy.exclude))
+    cuts = period_cuts(runs)
+    by_name = {w.name: w for w in wf.workloads}
+    gpus = [g for g in bought.gpus if any(p.takes(g) for p in bought.platforms)]
+    ways = [run_ways(by_name[r.workload], gpus, policy) for r in runs.runs]
+    fits = [(way, by_name[r.workload].local_tb) for r, ws in zip(runs.runs, ways) for way in ws]
+    configs = useful_configs(server_configs(bought), fits, line)
+    choices = [
+        pool_choices(r, ws, by_name[r.workload].local_tb, configs, cuts, line)
+        + rent_choices(r, by_name[r.workload], catalog, policy)
+        for r, ws in zip(runs.runs, ways)]
+    caps = {c.gpu: c.max_gpus for c in catalog.cloud}
+    share = runs.frame.capex_share
+    rest = search(choices, [c.price for c in configs], share, caps, len(cuts) - 1)
+    return None if rest is None else share * on + rest
+
+
+if __name__ == "__main__":
+    from bench.generate import DEFAULT_CATALOG
+    from solver.errors import PlanBuyError
+    from solver.inputs.loading import load_catalog, load_workloads
+
+    args = sys.argv[1:]
+    if len(args) not in (1, 3) or (len(args) == 3 and args[1] != "--catalog"):
+        sys.exit("usage: python bench/bruteforce_time.py FILE.yaml [--catalog CATALOG.yaml]")
+    try:
+        cost = brute_force_time(load_workloads(Path(args[0])),
+                                load_catalog(Path(args[2]) if len(args) == 3 else
+                                             DEFAULT_CATALOG))
+    except (PlanBuyError, ValueError) as exc:
+        print(f"error: {exc}", file=sys.stderr)
+        sys.exit(2)
+    print("no plan" if cost is None else f"{cost:.2f}")
