@@ -228,25 +228,28 @@ def _rent_fits(rented: list[Choice], new: Choice, cap: int | None) -> bool:
 
 
 def search(choices: list[list[Choice]], prices: list[float], share: float,
-           caps: dict[str, int | None], periods: int) -> float | None:
-    """The least Σ_S share x N_S x price_S + rent over one choice per run (None: a run has
-    no choice). Depth first; a partial cost never falls, so it cuts at the best so far."""
+           caps: dict[str, int | None], periods: int) -> tuple[float, list[Choice]] | None:
+    """The least Σ_S share x N_S x price_S + rent over one choice per run, and those choices
+    in run order (None: a run has no choice). Depth first; a partial cost never falls, so it
+    cuts at the best so far."""
     if any(not c for c in choices):
         return None
     order = sorted(range(len(choices)), key=lambda i: len(choices[i]))
     use = [[0] * periods for _ in prices]
     bought = [0] * len(prices)
     rented: list[Choice] = []
-    best = math.inf
+    picked: dict[int, Choice] = {}
+    best: tuple[float, list[Choice]] = (math.inf, [])
 
     def visit(depth: int, cost: float) -> None:
         nonlocal best
-        if cost >= best - 1e-9:
+        if cost >= best[0] - 1e-9:
             return
         if depth == len(order):
-            best = cost
+            best = (cost, [picked[i] for i in range(len(choices))])
             return
         for c in choices[order[depth]]:
+            picked[order[depth]] = c
             if c.config is None:
                 if _rent_fits(rented, c, caps.get(c.gpu)):
                     rented.append(c)
@@ -263,7 +266,7 @@ def search(choices: list[list[Choice]], prices: list[float], share: float,
             bought[c.config] = before
 
     visit(0, 0.0)
-    return None if best == math.inf else best
+    return None if best[0] == math.inf else best
 
 
 def _scope(wf: WorkloadFile) -> None:
@@ -289,9 +292,36 @@ def always_on_capex(wf: WorkloadFile, catalog: Catalog) -> float | None:
     return optimum(wf.model_copy(update={"workloads": works}), catalog)
 
 
-def brute_force_time(wf: WorkloadFile, catalog: Catalog) -> float | None:
-    """Least horizon cost (capex x capex_share + rent) of ``wf`` over every schedule of the
-    stated model; None when no plan exists."""
+@dataclass(frozen=True)
+class Best:
+    """The least horizon cost and a schedule that reaches it."""
+
+    cost: float
+    always_on: float
+    """Capex of the always-on workloads (before capex_share)."""
+    runs: tuple[RunSpec, ...]
+    picks: tuple[Choice, ...]
+    """One per run, in the order of ``runs``."""
+    configs: tuple[Config, ...]
+    cuts: tuple[float, ...]
+
+    def lines(self) -> list[str]:
+        """The schedule, one line per run."""
+        out = []
+        for r, c in zip(self.runs, self.picks):
+            if c.config is None:
+                out.append(f"{r.key}: rent {c.gpus} x {c.gpu} over [{c.begin:g}, {c.end:.2f}) h "
+                           f"for {c.rent:.2f}")
+            else:
+                cfg = self.configs[c.config]
+                out.append(f"{r.key}: {c.servers} x {cfg} over [{self.cuts[c.first]:g}, "
+                           f"{self.cuts[c.last + 1]:g}] h")
+        return out
+
+
+def brute_force_schedule(wf: WorkloadFile, catalog: Catalog) -> Best | None:
+    """The least horizon cost (capex x capex_share + rent) of ``wf`` over every schedule of
+    the stated model, with one schedule reaching it; None when no plan exists."""
     _scope(wf)
     runs = runs_of(wf)
     assert runs is not None
@@ -312,8 +342,16 @@ def brute_force_time(wf: WorkloadFile, catalog: Catalog) -> float | None:
         for r, ws in zip(runs.runs, ways)]
     caps = {c.gpu: c.max_gpus for c in catalog.cloud}
     share = runs.frame.capex_share
-    rest = search(choices, [c.price for c in configs], share, caps, len(cuts) - 1)
-    return None if rest is None else share * on + rest
+    found = search(choices, [c.price for c in configs], share, caps, len(cuts) - 1)
+    if found is None:
+        return None
+    return Best(share * on + found[0], on, runs.runs, tuple(found[1]), tuple(configs), cuts)
+
+
+def brute_force_time(wf: WorkloadFile, catalog: Catalog) -> float | None:
+    """Least horizon cost of ``wf`` (``brute_force_schedule``); None when no plan exists."""
+    best = brute_force_schedule(wf, catalog)
+    return None if best is None else best.cost
 
 
 if __name__ == "__main__":
@@ -322,13 +360,20 @@ if __name__ == "__main__":
     from solver.inputs.loading import load_catalog, load_workloads
 
     args = sys.argv[1:]
+    explain = "--explain" in args
+    args = [a for a in args if a != "--explain"]
     if len(args) not in (1, 3) or (len(args) == 3 and args[1] != "--catalog"):
-        sys.exit("usage: python bench/bruteforce_time.py FILE.yaml [--catalog CATALOG.yaml]")
+        print("usage: python bench/bruteforce_time.py FILE.yaml [--catalog CATALOG.yaml] "
+              "[--explain]", file=sys.stderr)
+        sys.exit(2)
     try:
-        cost = brute_force_time(load_workloads(Path(args[0])),
-                                load_catalog(Path(args[2]) if len(args) == 3 else
-                                             DEFAULT_CATALOG))
+        best = brute_force_schedule(load_workloads(Path(args[0])),
+                                    load_catalog(Path(args[2]) if len(args) == 3 else
+                                                 DEFAULT_CATALOG))
     except (PlanBuyError, ValueError) as exc:
         print(f"error: {exc}", file=sys.stderr)
         sys.exit(2)
-    print("no plan" if cost is None else f"{cost:.2f}")
+    print("no plan" if best is None else f"{best.cost:.2f}")
+    if best is not None and explain:
+        print(f"always-on capex {best.always_on:.2f}")
+        print("\n".join(best.lines()))
