@@ -11,6 +11,7 @@ needs 480 GPU-hours: 2 GPUs for the whole window (n = 2 replicas, D = 480 / n h)
 
 from __future__ import annotations
 
+import itertools
 import subprocess
 import sys
 
@@ -19,6 +20,7 @@ import solver_fixtures as fx
 
 from bench import bruteforce, bruteforce_time
 from bench.bruteforce_time import brute_force_time
+from bench.tiny_horizon import tiny_horizon_instance
 from solver.inputs.catalog import Catalog
 from solver.inputs.loading import load_workloads
 from solver.inputs.workload import WorkloadFile
@@ -188,3 +190,57 @@ def test_cli_prints_the_least_cost_and_refuses_bad_input(tmp_path, root, monkeyp
     bad = subprocess.run([sys.executable, script, str(tmp_path / "missing.yaml")],
                          check=False, capture_output=True, text=True)
     assert bad.returncode == 2 and "missing.yaml" in bad.stderr
+
+
+# --- seeded tiny files (real estimator, default catalog's parts) ----------------------------
+
+SEEDS = range(12)
+
+
+def _every_choice(run, ways, local_tb, configs, cuts, line):
+    """pool_choices without its pruning: every config, degree, range and 1..6 servers."""
+    out = []
+    for ci, cfg in enumerate(configs):
+        for way in ways:
+            m = bruteforce_time.per_server(cfg, way, local_tb, line)
+            for a, b in itertools.combinations_with_replacement(range(len(cuts) - 1), 2):
+                if not m or cuts[a] < run.start_h - 1e-6 or cuts[b + 1] > run.deadline_h + 1e-6:
+                    continue
+                out += [bruteforce_time.Choice(ci, servers=s, first=a, last=b)
+                        for s in range(1, 7) if s * m >= run.min_replicas and run.tokens
+                        / (s * m * way.rate * 3600) <= cuts[b + 1] - cuts[a] + 1e-9]
+    return out
+
+
+@pytest.mark.parametrize("seed", SEEDS)
+def test_pruning_loses_nothing(seed, monkeypatch, default_catalog):
+    """With every config that holds a replica (none dropped as beaten) and every choice of
+    1..6 servers over every range, the least cost is the same: what the search prunes is
+    never better than what it keeps."""
+    monkeypatch.undo()
+    wf, cat = tiny_horizon_instance(seed, default_catalog)
+    fast = brute_force_time(wf, cat)
+    monkeypatch.setattr(bruteforce_time, "useful_configs", lambda configs, fits, line: [
+        c for c in configs if any(bruteforce_time.per_server(c, w, tb, line) for w, tb in fits)])
+    monkeypatch.setattr(bruteforce_time, "pool_choices", _every_choice)
+    assert brute_force_time(wf, cat) == pytest.approx(fast, abs=0.01)
+
+
+@pytest.mark.parametrize("seed", SEEDS)
+def test_fewer_options_never_cost_less(seed, monkeypatch, default_catalog):
+    """Forbidding rent, capping every cloud GPU at 1 at a time or billing at least 500 h, and
+    dropping the last workload, each move the least cost the right way."""
+    monkeypatch.undo()
+    wf, cat = tiny_horizon_instance(seed, default_catalog)
+    cost = brute_force_time(wf, cat)
+    assert cost is not None
+    policy = wf.policy.model_copy(update={"rent": "never"})
+    never = brute_force_time(wf.model_copy(update={"policy": policy}), cat)
+    assert never is None or never >= cost - 0.01
+    for terms in ({"max_gpus": 1}, {"min_hours": 500.0}):
+        cloud = [c.model_copy(update=terms) for c in cat.cloud]
+        harder = brute_force_time(wf, cat.model_copy(update={"cloud": cloud}))
+        assert harder is None or harder >= cost - 0.01
+    if len(wf.workloads) > 1:
+        fewer = wf.model_copy(update={"workloads": wf.workloads[:-1]})
+        assert brute_force_time(fewer, cat) <= cost + 0.01
