@@ -168,7 +168,7 @@ def _drive_only_lines(result: PlanResult, width: int) -> list[str]:
     and checkpoints), per option, so "13 servers" for 8 GPUs is not a puzzle."""
     out = []
     for o in result.options:
-        used = {p.server for p in o.placements}
+        used = {p.server for p in o.placements} | set(o.time.run_servers if o.time else ())
         alone = Counter(s.platform for s in o.servers
                         if s.id not in used and not s.owned and s.drive_count)
         if alone:
