@@ -1,27 +1,25 @@
 """Exhaustive search of the time model (H3-H5): the least horizon cost of a tiny file with a
 horizon, found without the integer program.
 
-Independent of ``solver/optimize`` and of ``solver/horizon``'s fleet, options, program and
-schedule: it reads the runs and the period grid of the input (``solver.horizon.runs``), the
-catalog and the estimator (per-GPU VRAM, host RAM, tokens/s), and keeps its own arithmetic
-for everything else. The stated model it enumerates:
+Independent of ``solver/optimize`` (the run program lives in ``solver/optimize/runs``): it
+reads the runs and the period grid of the input (``solver.horizon.runs``), the catalog and
+the estimator (per-GPU VRAM, host RAM, tokens/s), and keeps its own arithmetic for
+everything else. The stated model it enumerates:
 
 - always-on workloads (everything that is not a run) are planned as today, on their own
   servers: ``bench.bruteforce.optimum`` of the file without its runs;
-- a run on bought servers fills ``s`` whole servers of ONE configuration S = (platform, GPU
-  SKU x k, DIMM SKU x count, drive SKU x count) with replicas of one degree d: one server
-  holds m = min(k // d, RAM, cores) replicas, where Σ host RAM ≤ (1 - headroom) x installed
-  RAM (every channel populated evenly, R14), Σ cores ≤ the platform's (O3) and the run's
-  local dataset ≤ (1 - headroom) x the server's drives (O4, else m = 0); n = s x m replicas,
-  at least ⌈replicas x growth⌉;
+- a run on bought servers fills ``s`` whole servers of ONE configuration S with replicas of
+  one GPU SKU and degree d, m per server (``bench/bruteforce_servers.py``: any GPU count,
+  DIMMs and drives the catalog sells, or with ``full_servers`` only the run program's
+  one full configuration per platform and GPU); n = s x m ≥ ⌈replicas x growth⌉;
 - it occupies a range [a..b] of whole consecutive grid periods inside its window, and its
   tokens fit in it: D = tokens / (n x tokens/s x dp_eff x 3600) ≤ t_{b+1} - t_a;
 - at every period, the servers of S used by the runs occupying it ≤ N_S, the servers of S
   bought (a run server holds one run at a time, never an always-on replica);
-- or the run rents n = max(min replicas, ⌈tokens / (tokens/s x dp_eff x window x 3600)⌉)
-  replicas of degree d on a cloud GPU from its start, active over [start, start + D),
-  billed max(D, min_hours) hours per GPU; with max_gpus, the rented GPUs of a SKU active
-  at any instant ≤ max_gpus;
+- or the run rents n = max(min replicas, ⌈tokens / (tokens/s x dp_eff x (deadline - t) x
+  3600)⌉) replicas of degree d on a cloud GPU from t, its start or any grid cut inside its
+  window, active over [t, t + D), billed max(D, min_hours) hours per GPU; with max_gpus,
+  the rented GPUs of a SKU active at any instant ≤ max_gpus;
 - cost = capex_share x (capex of always-on + Σ_S N_S x price_S) + rent.
 
 Every (configuration, degree, period range) is enumerated with the fewest servers that
@@ -47,40 +45,21 @@ from pathlib import Path
 if __name__ == "__main__":  # run as a script: the repository root holds the bench package
     sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
-from bench.bruteforce import _cores, _degrees_for, _without, optimum
-from solver.estimate.replica import estimate, replica_throughput
+from bench.bruteforce import _without, optimum
+from bench.bruteforce_servers import (
+    Config,
+    Way,
+    full_configs,
+    per_server,
+    run_ways,
+    server_configs,
+    useful_configs,
+)
 from solver.horizon.runs import RunSpec, is_run, period_cuts, runs_of
 from solver.inputs.catalog import Catalog
 from solver.inputs.workload import Workload, WorkloadFile
 
 EPS = 1e-6
-
-
-@dataclass(frozen=True)
-class Way:
-    """One replica of a run on ``degree`` GPUs of ``gpu``."""
-
-    gpu: str
-    degree: int
-    rate: float
-    """Tokens/s one replica delivers (T2 x data-parallel efficiency)."""
-    ram_gb: float
-    cores: int
-
-
-@dataclass(frozen=True)
-class Config:
-    """A run server: platform, GPUs, DIMMs and drives bought together."""
-
-    platform: str
-    gpu: str
-    gpus: int
-    ram_gb: float
-    """Installed host RAM."""
-    tb: float
-    """Installed drive TB."""
-    cores: int | None
-    price: float
 
 
 @dataclass(frozen=True)
@@ -97,69 +76,6 @@ class Choice:
     begin: float = 0.0
     end: float = 0.0
     rent: float = 0.0
-
-
-def run_ways(w: Workload, gpus: list, policy) -> list[Way]:
-    """Every GPU and degree a replica of ``w`` fits on (R8, R10, memory), with its rate."""
-    eff = policy.data_parallel_efficiency
-    out = []
-    for g in gpus:
-        for d in _degrees_for(g, policy):
-            e = estimate(w, g, d, policy)
-            if not e.fits:
-                continue
-            rate = replica_throughput(w, g, d, policy, e).tokens_per_s * eff
-            if rate > 0:
-                out.append(Way(g.sku, d, rate, e.host_ram_gb, _cores(w, d)))
-    return out
-
-
-def server_configs(catalog: Catalog) -> list[Config]:
-    """Every run server the catalog sells: any GPU count it is sold with (O1, at least one),
-    every DIMM SKU at every count that populates all channels (R14), 0..bays drives."""
-    out = []
-    for p in catalog.platforms:
-        counts = sorted(set(p.gpu_counts)) if p.gpu_counts is not None else range(
-            p.gpu_slots + 1)
-        dimms = [(0.0, 0.0)] if not p.memory_channels else [
-            (n * m.size_gb, n * m.price) for m in catalog.memory if m.type == p.memory_type
-            for n in range(p.memory_channels, p.dimm_slots + 1, p.memory_channels)]
-        drives = [(0.0, 0.0)] + [(q * s.size_tb, q * s.price) for s in catalog.storage
-                                 for q in range(1, p.drive_bays + 1)]
-        for g in catalog.gpus:
-            if not p.takes(g):
-                continue
-            for k, (ram, ram_price), (tb, tb_price) in itertools.product(counts, dimms, drives):
-                if k >= 1:
-                    out.append(Config(p.sku, g.sku, k, ram, tb, p.cpu_cores,
-                                      p.price + k * g.price + ram_price + tb_price))
-    return out
-
-
-def per_server(cfg: Config, way: Way, local_tb: float, line: float) -> int:
-    """Replicas of one run a server of ``cfg`` holds at once (0: none)."""
-    if cfg.gpu != way.gpu or local_tb > line * cfg.tb + 1e-9:
-        return 0
-    m = cfg.gpus // way.degree
-    if way.ram_gb > 0:
-        m = min(m, math.floor(line * cfg.ram_gb / way.ram_gb + 1e-9))
-    if cfg.cores is not None and way.cores > 0:
-        m = min(m, cfg.cores // way.cores)
-    return max(m, 0)
-
-
-def useful_configs(configs: list[Config], fits: list[tuple[Way, float]],
-                   line: float) -> list[Config]:
-    """The configs no other config beats: another that holds as many replicas of every way
-    of every run (``fits``: way, local TB) at no higher price can replace it everywhere."""
-    table = [tuple(per_server(c, w, tb, line) for w, tb in fits) for c in configs]
-    cheapest: dict[tuple, int] = {}
-    for i, vec in enumerate(table):
-        if any(vec) and (vec not in cheapest or configs[i].price < configs[cheapest[vec]].price):
-            cheapest[vec] = i
-    return [configs[i] for v, i in cheapest.items() if not any(
-        o != v and configs[j].price <= configs[i].price and all(a >= b for a, b in zip(o, v))
-        for o, j in cheapest.items())]
 
 
 def pool_choices(run: RunSpec, ways: list[Way], local_tb: float, configs: list[Config],
@@ -194,24 +110,27 @@ def pool_choices(run: RunSpec, ways: list[Way], local_tb: float, configs: list[C
     return out
 
 
-def rent_choices(run: RunSpec, w: Workload, catalog: Catalog, policy) -> list[Choice]:
-    """H5: every cloud GPU and degree the run's replicas fit on, as many replicas as finish
-    in the window from its start, billed max(D, min_hours) hours per GPU."""
+def rent_choices(run: RunSpec, w: Workload, catalog: Catalog, policy,
+                 cuts: tuple[float, ...]) -> list[Choice]:
+    """H5: every cloud GPU and degree the run's replicas fit on, beginning at the run's start
+    or at any grid cut inside its window (so capped rentals can take turns), as many
+    replicas as finish by the deadline from there, billed max(D, min_hours) h per GPU."""
     if policy.rent == "never":
         return []
     out = []
-    for price in catalog.cloud:
+    begins = [run.start_h] + [t for t in cuts if run.start_h + EPS < t < run.deadline_h - EPS]
+    for price, begin in itertools.product(catalog.cloud, begins):
         g = catalog.gpu(price.gpu)
         for way in run_ways(w, [g], policy):
             n = max(run.min_replicas, math.ceil(
-                run.tokens / (way.rate * run.window_h * 3600) * (1 - 1e-12)))
+                run.tokens / (way.rate * (run.deadline_h - begin) * 3600) * (1 - 1e-12)))
             hours = run.tokens / (n * way.rate * 3600)
             gpus = n * way.degree
             if price.max_gpus is not None and gpus > price.max_gpus:
                 continue
             billed = max(hours, price.min_hours or 0.0)
-            out.append(Choice(None, gpu=g.sku, gpus=gpus, begin=run.start_h,
-                              end=run.start_h + hours, rent=price.per_gpu_hour * gpus * billed))
+            out.append(Choice(None, gpu=g.sku, gpus=gpus, begin=begin, end=begin + hours,
+                              rent=price.per_gpu_hour * gpus * billed))
     return out
 
 
@@ -319,9 +238,11 @@ class Best:
         return out
 
 
-def brute_force_schedule(wf: WorkloadFile, catalog: Catalog) -> Best | None:
+def brute_force_schedule(wf: WorkloadFile, catalog: Catalog,
+                         full_servers: bool = False) -> Best | None:
     """The least horizon cost (capex x capex_share + rent) of ``wf`` over every schedule of
-    the stated model, with one schedule reaching it; None when no plan exists."""
+    the stated model, with one schedule reaching it; None when no plan exists.
+    ``full_servers``: only the run program's configurations (``full_configs``)."""
     _scope(wf)
     runs = runs_of(wf)
     assert runs is not None
@@ -335,10 +256,15 @@ def brute_force_schedule(wf: WorkloadFile, catalog: Catalog) -> Best | None:
     gpus = [g for g in bought.gpus if any(p.takes(g) for p in bought.platforms)]
     ways = [run_ways(by_name[r.workload], gpus, policy) for r in runs.runs]
     fits = [(way, by_name[r.workload].local_tb) for r, ws in zip(runs.runs, ways) for way in ws]
-    configs = useful_configs(server_configs(bought), fits, line)
+    if full_servers:
+        once = {r.workload: ws for r, ws in zip(runs.runs, ways)}
+        configs = full_configs(bought, [(w, by_name[n].local_tb) for n, ws in once.items()
+                                        for w in ws], line)
+    else:
+        configs = useful_configs(server_configs(bought), fits, line)
     choices = [
         pool_choices(r, ws, by_name[r.workload].local_tb, configs, cuts, line)
-        + rent_choices(r, by_name[r.workload], catalog, policy)
+        + rent_choices(r, by_name[r.workload], catalog, policy, cuts)
         for r, ws in zip(runs.runs, ways)]
     caps = {c.gpu: c.max_gpus for c in catalog.cloud}
     share = runs.frame.capex_share
@@ -348,9 +274,10 @@ def brute_force_schedule(wf: WorkloadFile, catalog: Catalog) -> Best | None:
     return Best(share * on + found[0], on, runs.runs, tuple(found[1]), tuple(configs), cuts)
 
 
-def brute_force_time(wf: WorkloadFile, catalog: Catalog) -> float | None:
+def brute_force_time(wf: WorkloadFile, catalog: Catalog,
+                     full_servers: bool = False) -> float | None:
     """Least horizon cost of ``wf`` (``brute_force_schedule``); None when no plan exists."""
-    best = brute_force_schedule(wf, catalog)
+    best = brute_force_schedule(wf, catalog, full_servers)
     return None if best is None else best.cost
 
 

@@ -106,11 +106,10 @@ def tiny_horizon_instance(seed: int, base: Catalog) -> tuple[WorkloadFile, Catal
 def crosscheck_time(count: int, first_seed: int = 0) -> dict:
     """Rank-1 horizon cost of ``plan_over_time`` vs ``brute_force_time`` on ``count`` seeded
     tiny instances; the time each side took."""
-    from solver.horizon.plan import plan_over_time
-
     from bench.generate import DEFAULT_CATALOG
     from solver.errors import InfeasibleError
     from solver.inputs.loading import load_catalog
+    from solver.optimize.runs.plan import plan_over_time
 
     base = load_catalog(DEFAULT_CATALOG)
     match, mismatches, brute_s, plan_s = 0, [], 0.0, 0.0

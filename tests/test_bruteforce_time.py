@@ -18,7 +18,7 @@ import sys
 import pytest
 import solver_fixtures as fx
 
-from bench import bruteforce, bruteforce_time
+from bench import bruteforce, bruteforce_servers, bruteforce_time
 from bench.bruteforce_time import brute_force_time
 from bench.tiny_horizon import tiny_horizon_instance
 from solver.inputs.catalog import Catalog
@@ -40,7 +40,7 @@ def table_estimator(monkeypatch):
     fx.NEEDS.clear()
     fx.RATES.clear()
     fx.TPOT.clear()
-    for module in (bruteforce, bruteforce_time):
+    for module in (bruteforce, bruteforce_servers):
         monkeypatch.setattr(module, "estimate", fx.fake_estimate)
         monkeypatch.setattr(module, "replica_throughput", fx.fake_throughput)
 
@@ -123,6 +123,33 @@ def test_max_gpus_puts_part_of_the_work_on_bought_servers(b_start, cap, expected
         expected)
 
 
+def test_a_capped_rental_may_begin_at_a_later_cut_to_take_turns():
+    """Cap 2 GPUs, 1.0 per GPU-hour, 36 months. a: T in [0, 240] h, rented on 2 GPUs over
+    [0, 240). b: T in [0, 480] h (grid 0, 240, 480). From its start b would rent 1 GPU for
+    480 h (or 2 for 240 h): 3 or 4 GPUs at once with a's; from the cut at 240 h it rents
+    n = 480 / 240 = 2 replicas over [240, 480), after a: 480 + 480 = 960 (without turns, the
+    cheapest is renting a and buying b a 1-GPU box for 480 h: 480 + 3,200)."""
+    cloud = {"per_gpu_hour": 1.0, "max_gpus": 2}
+    wf = wfile(run("a"), run("b", deadline_days=20), months=36)
+    assert brute_force_time(wf, catalog(cloud)) == pytest.approx(960.0)
+
+
+@pytest.mark.parametrize(("full", "ram_gb", "expected"), [
+    (False, 10, 3200.0),  # any server: box2 with 1 GPU and 2 DIMMs
+    (True, 10, 4200.0),   # bought full: 2 GPUs (2 DIMMs hold 2 replicas already)
+    # 30 GB per GPU: 2 DIMMs (51.2 GB) hold 1 replica of degree 1, none of degree 2; 4 DIMMs
+    # hold 2 and 1: the full server takes 4 DIMMs, 4,400 (any server: 1 GPU, 2 DIMMs, 3,200).
+    (False, 30, 3200.0),
+    (True, 30, 4400.0),
+])
+def test_full_servers_is_the_run_programs_restriction(full, ram_gb, expected):
+    """A run of T / 2 tokens (240 GPU-h: one replica for 240 h), 36 months, bought."""
+    job = run("a", tokens=T / 2)
+    fx.NEEDS["a"] = (10, ram_gb)
+    got = brute_force_time(wfile(job, months=36), catalog(), full_servers=full)
+    assert got == pytest.approx(expected)
+
+
 @pytest.mark.parametrize(("repeat", "expected_runs"), [(None, 336.0), ("weekly", 1400.0)])
 def test_a_repeated_run_is_bought_beside_an_always_on_service(repeat, expected_runs):
     """An always-on service (1 replica on 1 GPU) is planned as today on its own server: box2
@@ -202,7 +229,7 @@ def _every_choice(run, ways, local_tb, configs, cuts, line):
     out = []
     for ci, cfg in enumerate(configs):
         for way in ways:
-            m = bruteforce_time.per_server(cfg, way, local_tb, line)
+            m = bruteforce_servers.per_server(cfg, way, local_tb, line)
             for a, b in itertools.combinations_with_replacement(range(len(cuts) - 1), 2):
                 if not m or cuts[a] < run.start_h - 1e-6 or cuts[b + 1] > run.deadline_h + 1e-6:
                     continue
@@ -221,7 +248,7 @@ def test_pruning_loses_nothing(seed, monkeypatch, default_catalog):
     wf, cat = tiny_horizon_instance(seed, default_catalog)
     fast = brute_force_time(wf, cat)
     monkeypatch.setattr(bruteforce_time, "useful_configs", lambda configs, fits, line: [
-        c for c in configs if any(bruteforce_time.per_server(c, w, tb, line) for w, tb in fits)])
+        c for c in configs if any(bruteforce_servers.per_server(c, w, tb, line) for w, tb in fits)])
     monkeypatch.setattr(bruteforce_time, "pool_choices", _every_choice)
     assert brute_force_time(wf, cat) == pytest.approx(fast, abs=0.01)
 
