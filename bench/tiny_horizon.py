@@ -3,7 +3,8 @@ brute force (``bench/bruteforce_time.py``) on them.
 
 An instance: the catalog of ``bench.bruteforce.tiny_catalog`` cut to 1 or 2 GPU SKUs, each
 GPU's cloud price scaled by 0.3-3 with, at random, ``max_gpus`` and ``min_hours``; 1-3 runs of
-small training jobs (one-off, or one job weekly for 3 runs; windows of 2-10 days starting in the first weeks)
+small training jobs (one-off, or one job weekly for 3 runs; some read a 2 or 8 TB dataset
+locally; windows of 2-10 days starting in the first weeks)
 whose tokens take 0.3-4 of the slowest fitting GPU over the window; at random one always-on
 inference service; a horizon of 1-36 months, at random a 7-day grid step or ``rent: never``.
 """
@@ -60,6 +61,8 @@ def _run(rng: random.Random, i: int, cat: Catalog, policy, repeat: bool) -> dict
          "replicas": rng.choice((1, 1, 2)), "tokens": 1.0, "deadline_days": 1}
     if kind != "train":
         w["lora_rank"] = 16
+    if rng.random() < 0.3:
+        w["data"] = {"dataset_tb": rng.choice((2.0, 8.0))}
     probe = WorkloadFile.model_validate({"name": "p", "workloads": [w]}).workloads[0]
     rates = []
     for g in cat.gpus:
@@ -104,19 +107,20 @@ def tiny_horizon_instance(seed: int, base: Catalog) -> tuple[WorkloadFile, Catal
 
 
 def crosscheck_time(count: int, first_seed: int = 0) -> dict:
-    """Rank-1 horizon cost of ``plan_over_time`` vs ``brute_force_time`` on ``count`` seeded
-    tiny instances; the time each side took."""
+    """Rank-1 horizon cost of ``plan_over_time`` vs ``brute_force_time`` over the run
+    program's full servers (must match) and over every server (the restriction's cost) on
+    ``count`` seeded tiny instances; the time each side took."""
     from bench.generate import DEFAULT_CATALOG
     from solver.errors import InfeasibleError
     from solver.inputs.loading import load_catalog
     from solver.optimize.runs.plan import plan_over_time
 
     base = load_catalog(DEFAULT_CATALOG)
-    match, mismatches, brute_s, plan_s = 0, [], 0.0, 0.0
+    match, mismatches, dearer, brute_s, plan_s = 0, [], [], 0.0, 0.0
     for seed in range(first_seed, first_seed + count):
         wf, cat = tiny_horizon_instance(seed, base)
         t0 = time.perf_counter()
-        exact = brute_force_time(wf, cat)
+        exact, anywhere = brute_force_time(wf, cat, full_servers=True), brute_force_time(wf, cat)
         t1 = time.perf_counter()
         try:
             option = plan_over_time(wf, cat, top=1, gap=1e-9, with_baseline=False).options[0]
@@ -130,13 +134,19 @@ def crosscheck_time(count: int, first_seed: int = 0) -> dict:
             match += 1
         else:
             mismatches.append(f"seed {seed}: plan {got}, exhaustive {exact}")
-    return {"match": match, "total": count, "mismatches": mismatches,
+        if got is not None and anywhere is not None and got > anywhere + 0.01:
+            dearer.append(got / anywhere - 1)
+    return {"match": match, "total": count, "mismatches": mismatches, "dearer": dearer,
             "brute_seconds": brute_s, "plan_seconds": plan_s}
 
 
 if __name__ == "__main__":
     res = crosscheck_time(int(sys.argv[1]) if len(sys.argv) > 1 else 20)
-    print(f"{res['match']} of {res['total']} match; brute force {res['brute_seconds']:.1f} s, "
-          f"plan over time {res['plan_seconds']:.1f} s")
+    print(f"{res['match']} of {res['total']} match the optimum over full servers; brute force "
+          f"{res['brute_seconds']:.1f} s, plan over time {res['plan_seconds']:.1f} s")
+    if res["dearer"]:
+        d = res["dearer"]
+        print(f"{len(d)} cost more than the optimum over every server sold: +{min(d):.1%} to "
+              f"+{max(d):.1%}, mean +{sum(d) / len(d):.1%}")
     for m in res["mismatches"]:
         print("  " + m)
