@@ -13,7 +13,7 @@ from __future__ import annotations
 
 import pytest
 
-import solver.optimize.runs.program as program
+from solver.optimize.runs import program
 from solver.inputs.catalog import CloudPrice
 from solver.inputs.workload import WorkloadFile
 from solver.optimize.runs.plan import plan_over_time

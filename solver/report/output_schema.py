@@ -128,8 +128,13 @@ _FEWEST: dict[str, str | dict] = {"fewest_gpus": "int?", "gpus": "text[]"}
 _CHECKPOINTING = _obj({**_FEWEST, "workload": "text", "with_checkpointing": _obj(_FEWEST)},
                       description="A training workload that would fit on fewer GPUs with "
                                   "activation_checkpointing.")
+_GPU_HOURS = _obj({"workload": "text", "gpu": "text", "degree": "int", "gpu_hours": "number",
+                   "rent_cost": "number?", "currency": "text"},
+                  description="GPU-hours one run of a training job with tokens needs on one "
+                              "GPU type, and what renting them costs (null: no cloud price).")
 _ESTIMATE = _obj({"rows": {"type": "array", "items": _ROW},
-                  "checkpointing": {"type": "array", "items": _CHECKPOINTING}},
+                  "checkpointing": {"type": "array", "items": _CHECKPOINTING},
+                  "gpu_hours": {"type": "array", "items": _GPU_HOURS}},
                  optional=("checkpointing",),
                  description="Memory, host RAM and throughput per workload, GPU and degree.")
 
