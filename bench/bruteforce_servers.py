@@ -51,6 +51,8 @@ class Config:
     """Installed drive TB."""
     cores: int | None
     price: float
+    power_w: float
+    """P1: platform power_w + GPUs x GPU power_w."""
 
 
 def run_ways(w: Workload, gpus: list, policy) -> list[Way]:
@@ -86,7 +88,8 @@ def server_configs(catalog: Catalog) -> list[Config]:
             for k, (ram, ram_price), (tb, tb_price) in itertools.product(counts, dimms, drives):
                 if k >= 1:
                     out.append(Config(p.sku, g.sku, k, ram, tb, p.cpu_cores,
-                                      p.price + k * g.price + ram_price + tb_price))
+                                      p.price + k * g.price + ram_price + tb_price,
+                                      p.power_w + k * g.power_w))
     return out
 
 
@@ -102,18 +105,27 @@ def per_server(cfg: Config, way: Way, local_tb: float, line: float) -> int:
     return max(m, 0)
 
 
-def useful_configs(configs: list[Config], fits: list[tuple[Way, float]],
-                   line: float) -> list[Config]:
+def useful_configs(configs: list[Config], fits: list[tuple[Way, float]], line: float,
+                   energy: bool = False) -> list[Config]:
     """The configs no other config beats: another that holds as many replicas of every way
-    of every run (``fits``: way, local TB) at no higher price can replace it everywhere."""
+    of every run (``fits``: way, local TB) at no higher price (and, where ``energy`` counts,
+    no more watts per replica) can replace it everywhere."""
     table = [tuple(per_server(c, w, tb, line) for w, tb in fits) for c in configs]
     cheapest: dict[tuple, int] = {}
     for i, vec in enumerate(table):
-        if any(vec) and (vec not in cheapest or configs[i].price < configs[cheapest[vec]].price):
-            cheapest[vec] = i
-    return [configs[i] for v, i in cheapest.items() if not any(
-        o != v and configs[j].price <= configs[i].price and all(a >= b for a, b in zip(o, v))
-        for o, j in cheapest.items())]
+        key = (vec, configs[i].power_w if energy else 0.0)
+        if any(vec) and (key not in cheapest or configs[i].price < configs[cheapest[key]].price):
+            cheapest[key] = i
+
+    def beats(j: int, i: int) -> bool:
+        a, b = configs[j], configs[i]
+        return a.price <= b.price and all(
+            ma >= mb and (not energy or not mb or a.power_w / ma <= b.power_w / mb + 1e-9)
+            for ma, mb in zip(table[j], table[i]))
+
+    kept = list(cheapest.values())
+    return [configs[i] for i in kept if not any(
+        j != i and beats(j, i) and (not beats(i, j) or j < i) for j in kept)]
 
 
 def full_configs(catalog: Catalog, fits: list[tuple[Way, float]], line: float) -> list[Config]:
@@ -132,7 +144,8 @@ def full_configs(catalog: Catalog, fits: list[tuple[Way, float]], line: float) -
             for m in (m for m in catalog.memory if m.type == p.memory_type):
                 for n in range(p.memory_channels, p.dimm_slots + 1, p.memory_channels):
                     cfg = Config(p.sku, g.sku, k, n * m.size_gb, disk[0], p.cpu_cores,
-                                 p.price + k * g.price + n * m.price + disk[1])
+                                 p.price + k * g.price + n * m.price + disk[1],
+                                 p.power_w + k * g.power_w)
                     held = sum(per_server(cfg, w, tb, line) for w, tb in users)
                     if held and (best is None or (-held, cfg.price) < best[0]):
                         best = ((-held, cfg.price), cfg)

@@ -20,16 +20,19 @@ everything else. The stated model it enumerates:
   3600)⌉) replicas of degree d on a cloud GPU from t, its start or any grid cut inside its
   window, active over [t, t + D), billed max(D, min_hours) hours per GPU; with max_gpus,
   the rented GPUs of a SKU active at any instant ≤ max_gpus;
-- cost = capex_share x (capex of always-on + Σ_S N_S x price_S) + rent.
+- cost = capex_share x (capex of always-on + Σ_S N_S x price_S) + rent; under
+  ``objective: tco``, capex_share x (TCO of always-on + (1 + support % x years) x Σ_S N_S x
+  price_S) + rent + Σ pool runs s x kW_S x D x utilisation x PUE x kWh price.
 
 Every (configuration, degree, period range) is enumerated with the fewest servers that
 finish the run in that range (more servers over the same periods never cost less), every
 rented (GPU, degree), and every combination across runs (depth first, cut where the partial
 cost already reaches the best). Configurations and choices are pruned only where another is
-never worse: same replicas per server or more at no higher price; same configuration with no
-more servers over no more periods.
+never worse: as many replicas per server or more at no higher price (under tco, no more watts
+per replica); same configuration with no
+more servers over no more periods (and, under tco, no more energy).
 
-Scope (stated, not hidden): objective capex; no site, inventory or budget; runs keep no
+Scope (stated, not hidden): no site, inventory or budget; runs keep no
 checkpoints or shared datasets in the pool (their pooled storage is not part of the model);
 renting ignores ``policy.exclude`` (it names what not to buy).
 """
@@ -76,14 +79,17 @@ class Choice:
     begin: float = 0.0
     end: float = 0.0
     rent: float = 0.0
+    energy: float = 0.0
+    """Under objective tco: the energy its servers draw while it runs."""
 
 
 def pool_choices(run: RunSpec, ways: list[Way], local_tb: float, configs: list[Config],
-                 cuts: tuple[float, ...], line: float) -> list[Choice]:
+                 cuts: tuple[float, ...], line: float, kwh: float = 0.0) -> list[Choice]:
     """Every (config, degree, range of whole periods inside the run's window) with the
-    fewest servers that finish its tokens there; then only the choices no other of the same
-    config beats (fewer or as many servers over a sub-range)."""
-    best: dict[tuple[int, int, int], int] = {}
+    fewest servers that finish its tokens there, and their energy (s x kW x D x ``kwh``,
+    the price of a kWh at rated power); then only the choices no other of the same config
+    beats (no more servers over a sub-range, no more energy)."""
+    best: dict[tuple[int, int, int, float], int] = {}
     for ci, cfg in enumerate(configs):
         for way in ways:
             m = per_server(cfg, way, local_tb, line)
@@ -99,14 +105,15 @@ def pool_choices(run: RunSpec, ways: list[Way], local_tb: float, configs: list[C
                     hours = cuts[b + 1] - cuts[a]
                     s = max(least, math.ceil(
                         run.tokens / (m * way.rate * 3600 * hours) * (1 - 1e-12)))
-                    key = (ci, a, b)
+                    d = run.tokens / (s * m * way.rate * 3600)
+                    key = (ci, a, b, round(s * cfg.power_w / 1000 * d * kwh, 6))
                     best[key] = min(best.get(key, s), s)
     out = []
-    for (ci, a, b), s in best.items():
-        beaten = any(c2 == ci and (a2, b2, s2) != (a, b, s) and a2 >= a and b2 <= b and s2 <= s
-                     for (c2, a2, b2), s2 in best.items())
+    for (ci, a, b, e), s in best.items():
+        beaten = any(c2 == ci and (a2, b2, s2, e2) != (a, b, s, e) and a2 >= a and b2 <= b
+                     and s2 <= s and e2 <= e for (c2, a2, b2, e2), s2 in best.items())
         if not beaten:
-            out.append(Choice(ci, servers=s, first=a, last=b))
+            out.append(Choice(ci, servers=s, first=a, last=b, energy=e))
     return out
 
 
@@ -148,9 +155,9 @@ def _rent_fits(rented: list[Choice], new: Choice, cap: int | None) -> bool:
 
 def search(choices: list[list[Choice]], prices: list[float], share: float,
            caps: dict[str, int | None], periods: int) -> tuple[float, list[Choice]] | None:
-    """The least Σ_S share x N_S x price_S + rent over one choice per run, and those choices
-    in run order (None: a run has no choice). Depth first; a partial cost never falls, so it
-    cuts at the best so far."""
+    """The least Σ_S share x N_S x price_S + rent (+ energy) over one choice per run, and
+    those choices in run order (None: a run has no choice). Depth first; a partial cost
+    never falls, so it cuts at the best so far."""
     if any(not c for c in choices):
         return None
     order = sorted(range(len(choices)), key=lambda i: len(choices[i]))
@@ -179,7 +186,8 @@ def search(choices: list[list[Choice]], prices: list[float], share: float,
             for p in range(c.first, c.last + 1):
                 row[p] += c.servers
             bought[c.config] = max(before, max(row[c.first:c.last + 1]))
-            visit(depth + 1, cost + share * prices[c.config] * (bought[c.config] - before))
+            visit(depth + 1, cost + c.energy
+                  + share * prices[c.config] * (bought[c.config] - before))
             for p in range(c.first, c.last + 1):
                 row[p] -= c.servers
             bought[c.config] = before
@@ -193,9 +201,8 @@ def _scope(wf: WorkloadFile) -> None:
     policy = wf.policy
     if policy.horizon is None:
         raise ValueError("brute_force_time needs policy.horizon (use bench.bruteforce)")
-    if policy.objective != "capex" or wf.site is not None or wf.inventory or policy.budget:
-        raise ValueError("brute_force_time: objective capex only, without site, inventory "
-                         "or budget")
+    if wf.site is not None or wf.inventory or policy.budget:
+        raise ValueError("brute_force_time: a file without site, inventory or budget only")
     for w in wf.workloads:
         if is_run(w, wf) and w.pool_tb > 0:
             raise ValueError(f"brute_force_time: run workload {w.name} keeps "
@@ -203,8 +210,9 @@ def _scope(wf: WorkloadFile) -> None:
                              "not part of the time model")
 
 
-def always_on_capex(wf: WorkloadFile, catalog: Catalog) -> float | None:
-    """Capex of the workloads that run all the time, planned as today (None: no plan)."""
+def always_on_cost(wf: WorkloadFile, catalog: Catalog) -> float | None:
+    """Capex (TCO under ``objective: tco``) of the workloads that run all the time, planned
+    as today (None: no plan)."""
     works = [w for w in wf.workloads if not is_run(w, wf)]
     if not works:
         return 0.0
@@ -217,7 +225,7 @@ class Best:
 
     cost: float
     always_on: float
-    """Capex of the always-on workloads (before capex_share)."""
+    """Capex (TCO) of the always-on workloads, before capex_share."""
     runs: tuple[RunSpec, ...]
     picks: tuple[Choice, ...]
     """One per run, in the order of ``runs``."""
@@ -234,7 +242,7 @@ class Best:
             else:
                 cfg = self.configs[c.config]
                 out.append(f"{r.key}: {c.servers} x {cfg} over [{self.cuts[c.first]:g}, "
-                           f"{self.cuts[c.last + 1]:g}] h")
+                           f"{self.cuts[c.last + 1]:g}] h, energy {c.energy:.2f}")
         return out
 
 
@@ -246,10 +254,14 @@ def brute_force_schedule(wf: WorkloadFile, catalog: Catalog,
     _scope(wf)
     runs = runs_of(wf)
     assert runs is not None
-    on = always_on_capex(wf, catalog)
+    on = always_on_cost(wf, catalog)
     if on is None:
         return None
     policy, line = wf.policy, 1 - wf.policy.headroom
+    tco = policy.tco if policy.objective == "tco" else None
+    # P2 under tco: a kWh at rated power, and support over the life as a share of capex.
+    kwh = tco.utilisation * tco.pue * tco.kwh_price if tco else 0.0
+    support = (tco.support_pct_per_year or 0.0) * tco.years if tco else 0.0
     bought = _without(catalog, set(policy.exclude))
     cuts = period_cuts(runs)
     by_name = {w.name: w for w in wf.workloads}
@@ -261,14 +273,15 @@ def brute_force_schedule(wf: WorkloadFile, catalog: Catalog,
         configs = full_configs(bought, [(w, by_name[n].local_tb) for n, ws in once.items()
                                         for w in ws], line)
     else:
-        configs = useful_configs(server_configs(bought), fits, line)
+        configs = useful_configs(server_configs(bought), fits, line, energy=tco is not None)
     choices = [
-        pool_choices(r, ws, by_name[r.workload].local_tb, configs, cuts, line)
+        pool_choices(r, ws, by_name[r.workload].local_tb, configs, cuts, line, kwh)
         + rent_choices(r, by_name[r.workload], catalog, policy, cuts)
         for r, ws in zip(runs.runs, ways)]
     caps = {c.gpu: c.max_gpus for c in catalog.cloud}
     share = runs.frame.capex_share
-    found = search(choices, [c.price for c in configs], share, caps, len(cuts) - 1)
+    found = search(choices, [c.price for c in configs], share * (1 + support), caps,
+                   len(cuts) - 1)
     if found is None:
         return None
     return Best(share * on + found[0], on, runs.runs, tuple(found[1]), tuple(configs), cuts)

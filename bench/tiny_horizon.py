@@ -6,7 +6,8 @@ GPU's cloud price scaled by 0.3-3 with, at random, ``max_gpus`` and ``min_hours`
 small training jobs (one-off, or one job weekly for 3 runs; some read a 2 or 8 TB dataset
 locally; windows of 2-10 days starting in the first weeks)
 whose tokens take 0.3-4 of the slowest fitting GPU over the window; at random one always-on
-inference service; a horizon of 1-36 months, at random a 7-day grid step or ``rent: never``.
+inference service; a horizon of 1-36 months, at random a 7-day grid step, ``rent: never``
+or ``objective: tco``.
 """
 
 from __future__ import annotations
@@ -92,6 +93,10 @@ def tiny_horizon_instance(seed: int, base: Catalog) -> tuple[WorkloadFile, Catal
             policy["horizon"]["step_days"] = 7
         if rng.random() < 0.15:
             policy["rent"] = "never"
+        if rng.random() < 0.3:
+            policy.update(objective="tco", tco={
+                "kwh_price": rng.choice((0.15, 0.5)), "years": 3, "pue": 1.3,
+                "utilisation": 0.7, "support_pct_per_year": rng.choice((0.0, 0.1))})
         count = rng.randint(1, 3)
         repeat = count == 1 and rng.random() < 0.5
         runs = [r for r in (_run(rng, i, cat, Policy(headroom=0.2), repeat)

@@ -80,6 +80,22 @@ def test_one_run_rents_below_the_break_even_and_buys_above(price, expected):
     assert got == pytest.approx(expected)
 
 
+@pytest.mark.parametrize(("objective", "price", "expected"), [
+    ("capex", 3.8, 1400.0),  # 1,400 < 480 x 3.8 = 1,824: bought
+    ("tco", 3.8, 1824.0),    # 1,892 (below) > 1,824: rented
+    ("tco", 4.0, 1892.0),    # 1,892 < 480 x 4.0 = 1,920: bought
+])
+def test_tco_adds_support_and_the_energy_of_the_hours_a_run_server_runs(objective, price,
+                                                                       expected):
+    """Under objective tco (support 10%/year over a 3-year life, 0.5 per kWh, PUE 1,
+    utilisation 1), 12 months: the server costs 1/3 x 4,200 x (1 + 0.3) = 1,820, plus its
+    energy while the run runs: 0.6 kW (box2 0 W + 2 x 300 W) x 240 h x 0.5 = 72: 1,892."""
+    tco = {"kwh_price": 0.5, "years": 3, "pue": 1.0, "utilisation": 1.0,
+           "support_pct_per_year": 0.1}
+    wf = wfile(run("a"), objective=objective, tco=tco)
+    assert brute_force_time(wf, catalog({"per_gpu_hour": price})) == pytest.approx(expected)
+
+
 def test_rent_never_buys():
     """policy.rent: never leaves only buying: 1,400 even at 2.5 per GPU-hour."""
     got = brute_force_time(wfile(run("a"), rent="never"), catalog({"per_gpu_hour": 2.5}))
@@ -224,7 +240,7 @@ def test_cli_prints_the_least_cost_and_refuses_bad_input(tmp_path, root, monkeyp
 SEEDS = range(12)
 
 
-def _every_choice(run, ways, local_tb, configs, cuts, line):
+def _every_choice(run, ways, local_tb, configs, cuts, line, kwh=0.0):
     """pool_choices without its pruning: every config, degree, range and 1..6 servers."""
     out = []
     for ci, cfg in enumerate(configs):
@@ -233,9 +249,12 @@ def _every_choice(run, ways, local_tb, configs, cuts, line):
             for a, b in itertools.combinations_with_replacement(range(len(cuts) - 1), 2):
                 if not m or cuts[a] < run.start_h - 1e-6 or cuts[b + 1] > run.deadline_h + 1e-6:
                     continue
-                out += [bruteforce_time.Choice(ci, servers=s, first=a, last=b)
-                        for s in range(1, 7) if s * m >= run.min_replicas and run.tokens
-                        / (s * m * way.rate * 3600) <= cuts[b + 1] - cuts[a] + 1e-9]
+                for s in range(1, 7):
+                    hours = run.tokens / (s * m * way.rate * 3600)
+                    if s * m >= run.min_replicas and hours <= cuts[b + 1] - cuts[a] + 1e-9:
+                        out.append(bruteforce_time.Choice(
+                            ci, servers=s, first=a, last=b,
+                            energy=s * cfg.power_w / 1000 * hours * kwh))
     return out
 
 
@@ -247,7 +266,7 @@ def test_pruning_loses_nothing(seed, monkeypatch, default_catalog):
     monkeypatch.undo()
     wf, cat = tiny_horizon_instance(seed, default_catalog)
     fast = brute_force_time(wf, cat)
-    monkeypatch.setattr(bruteforce_time, "useful_configs", lambda configs, fits, line: [
+    monkeypatch.setattr(bruteforce_time, "useful_configs", lambda configs, fits, line, energy: [
         c for c in configs if any(bruteforce_servers.per_server(c, w, tb, line) for w, tb in fits)])
     monkeypatch.setattr(bruteforce_time, "pool_choices", _every_choice)
     assert brute_force_time(wf, cat) == pytest.approx(fast, abs=0.01)
