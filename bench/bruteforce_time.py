@@ -34,7 +34,8 @@ more servers over no more periods (and, under tco, no more energy).
 
 Scope (stated, not hidden): no site, inventory or budget; runs keep no
 checkpoints or shared datasets in the pool (their pooled storage is not part of the model);
-renting ignores ``policy.exclude`` (it names what not to buy).
+renting ignores ``policy.exclude`` (it names what not to buy, as owned servers are exempt)
+unless ``rent_excluded`` is False, the run program's reading.
 """
 
 from __future__ import annotations
@@ -126,8 +127,11 @@ def rent_choices(run: RunSpec, w: Workload, catalog: Catalog, policy,
         return []
     out = []
     begins = [run.start_h] + [t for t in cuts if run.start_h + EPS < t < run.deadline_h - EPS]
+    skus = {g.sku: g for g in catalog.gpus}
     for price, begin in itertools.product(catalog.cloud, begins):
-        g = catalog.gpu(price.gpu)
+        g = skus.get(price.gpu)
+        if g is None:
+            continue
         for way in run_ways(w, [g], policy):
             n = max(run.min_replicas, math.ceil(
                 run.tokens / (way.rate * (run.deadline_h - begin) * 3600) * (1 - 1e-12)))
@@ -246,11 +250,12 @@ class Best:
         return out
 
 
-def brute_force_schedule(wf: WorkloadFile, catalog: Catalog,
-                         full_servers: bool = False) -> Best | None:
+def brute_force_schedule(wf: WorkloadFile, catalog: Catalog, *, full_servers: bool = False,
+                         rent_excluded: bool = True) -> Best | None:
     """The least horizon cost (capex x capex_share + rent) of ``wf`` over every schedule of
     the stated model, with one schedule reaching it; None when no plan exists.
-    ``full_servers``: only the run program's configurations (``full_configs``)."""
+    ``full_servers``: only the run program's configurations (``full_configs``);
+    ``rent_excluded`` False: no GPU of ``policy.exclude`` is rented either."""
     _scope(wf)
     runs = runs_of(wf)
     assert runs is not None
@@ -276,7 +281,8 @@ def brute_force_schedule(wf: WorkloadFile, catalog: Catalog,
         configs = useful_configs(server_configs(bought), fits, line, energy=tco is not None)
     choices = [
         pool_choices(r, ws, by_name[r.workload].local_tb, configs, cuts, line, kwh)
-        + rent_choices(r, by_name[r.workload], catalog, policy, cuts)
+        + rent_choices(r, by_name[r.workload], catalog if rent_excluded else bought, policy,
+                       cuts)
         for r, ws in zip(runs.runs, ways)]
     caps = {c.gpu: c.max_gpus for c in catalog.cloud}
     share = runs.frame.capex_share
@@ -287,10 +293,11 @@ def brute_force_schedule(wf: WorkloadFile, catalog: Catalog,
     return Best(share * on + found[0], on, runs.runs, tuple(found[1]), tuple(configs), cuts)
 
 
-def brute_force_time(wf: WorkloadFile, catalog: Catalog,
-                     full_servers: bool = False) -> float | None:
+def brute_force_time(wf: WorkloadFile, catalog: Catalog, *, full_servers: bool = False,
+                     rent_excluded: bool = True) -> float | None:
     """Least horizon cost of ``wf`` (``brute_force_schedule``); None when no plan exists."""
-    best = brute_force_schedule(wf, catalog, full_servers)
+    best = brute_force_schedule(wf, catalog, full_servers=full_servers,
+                                rent_excluded=rent_excluded)
     return None if best is None else best.cost
 
 

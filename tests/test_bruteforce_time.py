@@ -96,6 +96,16 @@ def test_tco_adds_support_and_the_energy_of_the_hours_a_run_server_runs(objectiv
     assert brute_force_time(wf, catalog({"per_gpu_hour": price})) == pytest.approx(expected)
 
 
+@pytest.mark.parametrize(("rent_excluded", "expected"), [(True, 1200.0), (False, None)])
+def test_an_excluded_gpu_is_not_bought_and_rented_only_where_asked(rent_excluded, expected):
+    """policy.exclude names the only GPU: no server can be bought; renting it (480 GPU-h at
+    2.5) is 1,200 in SPEC's reading (exclude names what not to buy), no plan in the run
+    program's (an excluded GPU is not used at all)."""
+    wf = wfile(run("a"), exclude=["small"])
+    got = brute_force_time(wf, catalog({"per_gpu_hour": 2.5}), rent_excluded=rent_excluded)
+    assert got == (pytest.approx(expected) if expected else None)
+
+
 def test_rent_never_buys():
     """policy.rent: never leaves only buying: 1,400 even at 2.5 per GPU-hour."""
     got = brute_force_time(wfile(run("a"), rent="never"), catalog({"per_gpu_hour": 2.5}))
