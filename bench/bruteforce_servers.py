@@ -6,12 +6,13 @@ count): k any count the platform is sold with (O1, at least one), DIMMs of its m
 every count that populates all channels evenly (R14), 0..bays drives of one SKU. One server
 holds m = min(k // d, ⌊(1 - headroom) x RAM / RAM per replica⌋, ⌊cores / cores per
 replica⌋) replicas of degree d (R11, R12, O3), and none unless its drives hold the run's
-local dataset under the headroom line (O4).
+dataset and checkpoints under the headroom line (O4: all the servers of a run are of one
+configuration, so each carries the drives that the one keeping the checkpoints needs).
 
 ``full_configs`` is the restriction the run program states (docs/solver.md): one
 configuration per (platform, GPU SKU), bought with the platform's largest GPU count, the
-cheapest drives that hold the largest local dataset of a run using it, and the DIMMs that
-hold the most replicas of every run option at once (then the cheapest).
+cheapest drives that hold the largest dataset and checkpoints of a run using it, and the
+DIMMs that hold the most replicas of every run option at once (then the cheapest).
 """
 
 from __future__ import annotations
@@ -93,9 +94,9 @@ def server_configs(catalog: Catalog) -> list[Config]:
     return out
 
 
-def per_server(cfg: Config, way: Way, local_tb: float, line: float) -> int:
+def per_server(cfg: Config, way: Way, disk_tb: float, line: float) -> int:
     """Replicas of one run a server of ``cfg`` holds at once (0: none)."""
-    if cfg.gpu != way.gpu or local_tb > line * cfg.tb + 1e-9:
+    if cfg.gpu != way.gpu or disk_tb > line * cfg.tb + 1e-9:
         return 0
     m = cfg.gpus // way.degree
     if way.ram_gb > 0:
@@ -108,7 +109,7 @@ def per_server(cfg: Config, way: Way, local_tb: float, line: float) -> int:
 def useful_configs(configs: list[Config], fits: list[tuple[Way, float]], line: float,
                    energy: bool = False) -> list[Config]:
     """The configs no other config beats: another that holds as many replicas of every way
-    of every run (``fits``: way, local TB) at no higher price (and, where ``energy`` counts,
+    of every run (``fits``: way, TB on disk) at no higher price (and, where ``energy`` counts,
     no more watts per replica) can replace it everywhere."""
     table = [tuple(per_server(c, w, tb, line) for w, tb in fits) for c in configs]
     cheapest: dict[tuple, int] = {}
@@ -130,8 +131,8 @@ def useful_configs(configs: list[Config], fits: list[tuple[Way, float]], line: f
 
 def full_configs(catalog: Catalog, fits: list[tuple[Way, float]], line: float) -> list[Config]:
     """The run program's restriction: per (platform, GPU SKU) some way fits, one server with
-    the largest GPU count, the cheapest drives for the largest local dataset, and the DIMMs
-    holding the most replicas of ``fits`` (way, local TB; each workload's ways once)."""
+    the largest GPU count, the cheapest drives for the largest data on disk, and the DIMMs
+    holding the most replicas of ``fits`` (way, TB on disk; each workload's ways once)."""
     out = []
     for p in catalog.platforms:
         k = max(p.gpu_counts) if p.gpu_counts is not None else p.gpu_slots

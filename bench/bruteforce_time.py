@@ -32,10 +32,9 @@ never worse: as many replicas per server or more at no higher price (under tco, 
 per replica); same configuration with no
 more servers over no more periods (and, under tco, no more energy).
 
-Scope (stated, not hidden): no site, inventory or budget; runs keep no
-checkpoints or shared datasets in the pool (their pooled storage is not part of the model);
-renting ignores ``policy.exclude`` (it names what not to buy, as owned servers are exempt)
-unless ``rent_excluded`` is False, the run program's reading.
+Scope (stated, not hidden): no site, inventory or budget. Renting ignores ``policy.exclude``
+(it names what not to buy, as owned servers are exempt) unless ``rent_excluded`` is False,
+the run program's reading.
 """
 
 from __future__ import annotations
@@ -84,7 +83,7 @@ class Choice:
     """Under objective tco: the energy its servers draw while it runs."""
 
 
-def pool_choices(run: RunSpec, ways: list[Way], local_tb: float, configs: list[Config],
+def pool_choices(run: RunSpec, ways: list[Way], disk_tb: float, configs: list[Config],
                  cuts: tuple[float, ...], line: float, kwh: float = 0.0) -> list[Choice]:
     """Every (config, degree, range of whole periods inside the run's window) with the
     fewest servers that finish its tokens there, and their energy (s x kW x D x ``kwh``,
@@ -93,7 +92,7 @@ def pool_choices(run: RunSpec, ways: list[Way], local_tb: float, configs: list[C
     best: dict[tuple[int, int, int, float], int] = {}
     for ci, cfg in enumerate(configs):
         for way in ways:
-            m = per_server(cfg, way, local_tb, line)
+            m = per_server(cfg, way, disk_tb, line)
             if m == 0:
                 continue
             least = math.ceil(run.min_replicas / m)
@@ -207,11 +206,6 @@ def _scope(wf: WorkloadFile) -> None:
         raise ValueError("brute_force_time needs policy.horizon (use bench.bruteforce)")
     if wf.site is not None or wf.inventory or policy.budget:
         raise ValueError("brute_force_time: a file without site, inventory or budget only")
-    for w in wf.workloads:
-        if is_run(w, wf) and w.pool_tb > 0:
-            raise ValueError(f"brute_force_time: run workload {w.name} keeps "
-                             f"{w.pool_tb} TB in the pool (checkpoints or shared data), "
-                             "not part of the time model")
 
 
 def always_on_cost(wf: WorkloadFile, catalog: Catalog) -> float | None:
@@ -272,15 +266,16 @@ def brute_force_schedule(wf: WorkloadFile, catalog: Catalog, *, full_servers: bo
     by_name = {w.name: w for w in wf.workloads}
     gpus = [g for g in bought.gpus if any(p.takes(g) for p in bought.platforms)]
     ways = [run_ways(by_name[r.workload], gpus, policy) for r in runs.runs]
-    fits = [(way, by_name[r.workload].local_tb) for r, ws in zip(runs.runs, ways) for way in ws]
+    disk = {w.name: w.local_tb + w.pool_tb for w in wf.workloads}
+    fits = [(way, disk[r.workload]) for r, ws in zip(runs.runs, ways) for way in ws]
     if full_servers:
         once = {r.workload: ws for r, ws in zip(runs.runs, ways)}
-        configs = full_configs(bought, [(w, by_name[n].local_tb) for n, ws in once.items()
+        configs = full_configs(bought, [(w, disk[n]) for n, ws in once.items()
                                         for w in ws], line)
     else:
         configs = useful_configs(server_configs(bought), fits, line, energy=tco is not None)
     choices = [
-        pool_choices(r, ws, by_name[r.workload].local_tb, configs, cuts, line, kwh)
+        pool_choices(r, ws, disk[r.workload], configs, cuts, line, kwh)
         + rent_choices(r, by_name[r.workload], catalog if rent_excluded else bought, policy,
                        cuts)
         for r, ws in zip(runs.runs, ways)]

@@ -3,8 +3,8 @@ brute force (``bench/bruteforce_time.py``) on them.
 
 An instance: the catalog of ``bench.bruteforce.tiny_catalog`` cut to 1 or 2 GPU SKUs, each
 GPU's cloud price scaled by 0.3-3 with, at random, ``max_gpus`` and ``min_hours``; 1-3 runs of
-small training jobs (one-off, or one job weekly for 3 runs; some read a 2 or 8 TB dataset
-locally; windows of 2-10 days starting in the first weeks)
+small training jobs (one-off, or one job weekly for 3 runs; some keep a 2 or 8 TB dataset,
+read locally or shared, and checkpoints; windows of 2-10 days starting in the first weeks)
 whose tokens take 0.3-4 of the slowest fitting GPU over the window; at random one always-on
 inference service; a horizon of 1-36 months, at random a 7-day grid step, ``rent: never``,
 growth 1.5, a GPU SKU excluded or ``objective: tco``.
@@ -62,8 +62,10 @@ def _run(rng: random.Random, i: int, cat: Catalog, policy, repeat: bool) -> dict
          "replicas": rng.choice((1, 1, 2)), "tokens": 1.0, "deadline_days": 1}
     if kind != "train":
         w["lora_rank"] = 16
-    if rng.random() < 0.3:
-        w["data"] = {"dataset_tb": rng.choice((2.0, 8.0))}
+    if rng.random() < 0.4:
+        w["data"] = {"dataset_tb": rng.choice((0.0, 2.0, 8.0)),
+                     "checkpoints_tb": rng.choice((0.0, 0.5)),
+                     "storage": rng.choice(("local", "shared"))}
     probe = WorkloadFile.model_validate({"name": "p", "workloads": [w]}).workloads[0]
     rates = []
     for g in cat.gpus:
@@ -153,8 +155,9 @@ def crosscheck_time(count: int, first_seed: int = 0) -> dict:
 
 if __name__ == "__main__":
     res = crosscheck_time(int(sys.argv[1]) if len(sys.argv) > 1 else 20)
-    print(f"{res['match']} of {res['total']} match the optimum in the program's reading; brute force "
-          f"{res['brute_seconds']:.1f} s, plan over time {res['plan_seconds']:.1f} s")
+    print(f"{res['match']} of {res['total']} match the optimum in the program's reading; "
+          f"brute force {res['brute_seconds']:.1f} s, plan over time "
+          f"{res['plan_seconds']:.1f} s")
     if res["dearer"]:
         d = res["dearer"]
         print(f"{len(d)} cost more than the optimum over every server sold or rented: "

@@ -193,27 +193,29 @@ def test_a_repeated_run_is_bought_beside_an_always_on_service(repeat, expected_r
     assert got == pytest.approx(3200 / 3 + expected_runs)
 
 
-@pytest.mark.parametrize(("ram_gb", "dataset_tb", "box", "expected"), [
+@pytest.mark.parametrize(("ram_gb", "data", "box", "expected"), [
     # 30 GB of host RAM per replica: 2 DIMMs (51.2 GB usable) hold 1, 4 DIMMs (102.4 GB)
     # hold 2: one box2 with 2 GPUs and 4 DIMMs, 2,000 + 2,000 + 400 = 4,400 (two 1-GPU
     # boxes with 2 DIMMs: 6,400).
-    (30, 0.0, {}, 4400.0),
-    # A 5 TB dataset read locally: 4 TB drives hold 3.2 TB each under the line, so the
-    # server carries 2 (800): 4,200 + 800 = 5,000.
-    (10, 5.0, {}, 5000.0),
+    (30, {}, {}, 4400.0),
+    # A 3 TB dataset read locally: 4 TB drives hold 3.2 TB each under the line, so the
+    # server carries 1 (400): 4,200 + 400 = 4,600; with 1 TB of checkpoints (on the server
+    # of the run: its servers are all of one configuration) 4 TB need 2: 5,000.
+    (10, {"dataset_tb": 3.0}, {}, 4600.0),
+    (10, {"dataset_tb": 3.0, "checkpoints_tb": 1.0}, {}, 5000.0),
     # 8 CPU cores, 5 per replica (1 GPU x (4 workers + 1)): 1 replica per server, so two
     # 1-GPU boxes, 2 x 3,200 = 6,400 (two 2-GPU boxes: 8,400).
-    (10, 0.0, {"cpu_cores": 8}, 6400.0),
+    (10, {}, {"cpu_cores": 8}, 6400.0),
     # 4 channels on 4 slots: every server takes 4 DIMMs (R14), 4,200 + 200 = 4,400.
-    (10, 0.0, {"memory_channels": 4}, 4400.0),
+    (10, {}, {"memory_channels": 4}, 4400.0),
 ])
-def test_run_servers_follow_the_server_rules(ram_gb, dataset_tb, box, expected):
+def test_run_servers_follow_the_server_rules(ram_gb, data, box, expected):
     """One run bought over 36 months (capex x 1); T needs 2 replicas of degree 1 in its
     window (degree 2 needs twice the host RAM and cores, the same GPUs: never cheaper)."""
     job = run("a")
     fx.NEEDS["a"] = (10, ram_gb)
-    if dataset_tb:
-        job["data"] = {"dataset_tb": dataset_tb}
+    if data:
+        job["data"] = data
     assert brute_force_time(wfile(job, months=36), catalog(**box)) == pytest.approx(expected)
 
 
