@@ -97,9 +97,9 @@ def _join(wf: WorkloadFile, catalog: Catalog, runs: RunSet, inputs: RunInputs,
     own = own_cost(all_servers, capex, wf.policy.tco, wf.site, catalog) if opt.own else None
     support = wf.policy.tco.support_rate() if tco is not None and wf.policy.tco else 0.0
     running = 0.0
-    if tco is not None and opt.own is not None and opt.own.tco is not None:
-        running = share * (opt.own.tco - opt.own.capex) + share * support * sol.capex \
-            + sol.energy
+    if tco is not None:  # runs alone (no always-on option's own cost) still pay these
+        on = opt.own.tco - opt.own.capex if opt.own is not None and opt.own.tco else 0.0
+        running = share * on + share * support * sol.capex + sol.energy
     time_cost = TimeCost(share * capex, sol.rent, running, tuple(s.id for s in servers))
     joined = replace(opt, total_cost=round(capex, 2), servers=all_servers,
                      lines=bom_lines(all_servers, catalog), own=own, runs=tuple(schedule),
