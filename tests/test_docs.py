@@ -20,6 +20,7 @@ from pydantic import BaseModel
 from cli import main
 from solver.inputs.catalog import Catalog, CloudPrice, GpuSku, MemorySku, Platform, StorageSku
 from solver.inputs.data_spec import DataSpec
+from solver.inputs.horizon import Horizon, Repeat
 from solver.inputs.model import ModelArch, ModelConfigRef
 from solver.inputs.ownership import OwnedServer, Site, TcoPolicy
 from solver.inputs.workload import Policy, Workload, WorkloadFile
@@ -51,6 +52,8 @@ INPUT_SECTIONS = [
     ("workloads.md", "Config reference", ModelConfigRef),
     ("workloads.md", "`data`", DataSpec),
     ("workloads.md", "`policy.tco`", TcoPolicy),
+    ("workloads.md", "`policy.horizon`", Horizon),
+    ("workloads.md", "`repeat`", Repeat),
     ("workloads.md", "`site`", Site),
     ("workloads.md", "`inventory[]`", OwnedServer),
     ("catalog.md", "`cloud`", CloudPrice),

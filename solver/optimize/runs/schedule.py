@@ -54,8 +54,8 @@ def entries(chosen: list[PoolWay | RentWay], ids: dict[int, list[str]]) -> list[
         free = [sid for sid in ids.get(w.config, []) if free_at[sid] <= w.begin_h + 1e-9]
         if len(free) < w.servers:
             raise CheckError("plan-buy produced an invalid schedule (a bug; please report it)",
-                             [f"{r.workload} run {r.run} needs {w.servers} run servers at "
-                              f"{w.begin_h:,.1f} h, {len(free)} are free (H4)"])
+                             [(f"{r.workload} run {r.run} needs {w.servers} run servers at "
+                               f"{w.begin_h:,.1f} h, {len(free)} are free (H4)")])
         taken = free[:w.servers]
         for sid in taken:
             free_at[sid] = w.end_h
