@@ -227,3 +227,59 @@ def test_cli_time_axis_without_horizon_exits_2(root):
                                   "--horizon-months", "12,24", "--no-workbook"])
     assert r.exit_code == 2, r.output
     assert "no policy.horizon" in r.output
+
+
+# -- Rows, table, JSON and terminal over a horizon ----------------------------------------
+def _timed_run(sweep):
+    """Rows of a runs sweep as a plan over time gives them: renting for 1 run, buying
+    from 2 on (made by hand: the figures are the test's, not a solve's)."""
+    from solver.sweep.rows import ScenarioRow, SweepRun, TimeRow
+
+    figures = [(0.0, 4_000.0, 4_000.0, 0, 1_800.0, 1, 1),
+               (30_000.0, 0.0, 30_000.0, 8, 0.0, 0, 2)]
+    rows = []
+    for s, (capex, rent, total, bought, hours, rented, runs) in zip(sweep.scenarios, figures):
+        rows.append(ScenarioRow(
+            s, "optimal", capex * 3, 1.0, 1.0, ("pretrain",), (),
+            {"h100-sxm": bought} if bought else {}, capex * 3,
+            time=TimeRow(capex, rent, total, bought, hours, rented, runs)))
+    return SweepRun(rows, None, False, 0, 1.0, 1, 2)
+
+
+def test_rows_carry_the_time_axes_and_costs(timed, default_catalog):
+    from solver.sweep.render import render_sweep
+    from solver.sweep.report import TIME_COLUMNS, sweep_document, sweep_frame
+
+    sweep = build_sweep(timed[1], default_catalog, runs=["pretrain=1,2"])
+    run = _timed_run(sweep)
+    frame = sweep_frame(run)
+    cols = list(frame.columns)
+    assert cols.index("runs_pretrain") < cols.index("status")  # a parameter of the group
+    assert cols[-len(TIME_COLUMNS):] == list(TIME_COLUMNS)
+    assert list(frame["rent_cost"]) == [4000.0, 0.0]
+    assert list(frame["gpus_bought"]) == [0, 8]
+    doc = sweep_document(run, sweep)
+    assert doc["rows"][0]["timing"] == {"runs_pretrain": 1.0}
+    assert doc["rows"][1]["horizon_cost"] == 30000.0
+    text = render_sweep(run, "timed", "USD", sweep=sweep, width=140)
+    assert "pretrain runs" in text and "rent USD" in text and "over horizon USD" in text
+    assert "1 of 1" in text and "1,800" in text
+
+
+def test_rows_without_a_horizon_keep_their_keys(tiny_frame_sweep):
+    from solver.sweep.report import sweep_document, sweep_frame
+
+    run, sweep = tiny_frame_sweep
+    row = sweep_document(run, sweep)["rows"][0]
+    for key in ("timing", "rent_cost", "horizon_cost", "rented_gpu_hours"):
+        assert key not in row
+    assert "rent_cost" not in sweep_frame(run).columns
+
+
+@pytest.fixture
+def tiny_frame_sweep(default_catalog, q3):
+    from solver.sweep.rows import ScenarioRow, SweepRun
+
+    sweep = build_sweep(q3, default_catalog, growth="1,2")
+    rows = [ScenarioRow(s, "optimal", 1.0, 1.0, 1.0, (), (), {}, 1.0) for s in sweep.scenarios]
+    return SweepRun(rows, None, False, 0, 1.0, 1, 2), sweep

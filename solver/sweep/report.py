@@ -134,8 +134,8 @@ def sweep_frame(run: SweepRun, price_targets: Sequence[str] = ()) -> pd.DataFram
     return pd.DataFrame.from_records(records)
 
 
-TIME_COLUMNS = ("capex_charged", "rent_cost", "horizon_cost", "rented_gpu_hours", "runs_rented",
-                "runs")
+TIME_COLUMNS = ("capex_charged", "rent_cost", "horizon_cost", "gpus_bought", "rented_gpu_hours",
+                "runs_rented", "runs")
 """Columns the sweep table gains over a horizon (H6), after ``power_kw``."""
 BOM_COLUMNS = ("sku", "kind", "qty", "unit_price", "extended")
 """The bill-of-materials columns of ``bom_frame`` after the scenario's parameters."""

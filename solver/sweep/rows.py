@@ -119,6 +119,8 @@ class TimeRow:
     """What the rented runs cost (H5)."""
     horizon_cost: float | None = None
     """What the plan minimises over the horizon: capex charged + rent (+ running costs)."""
+    gpus_bought: int | None = None
+    """GPUs on the servers bought (owned servers left out), always-on and run servers."""
     rented_gpu_hours: float | None = None
     """Σ over rented runs of GPUs x hours billed."""
     runs_rented: int | None = None
@@ -130,7 +132,7 @@ class TimeRow:
             return None if v is None else round(v, 2)
 
         return {"capex_charged": money(self.capex_charged), "rent_cost": money(self.rent_cost),
-                "horizon_cost": money(self.horizon_cost),
+                "horizon_cost": money(self.horizon_cost), "gpus_bought": self.gpus_bought,
                 "rented_gpu_hours": (None if self.rented_gpu_hours is None
                                      else round(self.rented_gpu_hours, 1)),
                 "runs_rented": self.runs_rented, "runs": self.runs}
@@ -143,7 +145,8 @@ def time_row(wf: WorkloadFile, best: PlanOption | None) -> TimeRow | None:
     if best is None or best.time is None:
         return TimeRow()
     rented = [r.rented for r in best.runs if r.rented is not None]
-    return TimeRow(best.time.capex_charged, best.time.rent, best.time.horizon_cost,
+    bought = sum(s.gpu_count for s in best.servers if s.gpu and not s.owned)
+    return TimeRow(best.time.capex_charged, best.time.rent, best.time.horizon_cost, bought,
                    sum(r.gpus * r.hours for r in rented), len(rented), len(best.runs))
 
 
