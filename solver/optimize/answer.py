@@ -17,6 +17,7 @@ from . import pipeline
 from .alternatives import DEFAULT_SLACK
 from .full import FullPlan, full_plan, needs_full_plan
 from .run_state import ProgressFn
+from .runs.plan import plan_over_time
 from .smallest import check_serves_something, serves_nothing
 from .solve import DEFAULT_GAP
 
@@ -60,7 +61,8 @@ def answer(
     Raises:
         PlanBuyError: as ``pipeline.plan``; ``NothingServedError`` when nothing is served.
     """
-    result = pipeline.plan(wf, catalog, top=top, solver=solver, time_limit=time_limit,
+    planner = pipeline.plan if wf.policy.horizon is None else plan_over_time
+    result = planner(wf, catalog, top=top, solver=solver, time_limit=time_limit,
                            gap=gap, alternatives=alternatives, slack=slack, started=started,
                            reserve_s=reserve_s, progress=progress)
     tell = progress or (lambda stage, best: None)

@@ -1,0 +1,91 @@
+"""Solving the run program and reading back the chosen ways and servers bought."""
+
+from __future__ import annotations
+
+import math
+import time
+from dataclasses import dataclass
+
+from ...errors import SolverError
+from ...inputs.catalog import Catalog
+from ...inputs.ownership import TcoPolicy
+from ..engines import make_engine, quiet_stdout
+from ..lp import pulp
+from .options import PoolWay, RentWay
+from .program import SERVER_EPSILON, Room, RunModel, Way, build, way_cost
+from .ways import RunInputs
+
+
+@dataclass(frozen=True)
+class RunSolution:
+    """What the run program chose."""
+
+    chosen: tuple[Way, ...]
+    counts: tuple[int, ...]
+    """Run servers bought per configuration."""
+    capex: float
+    rent: float
+    energy: float
+    """Under objective tco: energy of the run servers for the hours they run."""
+    bound: float
+    """A proven lower bound on the program's objective (without its tie-break)."""
+    optimal: bool
+    seconds: float
+    size: tuple[int, int]
+    """Variables and rows of the program."""
+
+    def objective(self, capex_share: float, support: float) -> float:
+        """H6 cost of this solution: capex charged (with support) + rent + energy."""
+        return self.capex * capex_share * (1 + support) + self.rent + self.energy
+
+
+def solve_runs(inputs: RunInputs, catalog: Catalog, capex_share: float,
+               tco: TcoPolicy | None, room: Room, solver: str, time_limit: float | None,
+               gap: float) -> RunSolution | None:
+    """The cheapest ways and servers for every run (None when ``room`` leaves no plan).
+
+    Raises:
+        SolverError: the solver failed, or stopped without a plan for a program that has one.
+    """
+    m = build(inputs.configs, inputs.ways, catalog, capex_share, tco, room)
+    engine = make_engine(solver, time_limit, gap)
+    start = time.perf_counter()
+    try:
+        with quiet_stdout():
+            m.prob.solve(engine)
+    except pulp.PulpSolverError as exc:
+        raise SolverError(f"the {solver} solver failed on the run program: {exc}") from None
+    seconds = time.perf_counter() - start
+    sol = m.prob.sol_status
+    if sol in (pulp.LpSolutionInfeasible, pulp.LpSolutionUnbounded) or m.prob.status == -1:
+        return None
+    if sol not in (pulp.LpSolutionOptimal, pulp.LpSolutionIntegerFeasible):
+        raise SolverError("the run program stopped before it found a plan (time limit). "
+                          "To fix: raise --time-limit, or a coarser policy.horizon.step_days")
+    return _read(m, inputs, tco, solver, sol, seconds)
+
+
+def _read(m: RunModel, inputs: RunInputs, tco: TcoPolicy | None, solver: str, sol: int,
+          seconds: float) -> RunSolution:
+    chosen: list[Way] = []
+    for key, ways in inputs.ways.items():
+        picked = [w for w, v in zip(ways, m.y[key]) if (v.value() or 0) > 0.5]
+        chosen.append(picked[0])
+    counts = tuple(round(v.value() or 0) for v in m.n)
+    capex = sum(c.price * n for c, n in zip(inputs.configs, counts))
+    rent = sum(w.cost for w in chosen if isinstance(w, RentWay))
+    energy = sum(way_cost(w, inputs.configs, tco) for w in chosen if isinstance(w, PoolWay))
+    objective = pulp.value(m.prob.objective) or 0.0
+    ticks = SERVER_EPSILON * sum(counts)
+    bound = objective
+    if solver == "highs" and getattr(m.prob, "solverModel", None) is not None:
+        info = m.prob.solverModel.getInfo()
+        b = getattr(info, "mip_dual_bound", None)
+        if b is not None and math.isfinite(b) and abs(b) < 1e30:
+            bound = min(objective, b)
+    optimal = sol == pulp.LpSolutionOptimal
+    size = (m.prob.numVariables(), m.prob.numConstraints())
+    # The tie-break ε per server is not a cost: take it off the bound (a bound of the
+    # objective with ε is a bound of the cost plus at most ε·servers).
+    return RunSolution(tuple(chosen), counts, capex, rent, energy, max(0.0, bound - ticks),
+                       optimal, seconds, size)

@@ -1,0 +1,81 @@
+"""Every way every run can be done (H3, H5), and the run servers they use: the run
+program's input, built once per plan."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+from ...errors import InfeasibleError
+from ...estimate.throughput import delivered_fraction
+from ...horizon.runs import RunSet, period_cuts
+from ...inputs.catalog import Catalog
+from ...inputs.workload import WorkloadFile
+from ..replicas import ReplicaOption, replica_options
+from .fleet import RunServer, run_servers
+from .options import PoolWay, RentWay, pool_ways, rent_ways
+
+Way = PoolWay | RentWay
+
+
+@dataclass(frozen=True)
+class RunInputs:
+    """What the run program is built from."""
+
+    runs: RunSet
+    cuts: tuple[float, ...]
+    configs: tuple[RunServer, ...]
+    ways: dict[str, list[Way]]
+    """Per run key, its ways (pool ways first)."""
+    local_tb: dict[int, float]
+    """Per configuration, the most TB a run stores on one of its servers (O4)."""
+
+
+def run_inputs(wf: WorkloadFile, catalog: Catalog, runs: RunSet, *, rent: bool = True,
+               buy: bool = True) -> RunInputs:
+    """The configurations and ways of every run; ``rent``/``buy`` False leave that kind of
+    way out (the "rent nothing" and "rent every run" alternatives).
+
+    Raises:
+        InfeasibleError: a run has no way at all (exit 3), naming the run and its figure.
+    """
+    by_name = {w.name: w for w in wf.workloads}
+    options: dict[str, list[ReplicaOption]] = {}
+    for name in sorted({r.workload for r in runs.runs}):
+        opts, _ = replica_options(by_name[name], catalog, wf.policy)
+        options[name] = [o for o in opts if o.gpu is not None and o.tokens_per_s]
+    configs = run_servers(((by_name[n], o) for n, o in options.items()), catalog,
+                          wf.policy) if buy else ()
+    cuts = period_cuts(runs)
+    ways: dict[str, list[Way]] = {}
+    local: dict[int, float] = {}
+    problems = []
+    for r in runs.runs:
+        w = by_name[r.workload]
+        eff = delivered_fraction(w, wf.policy)
+        pool = pool_ways(r, w, options[r.workload], configs, cuts, wf.policy, eff)
+        rented = (rent_ways(r, options[r.workload], catalog, cuts, eff)
+                  if rent and wf.policy.rent == "allowed" else [])
+        if not pool and not rented:
+            problems.append(_no_way(r, w.name, options[r.workload], buy, rent))
+        ways[r.key] = [*pool, *rented]
+        for p in pool:
+            local[p.config] = max(local.get(p.config, 0.0), w.local_tb + w.pool_tb)
+    if problems:
+        raise InfeasibleError("no plan exists: some runs cannot be done", problems)
+    return RunInputs(runs, cuts, configs, ways, local)
+
+
+def _no_way(r, name: str, options: list[ReplicaOption], buy: bool, rent: bool) -> str:
+    """Why run ``r`` has no way: its need in GPU-hours against what could be bought or
+    rented inside its window."""
+    days = r.window_h / 24
+    if not options:
+        return (f"{name} run {r.run}: no GPU of the catalog fits one replica with a throughput "
+                "estimate. To fix: add a larger GPU or lower the batch or precision")
+    best = max(options, key=lambda o: (o.tokens_per_s or 0.0) / o.degree)
+    return (f"{name} run {r.run}: {r.tokens:,.0f} tokens in {days:,.1f} days need "
+            f"{r.tokens / ((best.tokens_per_s or 1.0) * 3600):,.0f} replica-hours of "
+            f"{best.gpu} x{best.degree}, and no server that holds one can be bought"
+            + (" nor GPU rented" if rent else "") + " inside its window. To fix: allow renting "
+            "(policy.rent: allowed and a cloud price), lengthen the window, or add a server "
+            "that takes that GPU")
