@@ -143,6 +143,12 @@ def render_sweep(
     return "\n".join(out)
 
 
+TIMED_KNEE = ("Capital cost of the plan of least cost over the horizon (every budget at or "
+              "above it buys that plan; a smaller one may still serve every workload by "
+              "renting more):")
+"""The knee's heading over a horizon, where renting can stand in for buying."""
+
+
 def _time_columns(currency: str) -> list[Column]:
     """Over a horizon (H6): what each plan costs there and rents; the capital cost stays in
     the cost column."""
@@ -160,8 +166,9 @@ def _time_cells(r: ScenarioRow) -> list[str]:
 
 def _knee_lines(run: SweepRun, currency: str, width: int) -> list[str]:
     """Each scenario group's smallest budget serving everything (its knee), or why none."""
-    out = [""] + wrap("Smallest budget that serves every workload (the cheapest full plan):",
-                      width)
+    timed = any(k.time is not None for k in run.knees.values())
+    out = [""] + wrap("Smallest budget that serves every workload (the cheapest full plan):"
+                      if not timed else TIMED_KNEE, width)
     for k in run.knees.values():
         label = group_label(k.scenario)
         if k.total_cost is None:
@@ -169,6 +176,9 @@ def _knee_lines(run: SweepRun, currency: str, width: int) -> list[str]:
         else:
             exact = ("proven cheapest" if k.status == "optimal"
                      else "best found, not proven cheapest")
+            if timed:
+                exact = ("proven least over the horizon" if k.status == "optimal"
+                         else "best found, not proven least over the horizon")
             out += bullets([(f"{label}: {currency} {_money(k.total_cost)} ({exact}); "
                             f"{gpu_mix(k.gpus, ', ')}")], width)
     return out

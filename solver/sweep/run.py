@@ -26,6 +26,7 @@ from ..inputs.scenario import with_policy
 from ..inputs.workload import WorkloadFile
 from ..optimize.diagnosis import NoPlanInTime
 from ..optimize.pipeline import plan
+from ..optimize.runs.plan import plan_over_time
 from ..optimize.solve import DEFAULT_GAP
 from ..result import Termination
 from .rows import ScenarioRow, Solved, SweepRun, row_of
@@ -39,7 +40,8 @@ def solve_one(
     """Plan one scenario (rank 1 only, no R20 baseline); never raises for a failed plan."""
     start = time.perf_counter()
     try:
-        result = plan(
+        planner = plan if wf.policy.horizon is None else plan_over_time  # as answer() does
+        result = planner(
             wf, catalog, top=1, solver=solver, time_limit=time_limit, gap=gap, with_baseline=False
         )
         return Solved(result, seconds=time.perf_counter() - start,

@@ -29,6 +29,8 @@ KNEE_LABEL_WIDTH = 16
 """Width the Sweep sheet's knee table gives its scenario-group labels (they wrap)."""
 KNEE_SERIES = "knee: smallest budget serving everything"
 """The name of the red diamonds that mark each scenario group's knee on the Sweep charts."""
+TIMED_KNEE_SERIES = "knee: capital cost of the plan of least cost over the horizon"
+"""The same over a horizon, where renting may serve everything on a smaller budget."""
 KNEE_MARKER = {"type": "diamond", "size": 11, "fill": {"color": "#C00000"},
                "border": {"color": "#C00000"}}
 SWEEP_MONEY = ("budget", "total_cost", "knee_budget", "tco", "unit_price", "extended",
@@ -155,7 +157,7 @@ class SweepSheets(BookBase):
         for row in rows:
             chart.add_series(
                 {
-                    "name": KNEE_SERIES,
+                    "name": _knee_series(df),
                     "categories": [sh.name, row, 1, row, 1],
                     "values": [sh.name, row, 2, row, 2],
                     "line": {"none": True},
@@ -192,7 +194,7 @@ class SweepSheets(BookBase):
                                          cols.index(name)]})
         if knees and len(knees) == len(runs):
             line = self.wb.add_chart({"type": "line"})
-            line.add_series({"name": KNEE_SERIES, "categories": names,
+            line.add_series({"name": _knee_series(df), "categories": names,
                              "values": [sh.name, names[1], 1, names[3], 1],
                              "line": {"none": True}, "marker": KNEE_MARKER})
             chart.combine(line)
@@ -249,7 +251,10 @@ class SweepSheets(BookBase):
         if "knee_budget" not in df.columns or "total_priority" not in df.columns:
             return {}
         row += 1
-        sh.section(row, "Knee: the smallest budget that serves every workload")
+        sh.section(row, "Knee: the smallest budget that serves every workload"
+                   if "horizon_cost" not in df.columns else
+                   "Knee: the capital cost of the plan of least cost over the horizon (every "
+                   "budget at or above it buys that plan)")
         sh.header(row + 1, ["Scenario group", "Knee budget", "Served priority"],
                   numeric={1, 2})
         rows = {}
@@ -338,6 +343,12 @@ def budget_runs(df: pd.DataFrame) -> list[tuple[str, int, int]]:
             runs.append((f" ({', '.join(parts)})" if parts else "", start, i))
             start = i
     return runs
+
+
+def _knee_series(df: pd.DataFrame) -> str:
+    """What the knee's diamonds are: over a horizon a smaller budget may serve everything
+    by renting more, so there the knee is the capital cost of the best plan."""
+    return TIMED_KNEE_SERIES if "horizon_cost" in df.columns else KNEE_SERIES
 
 
 def _has_knee(df: pd.DataFrame, start: int) -> bool:
