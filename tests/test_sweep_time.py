@@ -321,15 +321,18 @@ def test_sweep_over_runs_rents_one_run_and_buys_for_twelve(write_yaml, tmp_path)
     assert (tmp_path / "breakeven-sweep.xlsx").is_file()
 
 
-def test_sweep_workbook_shows_buy_or_rent(write_yaml, tmp_path):
-    """The Sweep sheet's time columns and buy-or-rent chart; its formulas (the Sweep BOM's
-    extended and subtotals, run servers included) store what they compute."""
+@pytest.mark.parametrize("budget", [[], ["--budget", "9000,20000"]])
+def test_sweep_workbook_shows_buy_or_rent(write_yaml, tmp_path, budget):
+    """The Sweep sheet's time columns and buy-or-rent chart, without and with a budget axis
+    (one chart a group there); its formulas (the Sweep BOM's extended and subtotals, run
+    servers included) store what they compute."""
     from openpyxl import load_workbook
     from recalc import recalculate, report, soffice, stored_vs_recalculated
 
     path = write_yaml(BREAK_EVEN, "breakeven.yaml")
     r = CliRunner().invoke(main, ["sweep", str(path), "--runs", "pretrain=1,12",
-                                  "--rent-price", "20", "--jobs", "1", "--out", str(tmp_path)])
+                                  "--rent-price", "20", "--jobs", "1", "--out", str(tmp_path),
+                                  *budget])
     assert r.exit_code == 0, r.output
     words = " ".join(r.output.split())
     assert "Capital cost of the plan of least cost over the horizon" in words
@@ -337,7 +340,7 @@ def test_sweep_workbook_shows_buy_or_rent(write_yaml, tmp_path):
     rows = list(sh.iter_rows(values_only=True))
     head = next(i for i, row in enumerate(rows) if "Horizon cost" in row)
     cols = rows[head]
-    got = [dict(zip(cols, rows[head + k])) for k in (1, 2)]
+    got = [dict(zip(cols, rows[head + k])) for k in ((1, 2) if not budget else (1, 3))]
     assert [g["Runs pretrain"] for g in got] == [1, 12]
     assert got[0]["Rented GPU hours"] > 0 and got[1]["Rented GPU hours"] == 0
     assert got[0]["GPUs bought"] == 0 and got[1]["GPUs bought"] > 0

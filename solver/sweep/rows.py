@@ -1,6 +1,7 @@
 """The result rows of a sweep: what one solve returned (``Solved``), the row it makes for
-its scenario (``ScenarioRow``: status, cost, priority served, GPUs, the bill of materials)
-and the finished sweep (``SweepRun``).
+its scenario (``ScenarioRow``: status, cost, priority served, GPUs, the bill of materials,
+and over a horizon what it charges, rents and costs there: ``TimeRow``) and the finished
+sweep (``SweepRun``).
 
 A scenario's status is read from how its run ended (``Termination``), never guessed from
 exit codes or timings. Money is in the catalog's currency; priority is Σ priority ×

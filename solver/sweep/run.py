@@ -7,7 +7,8 @@ smallest budget that serves every workload, found exactly by solving without a b
 Budgets at or above the full plan's cost buy that same plan, so they are not solved again.
 Under ``objective: tco`` that plan is the full plan of lowest TCO, which may cost more to buy
 than another full plan: the knee is then found by a second solve of the group that
-minimises capital cost.
+minimises capital cost. A file with a horizon is planned over time (``plan_over_time``), as
+``plan-buy plan`` plans it; its knee is its best plan's capital cost.
 """
 
 from __future__ import annotations

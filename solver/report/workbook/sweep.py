@@ -139,17 +139,22 @@ class SweepSheets(BookBase):
         # objective), so a line never jumps back from one group's largest budget to the
         # next group's smallest.
         single = len(runs) == 1
+        lines = [("served_priority", "served priority"), ("total_cost", "cost")]
+        if "horizon_cost" in df.columns:  # over a horizon, what the plan minimises too
+            col["horizon_cost"] = list(df.columns).index("horizon_cost")
+            lines.append(("horizon_cost", "cost over the horizon"))
         for label, start, stop in runs:
             first, last = HEADER_ROW + 1 + start, HEADER_ROW + stop
-            for name, y2 in (("served_priority", False), ("total_cost", True)):
-                what = "served priority" if not y2 else "cost"
+            for name, what in lines:
+                y2 = name != "served_priority"
                 chart.add_series(
                     {
                         "name": what if single else f"{what}{label}",
                         "categories": [sh.name, first, col["budget"], last, col["budget"]],
                         "values": [sh.name, first, col[name], last, col[name]],
                         "y2_axis": y2,
-                        "marker": {"type": "circle" if not y2 else "square"},
+                        "marker": {"type": {"served_priority": "circle", "total_cost": "square"}
+                                   .get(name, "triangle")},
                     }
                 )
         rows = sorted(knees[label] for label, start, _ in runs
