@@ -253,25 +253,25 @@ def main() -> None:
 def estimate(workloads: Path, catalog: Path, gpus: tuple[str, ...], as_json: bool) -> None:
     """Per-workload VRAM and host-RAM breakdown for every GPU and parallel degree."""
     from solver.inputs.loading import load_catalog, load_workloads
-    from solver.report.estimate_table import estimate_rows, render_estimate_table
+    from solver.report.estimate_table import (
+        estimate_document,
+        estimate_rows,
+        render_estimate_table,
+        run_hours_rows,
+    )
     from solver.report.text import terminal_width
 
     try:
         wf = load_workloads(workloads)
         cat = load_catalog(catalog)
         rows = estimate_rows(wf, cat, gpus)
+        hours = run_hours_rows(wf, cat, gpus)
     except PlanBuyError as exc:
         _fail(exc)
     if as_json:
-        from solver.optimize.advice import checkpointing_gains
-
-        doc: dict = {"rows": [r.to_json() for r in rows]}
-        gains = checkpointing_gains(wf, cat)
-        if gains:
-            doc["checkpointing"] = [gain.to_json() for gain in gains]
-        _print(json.dumps(doc, indent=2))
+        _print(json.dumps(estimate_document(wf, cat, rows, hours), indent=2))
     else:
-        _print(render_estimate_table(wf, cat, rows, width=terminal_width(sys.stdout)))
+        _print(render_estimate_table(wf, cat, rows, width=terminal_width(sys.stdout), hours=hours))
 
 
 @main.command()

@@ -44,7 +44,7 @@ def test_json_is_exactly_the_rows_document():
     res = CliRunner().invoke(main, ["estimate", str(Q3), "--json"])
     assert res.exit_code == 0, res.output
     doc = json.loads(res.stdout)
-    assert set(doc) == {"rows"}
+    assert set(doc) == {"rows", "gpu_hours"} and doc["gpu_hours"] == []  # no job with tokens
     assert doc["rows"]
     for row in doc["rows"]:
         assert set(row) - ROW_KEYS <= SPEED_KEYS and ROW_KEYS <= set(row)

@@ -2,7 +2,10 @@
 
 Two pure steps, so the JSON and the table cannot disagree: ``estimate_rows`` decides what to show, as EstimateRow
 objects (the memory Estimate plus one replica's throughput; ``to_json`` is the row of the
-JSON contract); ``render_estimate_table`` turns them into text.
+JSON contract); ``render_estimate_table`` turns them into text. The same for the GPU-hours
+one run of each finite training job needs per GPU type (``estimate.gpu_hours``):
+``run_hours_rows`` chooses them, ``render_estimate_table`` ends with their section.
+``estimate_document`` is the ``--json`` document of both.
 
 Every JSON row carries ``cpu_cores``, what one replica needs on its server (O3).
 Throughput keys of a JSON row: training kinds add ``tokens_per_s`` and ``mfu``; inference adds
@@ -17,15 +20,17 @@ from collections.abc import Sequence
 from dataclasses import dataclass, fields
 
 from ..errors import InputError
+from ..estimate.gpu_hours import GpuHoursRow, gpu_hours_rows, is_finite
 from ..estimate.memory import Estimate
 from ..estimate.replica import estimate, throughput
 from ..estimate.throughput import Throughput
 from ..inputs.catalog import Catalog, GpuSku
 from ..inputs.workload import Policy, Workload, WorkloadFile
-from ..optimize.advice import checkpointing_gain
+from ..optimize.advice import checkpointing_gain, checkpointing_gains
 from ..optimize.replicas import policy_degrees
 from ..rules.cores import replica_cores
 from .text import DEFAULT_WIDTH, Column, bullets, table, wrap
+from .wording import money
 
 ESTIMATE_DEGREES = (1, 2, 4, 8)
 """Parallel degrees the estimate command shows: 1, 2, 4 and 8 GPUs per replica."""
@@ -103,6 +108,25 @@ def estimate_rows(wf: WorkloadFile, catalog: Catalog, gpu_skus: tuple[str, ...] 
     return rows
 
 
+def run_hours_rows(wf: WorkloadFile, catalog: Catalog, gpu_skus: tuple[str, ...] = ()
+                   ) -> list[GpuHoursRow]:
+    """GPU-hours of one run of each finite job on each GPU (all, or ``gpu_skus``) where it
+    fits (``estimate.gpu_hours``). Raises InputError for an unknown GPU SKU."""
+    return gpu_hours_rows(wf, catalog, _select_gpus(catalog, tuple(gpu_skus)))
+
+
+def estimate_document(wf: WorkloadFile, catalog: Catalog, rows: Sequence[EstimateRow],
+                      hours: Sequence[GpuHoursRow]) -> dict:
+    """``estimate --json``'s document: ``rows``, ``checkpointing`` (only when a training job
+    would fit on fewer GPUs with it) and ``gpu_hours`` (docs/json.md)."""
+    doc: dict = {"rows": [r.to_json() for r in rows]}
+    gains = checkpointing_gains(wf, catalog)
+    if gains:
+        doc["checkpointing"] = [gain.to_json() for gain in gains]
+    doc["gpu_hours"] = [h.to_json() for h in hours]
+    return doc
+
+
 def is_waste(e: Estimate) -> bool:
     """R7: the job fits but uses under 30% of each card it occupies."""
     return e.gpu is not None and e.fits and e.vram_utilisation < WASTE_FRACTION
@@ -178,9 +202,11 @@ def _title(w) -> str:
 
 
 def render_estimate_table(wf: WorkloadFile, catalog: Catalog, rows: Sequence[EstimateRow],
-                          width: int = DEFAULT_WIDTH) -> str:
+                          width: int = DEFAULT_WIDTH,
+                          hours: Sequence[GpuHoursRow] | None = None) -> str:
     """Per workload, a table of its rows in at most ``width`` characters; GB everywhere
-    (10^9 bytes)."""
+    (10^9 bytes); then, given ``hours`` and a training job with tokens, the section
+    "GPU-hours per run"."""
     by_workload: dict[str, list[Estimate]] = {}
     for r in rows:
         by_workload.setdefault(r.workload, []).append(r)
@@ -220,4 +246,52 @@ def render_estimate_table(wf: WorkloadFile, catalog: Catalog, rows: Sequence[Est
             parts += wrap(f"-> with activation_checkpointing: true a replica would fit "
                           f"{gain.text()} (each training step then takes longer)", width,
                           indent="  ", hang="     ")
+    if hours is not None and any(is_finite(w) for w in wf.workloads):
+        parts += ["", *_gpu_hours_section(wf, catalog, hours, width)]
     return "\n".join(parts)
+
+
+_HOURS_COLUMNS = (
+    Column("workload", justify="left", wrap=True, comfort=12),
+    Column("GPU", justify="left"),
+    Column("GPUs per replica"),
+    Column("GPU-hours"),
+    Column("rent"),
+)
+
+
+def _gpu_hours_section(wf: WorkloadFile, catalog: Catalog, hours: Sequence[GpuHoursRow],
+                       width: int) -> list[str]:
+    """"GPU-hours per run": one line per finite job x GPU, cheapest rent first; a line for
+    each finite job that fits on none of them."""
+    p = wf.policy
+    legend = [
+        ("GPU-hours: what one run of the job needs on that GPU type, however many replicas "
+         f"run at once = GPUs per replica x tokens x growth {p.growth:g} / (one replica's "
+         f"tokens/s x data-parallel efficiency {p.data_parallel_efficiency:.0%}) / 3600, at "
+         "the GPUs per replica that need the fewest."),
+        (f"rent: the catalog's cloud price per GPU-hour (prices as of {catalog.prices_as_of}) "
+         "x GPU-hours; for each job the cheapest first."),
+    ]
+    cells = [[h.workload, h.gpu, str(h.degree), _hours(h.gpu_hours),
+              "no cloud price" if h.rent_cost is None else _rent(h.rent_cost, h.currency)]
+             for h in hours]
+    out = ["GPU-hours per run (training jobs with tokens)", *bullets(legend, width, indent="")]
+    if cells:
+        out += table(_HOURS_COLUMNS, cells, width)
+    listed = {h.workload for h in hours}
+    for w in wf.workloads:
+        if is_finite(w) and w.name not in listed:
+            out += wrap(f"-> {w.name}: a replica fits on no GPU shown here and not in "
+                        "policy.exclude, so it has no GPU-hours", width, indent="  ", hang="     ")
+    return out
+
+
+def _hours(v: float) -> str:
+    """GPU-hours: 9,227 from 100 up, else three significant digits (78.8, 0.512)."""
+    return f"{v:,.0f}" if v >= 100 else f"{v:.3g}"
+
+
+def _rent(v: float, currency: str) -> str:
+    """Whole units as every amount of plan-buy (USD 6,494); cents below 100 (USD 0.41)."""
+    return money(v, currency) if v >= 100 else f"{currency} {v:.2f}"

@@ -169,7 +169,12 @@ def option_metrics(option: PlanOption, catalog: Catalog, policy: Policy) -> Opti
     ram_on: dict[str, float] = {}
     for p in option.placements:
         ram_on[p.server] = ram_on.get(p.server, 0.0) + p.host_ram_gb
+    # Servers bought for runs (H4) are used in turns, not all the time: their use over time
+    # is the timeline's; these figures are those of the servers that run all the time.
+    timed = set(option.time.run_servers) if option.time is not None else set()
     for s in option.servers:
+        if s.id in timed:
+            continue
         dimm = catalog.dimm(s.memory)
         installed_ram += s.dimm_count * dimm.size_gb
         least_ram += least_ram_gb(s, ram_on.get(s.id, 0.0), catalog, policy)

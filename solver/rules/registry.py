@@ -170,5 +170,36 @@ _P = [
          f"{SOLVER_DOC}#power-cost-of-ownership-site-and-owned-servers"),
 ]
 
-RULES: dict[str, Rule] = {r.id: r for r in (*_R, *_O, *_T, *_P)}
+TIME_DOC = f"{SOLVER_DOC}#plans-over-time-h1h6"
+"""Where the checker's part of the H family (plans over time) is explained."""
+
+RUNS = "solver.optimize.runs.program"
+
+
+def _r(*names: str) -> tuple[str, ...]:
+    """Steps of the run program (``solver/optimize/runs/program.py``) by function name."""
+    return tuple(f"{RUNS}.{n}" for n in names)
+
+
+_H = [
+    Rule("H1", "A horizon: capex charged x months / the hardware's life when shorter",
+         "solver.horizon.runs.timeframe", _r("define_objective"), "check_h6", None,
+         TIME_DOC),
+    Rule("H2", "A finite training job is runs: its tokens by each repetition's deadline",
+         "solver.horizon.runs.runs_of", None, "check_h3", None, TIME_DOC),
+    Rule("H3", "Each run gets a window inside [start, deadline], replicas and where they run, "
+         "enough for its tokens", "solver.rules.time.run_hours", _r("define_one_way"),
+         "check_h3", None, TIME_DOC),
+    Rule("H4", "At every instant the replicas running on each server fit every rule of today",
+         "solver.optimize.runs.fleet.holds", _r("define_servers_in_time", "define_room"),
+         "check_h4", None, TIME_DOC),
+    Rule("H5", "A run may rent GPUs with a cloud price, billed price × GPUs × hours, within "
+         "max_gpus", "solver.rules.time.rent_cost", _r("define_rent_caps"), "check_h5", None,
+         TIME_DOC),
+    Rule("H6", "One objective over the horizon: capex x its share of the life + rent "
+         "(+ running costs)", "solver.run_types.TimeCost.horizon_cost",
+         _r("define_objective"), "check_h6", None, TIME_DOC),
+]
+
+RULES: dict[str, Rule] = {r.id: r for r in (*_R, *_O, *_T, *_P, *_H)}
 """Every plan rule, by id."""

@@ -7,12 +7,13 @@ from dataclasses import dataclass
 
 from ...errors import InfeasibleError
 from ...estimate.throughput import delivered_fraction
-from ...horizon.runs import RunSet, period_cuts
+from ...horizon.runs import RunSet, RunSpec, period_cuts
 from ...inputs.catalog import Catalog
-from ...inputs.workload import WorkloadFile
+from ...inputs.workload import MAX_PLANNED_REPLICAS, Workload, WorkloadFile
+from ...rules.time import replicas_to_finish
 from ..replicas import ReplicaOption, replica_options
 from .fleet import RunServer, run_servers
-from .options import PoolWay, RentWay, pool_ways, rent_ways
+from .options import MAX_SERVERS_PER_RUN, PoolWay, RentWay, pool_ways, rent_ways
 
 Way = PoolWay | RentWay
 
@@ -56,7 +57,7 @@ def run_inputs(wf: WorkloadFile, catalog: Catalog, runs: RunSet, *, rent: bool =
         rented = (rent_ways(r, options[r.workload], catalog, cuts, eff)
                   if rent and wf.policy.rent == "allowed" else [])
         if not pool and not rented:
-            problems.append(_no_way(r, w.name, options[r.workload], buy, rent))
+            problems.append(_no_way(r, w, wf, catalog, rent))
         ways[r.key] = [*pool, *rented]
         for p in pool:
             local[p.config] = max(local.get(p.config, 0.0), w.local_tb + w.pool_tb)
@@ -65,17 +66,21 @@ def run_inputs(wf: WorkloadFile, catalog: Catalog, runs: RunSet, *, rent: bool =
     return RunInputs(runs, cuts, configs, ways, local)
 
 
-def _no_way(r, name: str, options: list[ReplicaOption], buy: bool, rent: bool) -> str:
-    """Why run ``r`` has no way: its need in GPU-hours against what could be bought or
-    rented inside its window."""
+def _no_way(r: RunSpec, w: Workload, wf: WorkloadFile, catalog: Catalog, rent: bool) -> str:
+    """Why run ``r`` has no way: the replicas it would need at once on the fastest GPU,
+    against what can be bought or rented inside its window."""
     days = r.window_h / 24
+    plain = w.model_copy(update={"tokens": None, "deadline_days": None, "deadline": None})
+    options = [o for o in replica_options(plain, catalog, wf.policy)[0] if o.tokens_per_s]
     if not options:
-        return (f"{name} run {r.run}: no GPU of the catalog fits one replica with a throughput "
-                "estimate. To fix: add a larger GPU or lower the batch or precision")
+        return (f"{w.name} run {r.run}: no GPU of the catalog fits one replica. To fix: add a "
+                "larger GPU, or lower the batch or precision")
     best = max(options, key=lambda o: (o.tokens_per_s or 0.0) / o.degree)
-    return (f"{name} run {r.run}: {r.tokens:,.0f} tokens in {days:,.1f} days need "
-            f"{r.tokens / ((best.tokens_per_s or 1.0) * 3600):,.0f} replica-hours of "
-            f"{best.gpu} x{best.degree}, and no server that holds one can be bought"
-            + (" nor GPU rented" if rent else "") + " inside its window. To fix: allow renting "
-            "(policy.rent: allowed and a cloud price), lengthen the window, or add a server "
-            "that takes that GPU")
+    eff = delivered_fraction(w, wf.policy)
+    n = replicas_to_finish(r.tokens, r.window_h, best.tokens_per_s or 1.0, eff)
+    limit = min(MAX_PLANNED_REPLICAS, MAX_SERVERS_PER_RUN * 8)
+    where = "buy or rent" if rent and wf.policy.rent == "allowed" else "buy"
+    return (f"{w.name} run {r.run}: {r.tokens:,.0f} tokens in {days:,.1f} days need {n:,} "
+            f"replicas of {best.gpu} x{best.degree} at once (the fastest per GPU), more than "
+            f"plan-buy will {where} for one run (about {limit:,}). To fix: lengthen its "
+            "window (deadline_days), or lower tokens")

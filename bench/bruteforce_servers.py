@@ -1,0 +1,167 @@
+"""The run servers the time brute force (``bench/bruteforce_time.py``) may buy, and how many
+replicas of a run one of them holds, with its own arithmetic.
+
+A run server is a configuration S = (platform, GPU SKU x k, DIMM SKU x count, drive SKU x
+count): k any count the platform is sold with (O1, at least one), DIMMs of its memory type at
+every count that populates all channels evenly (R14), 0..bays drives of one SKU. One server
+holds m = min(k // d, ⌊(1 - headroom) x RAM / RAM per replica⌋, ⌊cores / cores per
+replica⌋) replicas of degree d (R11, R12, O3), and none unless its drives hold the run's
+dataset and checkpoints under the headroom line (O4: all the servers of a run are of one
+configuration, so each carries the drives that the one keeping the checkpoints needs).
+
+``full_configs`` is the restriction the run program states (docs/solver.md): one
+configuration per (platform, GPU SKU), bought with the platform's largest GPU count, the
+cheapest drives that hold the largest dataset and checkpoints of a run using it, and the
+DIMMs that hold the most replicas of every run option at once (then the cheapest).
+"""
+
+from __future__ import annotations
+
+import itertools
+import math
+from dataclasses import dataclass
+
+from bench.bruteforce import _cores, _degrees_for
+from solver.estimate.replica import estimate, replica_throughput
+from solver.inputs.catalog import Catalog, Platform
+from solver.inputs.workload import Workload
+
+
+@dataclass(frozen=True)
+class Way:
+    """One replica of a run on ``degree`` GPUs of ``gpu``."""
+
+    gpu: str
+    degree: int
+    rate: float
+    """Tokens/s one replica delivers (T2 x data-parallel efficiency)."""
+    ram_gb: float
+    cores: int
+
+
+@dataclass(frozen=True)
+class Config:
+    """A run server: platform, GPUs, DIMMs and drives bought together."""
+
+    platform: str
+    gpu: str
+    gpus: int
+    ram_gb: float
+    """Installed host RAM."""
+    tb: float
+    """Installed drive TB."""
+    cores: int | None
+    price: float
+    power_w: float
+    """P1: platform power_w + GPUs x GPU power_w."""
+
+
+def run_ways(w: Workload, gpus: list, policy) -> list[Way]:
+    """Every GPU and degree a replica of ``w`` fits on (R8, R10, memory), with its rate."""
+    eff = policy.data_parallel_efficiency
+    out = []
+    for g in gpus:
+        for d in _degrees_for(g, policy):
+            e = estimate(w, g, d, policy)
+            if not e.fits:
+                continue
+            rate = replica_throughput(w, g, d, policy, e).tokens_per_s * eff
+            if rate > 0:
+                out.append(Way(g.sku, d, rate, e.host_ram_gb, _cores(w, d)))
+    return out
+
+
+def server_configs(catalog: Catalog) -> list[Config]:
+    """Every run server the catalog sells: any GPU count it is sold with (O1, at least one),
+    every DIMM SKU at every count that populates all channels (R14), 0..bays drives."""
+    out = []
+    for p in catalog.platforms:
+        counts = sorted(set(p.gpu_counts)) if p.gpu_counts is not None else range(
+            p.gpu_slots + 1)
+        dimms = [(0.0, 0.0)] if not p.memory_channels else [
+            (n * m.size_gb, n * m.price) for m in catalog.memory if m.type == p.memory_type
+            for n in range(p.memory_channels, p.dimm_slots + 1, p.memory_channels)]
+        drives = [(0.0, 0.0)] + [(q * s.size_tb, q * s.price) for s in catalog.storage
+                                 for q in range(1, p.drive_bays + 1)]
+        for g in catalog.gpus:
+            if not p.takes(g):
+                continue
+            for k, (ram, ram_price), (tb, tb_price) in itertools.product(counts, dimms, drives):
+                if k >= 1:
+                    out.append(Config(p.sku, g.sku, k, ram, tb, p.cpu_cores,
+                                      p.price + k * g.price + ram_price + tb_price,
+                                      p.power_w + k * g.power_w))
+    return out
+
+
+def per_server(cfg: Config, way: Way, disk_tb: float, line: float) -> int:
+    """Replicas of one run a server of ``cfg`` holds at once (0: none)."""
+    if cfg.gpu != way.gpu or disk_tb > line * cfg.tb + 1e-9:
+        return 0
+    m = cfg.gpus // way.degree
+    if way.ram_gb > 0:
+        m = min(m, math.floor(line * cfg.ram_gb / way.ram_gb + 1e-9))
+    if cfg.cores is not None and way.cores > 0:
+        m = min(m, cfg.cores // way.cores)
+    return max(m, 0)
+
+
+def useful_configs(configs: list[Config], fits: list[tuple[Way, float]], line: float,
+                   energy: bool = False) -> list[Config]:
+    """The configs no other config beats: another that holds as many replicas of every way
+    of every run (``fits``: way, TB on disk) at no higher price (and, where ``energy`` counts,
+    no more watts per replica) can replace it everywhere."""
+    table = [tuple(per_server(c, w, tb, line) for w, tb in fits) for c in configs]
+    cheapest: dict[tuple, int] = {}
+    for i, vec in enumerate(table):
+        key = (vec, configs[i].power_w if energy else 0.0)
+        if any(vec) and (key not in cheapest or configs[i].price < configs[cheapest[key]].price):
+            cheapest[key] = i
+
+    def beats(j: int, i: int) -> bool:
+        a, b = configs[j], configs[i]
+        return a.price <= b.price and all(
+            ma >= mb and (not energy or not mb or a.power_w / ma <= b.power_w / mb + 1e-9)
+            for ma, mb in zip(table[j], table[i]))
+
+    kept = list(cheapest.values())
+    return [configs[i] for i in kept if not any(
+        j != i and beats(j, i) and (not beats(i, j) or j < i) for j in kept)]
+
+
+def full_configs(catalog: Catalog, fits: list[tuple[Way, float]], line: float) -> list[Config]:
+    """The run program's restriction: per (platform, GPU SKU) some way fits, one server with
+    the largest GPU count, the cheapest drives for the largest data on disk, and the DIMMs
+    holding the most replicas of ``fits`` (way, TB on disk; each workload's ways once)."""
+    out = []
+    for p in catalog.platforms:
+        k = max(p.gpu_counts) if p.gpu_counts is not None else p.gpu_slots
+        for g in (g for g in catalog.gpus if p.takes(g)):
+            users = [(w, tb) for w, tb in fits if w.gpu == g.sku and w.degree <= k]
+            disk = _least_drives(p, catalog, max((tb for _, tb in users), default=0.0), line)
+            if not users or disk is None:
+                continue
+            best: tuple[tuple[int, float], Config] | None = None
+            for m in (m for m in catalog.memory if m.type == p.memory_type):
+                for n in range(p.memory_channels, p.dimm_slots + 1, p.memory_channels):
+                    cfg = Config(p.sku, g.sku, k, n * m.size_gb, disk[0], p.cpu_cores,
+                                 p.price + k * g.price + n * m.price + disk[1],
+                                 p.power_w + k * g.power_w)
+                    held = sum(per_server(cfg, w, tb, line) for w, tb in users)
+                    if held and (best is None or (-held, cfg.price) < best[0]):
+                        best = ((-held, cfg.price), cfg)
+            if best is not None:
+                out.append(best[1])
+    return out
+
+
+def _least_drives(p: Platform, catalog: Catalog, need_tb: float,
+                  line: float) -> tuple[float, float] | None:
+    """(TB, price) of the cheapest drives of one SKU holding ``need_tb`` under the line in
+    the platform's bays; (0, 0) when nothing is stored; None when none do."""
+    if need_tb <= 0:
+        return 0.0, 0.0
+    fits = [min(((q * s.size_tb, q * s.price) for q in range(1, p.drive_bays + 1)
+                 if line * q * s.size_tb + 1e-9 >= need_tb), default=None, key=lambda x: x[1])
+            for s in catalog.storage]
+    return min((f for f in fits if f is not None), default=None, key=lambda x: x[1])
