@@ -156,8 +156,11 @@ def _alternatives(wf: WorkloadFile, catalog: Catalog, runs: RunSet, first: PlanO
         sol = solve_runs(inputs, catalog, share, tco, Room(), solver, limit, gap)
         if sol is None:
             continue
-        opt, _ = _join(wf, catalog, runs, inputs, first, sol, share, tco, solver, limit, gap,
-                       label)
+        try:
+            opt, _ = _join(wf, catalog, runs, inputs, first, sol, share, tco, solver, limit,
+                           gap, label)
+        except InfeasibleError:
+            continue  # the budget or site rules this direction out
         out.append(opt)
     return out
 
