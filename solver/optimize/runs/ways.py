@@ -58,7 +58,7 @@ def run_inputs(wf: WorkloadFile, catalog: Catalog, runs: RunSet, *, rent: bool =
                   if rent and wf.policy.rent == "allowed" else [])
         if not pool and not rented:
             problems.append(_no_way(r, w, wf, catalog, rent))
-        ways[r.key] = [*pool, *rented]
+        ways[r.key] = [*undominated(pool, tco_energy=True), *rented]
         for p in pool:
             local[p.config] = max(local.get(p.config, 0.0), w.local_tb + w.pool_tb)
     if problems:
@@ -84,3 +84,33 @@ def _no_way(r: RunSpec, w: Workload, wf: WorkloadFile, catalog: Catalog, rent: b
             f"replicas of {best.gpu} x{best.degree} at once (the fastest per GPU), more than "
             f"plan-buy will {where} for one run (about {limit:,}). To fix: lengthen its "
             "window (deadline_days), or lower tokens")
+
+
+def undominated(pool: list[PoolWay], tco_energy: bool = True) -> list[PoolWay]:
+    """The pool ways of one run that no other of its ways dominates: a way is dropped when
+    another on the same configuration occupies a subset of its periods with at most its
+    servers and at most its server-hours (its energy under objective tco). Any plan using
+    the dropped way stays feasible, at no higher cost, with the other one instead: an
+    exact reduction of the program."""
+    by_config: dict[int, list[PoolWay]] = {}
+    for w in pool:
+        by_config.setdefault(w.config, []).append(w)
+    kept: list[PoolWay] = []
+    for group in by_config.values():
+        group.sort(key=lambda w: (w.servers, w.periods[1] - w.periods[0], _hours(w)))
+        mine: list[PoolWay] = []
+        for w in group:
+            if not any(_dominates(o, w, tco_energy) for o in mine):
+                mine.append(w)
+        kept += mine
+    return kept
+
+
+def _hours(w: PoolWay) -> float:
+    return w.servers * (w.end_h - w.begin_h)
+
+
+def _dominates(o: PoolWay, w: PoolWay, tco_energy: bool) -> bool:
+    return (o.servers <= w.servers and w.periods[0] <= o.periods[0]
+            and o.periods[1] <= w.periods[1]
+            and (not tco_energy or _hours(o) <= _hours(w) + 1e-9))
