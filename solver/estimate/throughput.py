@@ -4,10 +4,12 @@ Every formula, constant and source is written out in ``docs/throughput-model.md`
 in the names: FLOPs, bytes, seconds, TFLOPS (10^12 FLOP/s), GB/s (10^9 bytes/s).
 
 Training: seconds per token = FLOPs per token / (d x peak x MFU) [+ QLoRA de-quantisation]
-[+ all-reduce traffic when the replica spans GPUs beyond one NVLink domain].
-Inference: one decode step reads the weights and the batch's KV cache and does
-2 x active params FLOPs per sequence, so it takes the slower of the two:
-max(bytes / (bandwidth x MBU), FLOPs / (peak x MFU)); prefill is compute-bound.
+[+ tensor-parallel all-reduces when the replica spans GPUs beyond one NVLink domain].
+Inference: one decode step runs the linear layers (weights read, 2 x active params FLOPs per
+sequence) and attention (the batch's KV cache) as separate kernels, each the slower of its
+bytes / (bandwidth x MBU) and its FLOPs / (peak x MFU), then the tensor-parallel all-reduces
+and the serving framework's step overhead (comms.py); prefill is compute-bound, plus the same
+all-reduces and overhead. The class MFU is scaled by the board's power-limited clock.
 
 This module is speed at a given batch (:func:`training_throughput` at a micro-batch,
 :func:`inference_throughput` at a serving batch) and a workload's target
