@@ -147,6 +147,10 @@ class Workload(StrictModel):
     efficiency: float | None = Field(default=None, gt=0, le=1)
     """Fraction of the GPU's datasheet rates this job's software stack reaches, in (0, 1]:
     replaces the MFU (training, prefill) and MBU (decode) defaults for this workload."""
+    # --- Serving framework (N4) ----------------------------------------------------------------
+    step_overhead_ms: float | None = Field(default=None, ge=0, le=1000)
+    """Inference: ms the serving framework adds to every step (decode step or prefill) beyond
+    its kernels, in [0, 1000]; default 0.5 (vLLM with multi-step scheduling)."""
 
     @model_validator(mode="before")
     @classmethod
