@@ -42,6 +42,7 @@ from .kinds import (
     kind_problems,
     lora_targets_value,
 )
+from .measurements import Measurements
 from .model import ModelArch, ModelSpec
 from .money import Money
 from .names import WorkloadName, duplicate_name_problems
@@ -147,6 +148,8 @@ class Workload(StrictModel):
     efficiency: float | None = Field(default=None, gt=0, le=1)
     """Fraction of the GPU's datasheet rates this job's software stack reaches, in (0, 1]:
     replaces the MFU (training, prefill) and MBU (decode) defaults for this workload."""
+    measurements: Measurements | None = None
+    """E2: measured peak_gb / tokens_per_s per GPU SKU and degree; they replace the estimate."""
 
     @model_validator(mode="before")
     @classmethod
