@@ -51,6 +51,16 @@ class Measurement(StrictModel):
     tokens_per_s: PositiveFloat | None = Field(default=None, le=1e12)
     """Tokens/s one replica delivered (training tokens, or output tokens for inference)."""
 
+    @field_validator("meter", mode="before")
+    @classmethod
+    def _meter(cls, v: Any) -> Any:
+        # Checked here so a typo gets the two names and what each reads, not a bare enum.
+        if v is None or v in METER_DOC:
+            return v
+        raise ValueError(f"meter must be torch_max_allocated or nvidia_smi, got {clip(repr(v))}. "
+                         "To fix: write meter: torch_max_allocated (the peak PyTorch reports) "
+                         "or meter: nvidia_smi (the process's whole use)")
+
     @field_validator("degree")
     @classmethod
     def _power_of_two(cls, v: int) -> int:
