@@ -205,3 +205,10 @@ def test_measured_documents_validate_against_the_printed_schemas(tmp_path):
     import yaml
 
     jsonschema.validate(yaml.safe_load(MEASURED.read_text()), schema("workloads"))
+
+
+def test_plan_report_names_the_measured_placements(tmp_path):
+    res = CliRunner().invoke(main, ["plan", str(MEASURED), "--top", "1", "--no-workbook"])
+    assert res.exit_code == 0, res.output
+    assert "Measured, not estimated" in res.output
+    assert "qlora-8b on 2 x rtx-4090: peak memory and tokens/s" in res.output

@@ -9,6 +9,8 @@ from ..estimate.memory import Estimate
 from ..estimate.replica import replica_throughput
 from ..inputs.catalog import GpuSku
 from ..inputs.workload import Workload, WorkloadFile
+from ..result import PlanResult
+from .text import bullets, wrap
 
 
 def measured_columns(w: Workload, gpu: GpuSku | None, est: Estimate,
@@ -39,3 +41,20 @@ def band_columns(kind: str, degree: int) -> dict[str, str]:
     bands = row_bands(kind, degree)
     return {column: band_text(bands[q], q, kind, degree) if q in bands else ""
             for q, column in (("peak_memory", "memory_band"), ("tokens_per_s", "throughput_band"))}
+
+
+def measured_lines(result: PlanResult, width: int) -> list[str]:
+    """The plan report's note on placements sized by the file's own measurements (E2): one
+    item per workload, GPU and degree placed in any option, with what was measured."""
+    seen: dict[tuple[str, str | None, int], tuple[str, ...]] = {}
+    for opt in result.options:
+        for p in opt.placements:
+            if p.measured:
+                seen.setdefault((p.workload, p.gpu, p.gpus), p.measured)
+    if not seen:
+        return []
+    words = {"peak_gb": "peak memory", "tokens_per_s": "tokens/s"}
+    items = [f"{w} on {d} x {g}: {' and '.join(words.get(k, k) for k in keys)}"
+             for (w, g, d), keys in seen.items()]
+    return [*wrap("Measured, not estimated (the workload file's measurements):", width),
+            *bullets(items, width), ""]
