@@ -7,9 +7,9 @@ output, so a change to the estimator or to the case files must rebuild it.
 Each case of tests/data/memory_cases.yaml and tests/data/throughput_cases.yaml is estimated
 by the same functions their accuracy tests use (bench/accuracy.py,
 bench/throughput_accuracy.py), and its error (estimate - measured) / measured is filed
-under a regime: the quantity (peak_memory for the memory cases measured with nvml_used or
-max_allocated; tokens_per_s, tpot_ms or ttft_ms for the throughput cases), the workload's
-kind, and the GPUs of one replica (``one`` = 1, ``several`` = 2 or more; ``any`` = both
+under a regime: the quantity (peak_memory for the memory cases, whatever their meter;
+tokens_per_s, tpot_ms or ttft_ms for the throughput cases), the workload's kind, and the
+GPUs of one replica (``one`` = 1, ``several`` = 2 or more; ``any`` = both
 together). Not counted: formula cases (exact checks of a formula, not measurements of a
 run) and cases marked ``informational: true`` (a figure the case file says cannot be
 reconciled with physics). No case is left out for being far off: a regime's band is the
@@ -33,8 +33,8 @@ if str(REPO) not in sys.path:  # run as a script from anywhere
 from bench import accuracy, throughput_accuracy
 from solver.estimate.bands import BANDS_PATH, QUANTITIES
 
-MEMORY_METRICS = ("nvml_used", "max_allocated")
-"""Memory cases that measured a whole run's peak (formula cases are exact checks)."""
+FORMULA = "formula"
+"""Memory cases that check a formula exactly (not a run's measured peak): not counted."""
 THROUGHPUT_QUANTITY = {"tokens_per_s_per_gpu": "tokens_per_s", "tokens_per_s": "tokens_per_s",
                        "tpot_ms": "tpot_ms", "ttft_ms": "ttft_ms"}
 """Throughput case metric -> quantity (tokens/s per GPU is the same error as per replica)."""
@@ -59,7 +59,7 @@ def case_errors() -> list[tuple[str, str, int, float, str]]:
     out = []
     gpus = accuracy._gpus()
     for case in accuracy.load_cases():
-        if case["metric"] in MEMORY_METRICS and _counted(case):
+        if case["metric"] != FORMULA and _counted(case):
             r = accuracy.evaluate(case, gpus)
             out.append(("peak_memory", case["workload"]["kind"], int(case.get("degree", 1)),
                         r.error, r.id))
