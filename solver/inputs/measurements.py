@@ -76,9 +76,9 @@ class Measurement(StrictModel):
                              "To fix: add peak_gb: 61.5 and meter: nvidia_smi, or "
                              "tokens_per_s: 3000, as measured")
         if self.peak_gb is not None and self.meter is None:
-            raise ValueError("peak_gb needs the meter that read it (the two differ by the "
-                             "CUDA context and the allocator's cache, 1.5-4 GB). To fix: add "
-                             "meter: torch_max_allocated or meter: nvidia_smi")
+            raise ValueError("peak_gb needs the meter that read it (the two meters differ by "
+                             "the CUDA context and the allocator's cache, a GB or more). To "
+                             "fix: add meter: torch_max_allocated or meter: nvidia_smi")
         if self.peak_gb is None and self.meter is not None:
             raise ValueError("meter names what read peak_gb, and there is no peak_gb. "
                              "To fix: add peak_gb, or remove meter")
