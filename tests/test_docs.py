@@ -21,6 +21,7 @@ from cli import main
 from solver.inputs.catalog import Catalog, CloudPrice, GpuSku, MemorySku, Platform, StorageSku
 from solver.inputs.data_spec import DataSpec
 from solver.inputs.horizon import Horizon, Repeat
+from solver.inputs.measurements import Measurement
 from solver.inputs.model import ModelArch, ModelConfigRef
 from solver.inputs.ownership import OwnedServer, Site, TcoPolicy
 from solver.inputs.workload import Policy, Workload, WorkloadFile
@@ -51,6 +52,7 @@ INPUT_SECTIONS = [
     ("workloads.md", "Inline model mapping", ModelArch),
     ("workloads.md", "Config reference", ModelConfigRef),
     ("workloads.md", "`data`", DataSpec),
+    ("workloads.md", "`measurements[]`", Measurement),
     ("workloads.md", "`policy.tco`", TcoPolicy),
     ("workloads.md", "`policy.horizon`", Horizon),
     ("workloads.md", "`repeat`", Repeat),

@@ -35,6 +35,7 @@ FIELD_EXAMPLES: dict[str, Any] = {
     "vocab": 32000, "intermediate": 14336, "active_experts": 2, "head_dim": 128,
     "racks": 2, "rack_kw": 15, "rack_units": 42, "kwh_price": 0.12,
     "rack_cost_per_year": 12000, "support_pct_per_year": 0.1, "dimm_count": 16,
+    "gpu": "rtx-4090", "peak_gb": 17.5, "meter": "nvidia_smi",
     # catalog
     "currency": "USD", "prices_as_of": "2026-10-01", "vram_gb": 80, "mem_bw_gbps": 3350,
     "bf16_tflops": 989, "fp8_tflops": 1979, "power_w": 700, "nvlink_gbps": 900,

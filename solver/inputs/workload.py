@@ -42,6 +42,7 @@ from .kinds import (
     kind_problems,
     lora_targets_value,
 )
+from .measurements import Measurements
 from .model import ModelArch, ModelSpec
 from .money import Money
 from .names import WorkloadName, duplicate_name_problems
@@ -151,6 +152,8 @@ class Workload(StrictModel):
     step_overhead_ms: float | None = Field(default=None, ge=0, le=1000)
     """Inference: ms the serving framework adds to every step (decode step or prefill) beyond
     its kernels, in [0, 1000]; default 0.5 (vLLM with multi-step scheduling)."""
+    measurements: Measurements | None = None
+    """E2: measured peak_gb / tokens_per_s per GPU SKU and degree; they replace the estimate."""
 
     @model_validator(mode="before")
     @classmethod
