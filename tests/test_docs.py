@@ -18,8 +18,9 @@ from click.testing import CliRunner
 from pydantic import BaseModel
 
 from cli import main
-from solver.inputs.catalog import Catalog, CloudPrice, GpuSku, MemorySku, Platform, StorageSku
+from solver.inputs.catalog import Catalog, GpuSku, MemorySku, Platform, StorageSku
 from solver.inputs.data_spec import DataSpec
+from solver.inputs.fabric import CloudPrice
 from solver.inputs.horizon import Horizon, Repeat
 from solver.inputs.measurements import Measurement
 from solver.inputs.model import ModelArch, ModelConfigRef

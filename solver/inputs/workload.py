@@ -320,6 +320,9 @@ class Policy(StrictModel):
     """R12: host RAM = 0.8 x total VRAM for multi-GPU training."""
     ram_ratio_inference: float = Field(default=0.5, ge=0, le=100)
     """R12: host RAM = 0.5 x VRAM for inference serving."""
+    comm_overlap: float | None = Field(default=None, ge=0, le=1)
+    """N2: share of a data-parallel run's gradient all-reduce hidden behind its backward
+    pass, in [0, 1]; default 0.5."""
     data_parallel_efficiency: float = Field(default=0.9, gt=0, le=1)
     """T3: share of the summed replica throughput a data-parallel training run keeps
     (gradient all-reduce, stragglers), in (0, 1]; training kinds with a target only."""
