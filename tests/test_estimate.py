@@ -383,9 +383,11 @@ def test_fits_is_the_headroom_line():
 def test_data_ram_formula():
     w = Workload(name="p", kind="preprocess",
                  data=DataSpec(in_memory_gb=100, expansion=2.0, workers=8))
-    assert H.data_ram_gb(w) == pytest.approx(100 * 2.0 * 1.5 * 1.2)
-    big = w.model_copy(update={"data": DataSpec(in_memory_gb=200, expansion=2.5, workers=16)})
-    assert H.data_ram_gb(big) == pytest.approx(200 * 2.5 * 2.0 * 1.2)  # factor capped at 2
+    # A preprocess job has no DataLoader prefetch queue: no loader factor (issue 37).
+    assert H.data_ram_gb(w) == pytest.approx(100 * 2.0 * 1.2)
+    assert H.loader_factor(8) == 1.5 and H.loader_factor(16) == 2.0  # capped at 2
+    big = train(preset("gpt2"), data=DataSpec(in_memory_gb=200, expansion=2.5, workers=16))
+    assert H.data_ram_gb(big) == pytest.approx(200 * 2.5 * 2.0 * 1.2)
 
 
 def test_preprocess_needs_host_ram_only():
