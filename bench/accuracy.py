@@ -128,7 +128,9 @@ def _workload(spec: dict) -> Workload:
 def evaluate(case: dict, gpus: dict[str, GpuSku] | None = None) -> CaseResult:
     """Estimate one case and pick the value comparable with its measurement."""
     gpus = gpus or _gpus()
-    e = estimate(_workload(case["workload"]), gpus[case.get("gpu", DEFAULT_GPU)], 1, Policy())
+    degree = int(case.get("degree", 1))  # GPUs of one replica (tensor parallel or ZeRO ranks)
+    e = estimate(_workload(case["workload"]), gpus[case.get("gpu", DEFAULT_GPU)], degree,
+                 Policy())
     metric = case["metric"]
     if metric == "formula":
         parts = [p.strip() for p in case["compare"].split("+")]

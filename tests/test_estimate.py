@@ -220,8 +220,10 @@ def test_default_lora_targets_give_the_same_estimate_as_before(kind, default):
 
 
 @pytest.mark.parametrize(("name", "degree", "before"), [
-    # q3's jobs on one H100 SXM, before lora_targets existed (hard-coded q, v / all-linear):
-    ("code-lora-8b", 1, 76.576), ("qlora-70b-experiments", 1, 63.637),
+    # q3's jobs on one H100 SXM, before lora_targets existed (hard-coded q, v / all-linear);
+    # the checkpointed qlora job is 1.573 GB lower since issue 37 (logits and the layer being
+    # recomputed are not alive together): 63.637 before.
+    ("code-lora-8b", 1, 76.576), ("qlora-70b-experiments", 1, 62.064),
 ])
 def test_shipped_lora_jobs_estimate_as_before(name, degree, before):
     from pathlib import Path

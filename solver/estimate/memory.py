@@ -181,6 +181,16 @@ def dequant_scratch_gb(w: Workload, degree: int) -> float:
     return dequant_scratch_bytes(w.arch, dtype_bytes) / GB / degree
 
 
+def scratch_gb(w: Workload, degree: int) -> float:
+    """Transient copies counted in overhead and in max_allocated, GB per GPU: the
+    de-quantisation scratch (split d ways only with tensor parallelism) and, under
+    ZeRO-2/3, the sharding buffers (``states.States.buffers``)."""
+    if w.kind not in ("train", "lora", "qlora"):
+        return dequant_scratch_gb(w, degree)
+    tp = degree if w.sharding_mode == "none" else 1
+    return dequant_scratch_gb(w, tp) + training_states(w, degree).buffers / GB
+
+
 # --- Component breakdowns ------------------------------------------------------------------
 def allocator_cache_gb(transient_gb: float) -> float:
     """Caching-allocator reserve past max_allocated: a fraction of the transient memory."""
@@ -225,7 +235,7 @@ def training_breakdown(w: Workload, degree: int, mb: int) -> MemoryBreakdown:
         master_weights_gb=st.master / GB,
         activations_gb=act,
     )
-    return _with_overhead(bd, act, degree, dequant_scratch_gb(w, tp))
+    return _with_overhead(bd, act, degree, scratch_gb(w, degree))
 
 
 def kv_cache_bytes(a: ModelArch, tokens: float, batch: int, dtype_bytes: float,
@@ -259,7 +269,7 @@ def inference_breakdown(w: Workload, degree: int) -> MemoryBreakdown:
     act = (chunk * per_tok + batch * a.vocab * FP32_BYTES) / degree
     bd = MemoryBreakdown(weights_gb=weights / GB / degree, kv_cache_gb=kv / GB,
                          activations_gb=act / GB)
-    return _with_overhead(bd, act / GB, degree, dequant_scratch_gb(w, degree))
+    return _with_overhead(bd, act / GB, degree, scratch_gb(w, degree))
 
 
 # --- Micro-batch (R9) ----------------------------------------------------------------------
@@ -329,7 +339,7 @@ def memory_estimate(w: Workload, gpu: GpuSku | None, degree: int, policy: Policy
         batch=w.batch if isinstance(w.batch, int) else None,
         cuda_context_gb=CUDA_CONTEXT_GB,
         allocator_cache_gb=(bd.overhead_gb - CUDA_CONTEXT_GB - comm_buffers_gb(degree)
-                            - dequant_scratch_gb(w, degree)),
+                            - scratch_gb(w, degree)),
         data_ram_gb=data, ratio_ram_gb=ratio_ram, gpu_vram_gb=gpu.vram_gb,
         offload_ram_gb=offload,
     )

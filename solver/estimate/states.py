@@ -51,6 +51,10 @@ class States:
     master: float
     offloaded: float = 0.0
     """Optimizer state + master copy of the whole replica moved to host RAM, bytes."""
+    buffers: float = 0.0
+    """Transient full-size copies of sharded states (ZeRO-2/3: one unit's gradients before
+    reduce-scatter; ZeRO-3: the gathered units' weights), bytes per GPU. Filed under
+    overhead like the de-quantisation scratch: copies, not the model's states."""
 
 
 def data_parallel_ranks(w: Workload, degree: int) -> int:
@@ -88,13 +92,15 @@ def training_states(w: Workload, degree: int) -> States:
     """Model states per GPU of a training replica of degree ``degree``, bytes (E1).
 
     none:  weights, gradients, optimizer, master each / d (tensor parallel).
-    zero1: optimizer and master / d.  zero2: + gradients / d + one unit's gradients.
-    zero3: + weights / d + ``GATHERED_UNITS`` units' weights (unit: ``shard_unit_params``).
+    zero1: optimizer and master / d.  zero2: + gradients / d, and one unit's gradients as a
+    buffer. zero3: + weights / d, and ``GATHERED_UNITS`` units' weights as a buffer (unit:
+    ``shard_unit_params``).
     ``optimizer_offload: cpu``: optimizer and master leave VRAM (``offloaded``, whole
     replica). ``optimizer_in_backward``: gradients of one tensor at a time.
     """
     weights, grads, opt, master, unit_grads = _full_states(w)
     mode = w.sharding_mode
+    buffers = 0.0
     if mode == "none":
         weights, grads, opt, master = (x / degree for x in (weights, grads, opt, master))
     else:
@@ -103,12 +109,13 @@ def training_states(w: Workload, degree: int) -> States:
         if split_opt:
             opt, master = opt / degree, master / degree
         if split_grads and not w.optimizer_in_backward:
-            grads = grads / degree + (unit_grads if degree > 1 else 0.0)
+            grads /= degree
+            buffers += unit_grads if degree > 1 else 0.0
         if split_weights and degree > 1:
-            unit = shard_unit_params(w.arch) * weights / p
-            weights = weights / degree + GATHERED_UNITS * unit
+            buffers += GATHERED_UNITS * shard_unit_params(w.arch) * weights / p
+            weights /= degree
     offloaded = 0.0
     if w.optimizer_offload == "cpu":
         offloaded = (opt + master) * degree  # every GPU's share (zero1+: / d each) = whole
         opt = master = 0.0
-    return States(weights, grads, opt, master, offloaded)
+    return States(weights, grads, opt, master, offloaded, buffers)
