@@ -43,6 +43,7 @@ from .kinds import (
     lora_targets_value,
 )
 from .model import ModelArch, ModelSpec
+from .modes import MemoryModes
 from .money import Money
 from .names import WorkloadName, duplicate_name_problems
 from .ownership import OwnedServer, Site, TcoPolicy
@@ -71,7 +72,7 @@ def _list_as_tuple(value: Any) -> Any:
 SkuList = Annotated[tuple[Name, ...], BeforeValidator(_list_as_tuple)]
 """SKUs written as a list (``[rtx-4090, ddr4-3200-32g]``), kept as a tuple."""
 
-class Workload(StrictModel):
+class Workload(MemoryModes):  # E1 memory-mode fields: modes.py
     """One job of the mix; ``replicas`` copies run at once."""
 
     name: WorkloadName
@@ -97,25 +98,6 @@ class Workload(StrictModel):
     """Recompute activations in the backward pass (keeps only layer inputs)."""
     master_weights: bool | None = None
     """Keep an FP32 master copy; default true for mixed precision (R4)."""
-    # --- Memory modes (E1; docs/memory-model.md section 11) --------------------------------
-    optimizer_in_backward: bool | None = None
-    """Training kinds: the optimizer steps each parameter as soon as its gradient is made
-    (fused into the backward pass), so full gradients never coexist; default false."""
-    optimizer_offload: Literal["none", "cpu"] | None = None
-    """Training kinds: 'cpu' keeps the optimizer state (and any FP32 master copy) in host
-    RAM (DeepSpeed ZeRO-Offload, paged 8-bit optimizers); default none (in VRAM)."""
-    loss: Literal["full", "chunked"] | None = None
-    """Training kinds: 'full' materialises FP32 logits for the whole vocabulary (the
-    transformers loss); 'chunked' keeps them once in the compute dtype and upcasts chunk by
-    chunk (torchtune, LitGPT). Default chunked for train and lora, full for qlora."""
-    sharding: Literal["none", "zero1", "zero2", "zero3"] | None = None
-    """Training kinds: how a replica of degree d splits its work. none: tensor parallel
-    (every state and the activations / d, one micro-batch); zero1/zero2/zero3 (FSDP =
-    zero3): d data-parallel ranks, each its own micro-batch, with the optimizer state /
-    + gradients / + weights split across the d GPUs. Default none."""
-    kv_cache_precision: Literal["fp8", "fp16", "bf16", "fp32"] | None = None
-    """Inference: dtype of the KV cache; fp8 keeps 1 byte per value (vLLM
-    kv_cache_dtype=fp8). Default: the compute dtype (2 bytes, 4 for fp32)."""
     lora_rank: PositiveInt | None = Field(default=None, le=65_536)
     """LoRA/QLoRA adapter rank."""
     lora_targets: tuple[str, ...] | None = None
@@ -280,19 +262,6 @@ class Workload(StrictModel):
         if self.master_weights is not None:
             return self.master_weights
         return self.precision in ("fp16", "bf16")
-
-    @property
-    def loss_kind(self) -> str:
-        """E1: 'full' or 'chunked' cross-entropy: ``loss``, else full for qlora (the
-        transformers + PEFT stack) and chunked for train and lora."""
-        if self.loss is not None:
-            return self.loss
-        return "full" if self.kind == "qlora" else "chunked"
-
-    @property
-    def sharding_mode(self) -> str:
-        """E1: ``sharding`` or 'none' (a replica's degree is tensor parallel)."""
-        return self.sharding or "none"
 
     @property
     def storage_tb(self) -> float:
