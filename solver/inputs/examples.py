@@ -44,6 +44,9 @@ FIELD_EXAMPLES: dict[str, Any] = {
     "memory_channels": 8, "drive_bays": 8, "mfu": 0.4, "mbu": 0.7, "arch": "hopper",
     "form_factor": "pcie", "form_factors": ["pcie"], "type": "ddr5", "memory_type": "ddr5",
     "mlp": "swiglu", "gpu_counts": [1, 2, 4, 8], "lora_targets": ("q", "v"),
+    # memory modes (E1)
+    "optimizer_in_backward": True, "optimizer_offload": "cpu", "loss": "chunked",
+    "sharding": "zero3", "kv_cache_precision": "fp8",
 }
 """A realistic value per field name, where a default is none or would not show the unit."""
 _FALLBACKS = (1, 0.5, 0, 8, 100, 1000, True, "auto")

@@ -44,6 +44,7 @@ from .kinds import (
 )
 from .measurements import Measurements
 from .model import ModelArch, ModelSpec
+from .modes import MemoryModes
 from .money import Money
 from .names import WorkloadName, duplicate_name_problems
 from .ownership import OwnedServer, Site, TcoPolicy
@@ -72,7 +73,7 @@ def _list_as_tuple(value: Any) -> Any:
 SkuList = Annotated[tuple[Name, ...], BeforeValidator(_list_as_tuple)]
 """SKUs written as a list (``[rtx-4090, ddr4-3200-32g]``), kept as a tuple."""
 
-class Workload(StrictModel):
+class Workload(MemoryModes):  # E1 memory-mode fields: modes.py
     """One job of the mix; ``replicas`` copies run at once."""
 
     name: WorkloadName
