@@ -36,8 +36,9 @@ from solver.estimate.replica import estimate
 from solver.inputs.catalog import GpuSku
 from solver.inputs.loading import load_catalog
 from solver.inputs.model import ModelArch
+from solver.inputs.policy import Policy
 from solver.inputs.presets import resolve
-from solver.inputs.workload import Policy, Workload
+from solver.inputs.workload import Workload
 
 CASES_PATH = REPO / "tests" / "data" / "memory_cases.yaml"
 DOC_PATH = REPO / "docs" / "memory-model.md"

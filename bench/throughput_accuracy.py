@@ -28,8 +28,9 @@ from solver.estimate.throughput import Throughput
 from solver.inputs.catalog import GpuSku
 from solver.inputs.loading import load_catalog
 from solver.inputs.model import ModelArch
+from solver.inputs.policy import Policy
 from solver.inputs.presets import resolve
-from solver.inputs.workload import Policy, Workload
+from solver.inputs.workload import Workload
 
 CASES_PATH = REPO / "tests" / "data" / "throughput_cases.yaml"
 CASE_TOLERANCE = 0.25

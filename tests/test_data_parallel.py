@@ -14,7 +14,8 @@ from solver.estimate.data_parallel import (
     network_gbps,
 )
 from solver.inputs.loading import load_catalog
-from solver.inputs.workload import Policy, Workload
+from solver.inputs.policy import Policy
+from solver.inputs.workload import Workload
 
 ROOT = Path(__file__).resolve().parent.parent
 CATALOG = load_catalog(ROOT / "catalogs" / "default.yaml")

@@ -25,7 +25,8 @@ from solver.inputs.horizon import Horizon, Repeat
 from solver.inputs.measurements import Measurement
 from solver.inputs.model import ModelArch, ModelConfigRef
 from solver.inputs.ownership import OwnedServer, Site, TcoPolicy
-from solver.inputs.workload import Policy, Workload, WorkloadFile
+from solver.inputs.policy import Policy
+from solver.inputs.workload import Workload, WorkloadFile
 
 ROOT = Path(__file__).resolve().parents[1]
 DOCS = ROOT / "docs"

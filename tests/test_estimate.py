@@ -18,8 +18,9 @@ from solver.estimate import weights as W
 from solver.inputs.catalog import GpuSku
 from solver.inputs.data_spec import DataSpec
 from solver.inputs.model import ModelArch
+from solver.inputs.policy import Policy
 from solver.inputs.presets import preset
-from solver.inputs.workload import Policy, Workload
+from solver.inputs.workload import Workload
 
 H100 = GpuSku(sku="h100-sxm", vram_gb=80, mem_bw_gbps=3350, bf16_tflops=989, power_w=700,
               form_factor="sxm", nvlink_gbps=900, price=28000)

@@ -12,7 +12,8 @@ from solver.estimate import replica as R
 from solver.estimate import throughput as T
 from solver.inputs.catalog import GpuSku
 from solver.inputs.model import ModelArch
-from solver.inputs.workload import Policy, Workload
+from solver.inputs.policy import Policy
+from solver.inputs.workload import Workload
 
 POLICY = Policy()
 # A tiny dense model that is easy to compute by hand: N = 1e8, L = 4, h = 1024, 8 heads of 128.

@@ -20,7 +20,8 @@ from ..estimate.comms import (
 from ..estimate.data_parallel import DEFAULT_OVERLAP, NETWORK_HOP_LATENCY_S
 from ..estimate.weights import lora_params, lora_targets
 from ..inputs.catalog import GpuSku
-from ..inputs.workload import Policy, Workload
+from ..inputs.policy import Policy
+from ..inputs.workload import Workload
 from ..plan_types import Server
 from ..run_types import RunEntry
 from .subject import Skus

@@ -22,7 +22,8 @@ from ..estimate.replica import estimate
 from ..inputs.catalog import Catalog, GpuSku, MemorySku, Platform, StorageSku
 from ..inputs.fabric import CloudPrice, NicSku
 from ..inputs.kinds import TRAINING_KINDS
-from ..inputs.workload import Policy, Workload, WorkloadFile
+from ..inputs.policy import Policy
+from ..inputs.workload import Workload, WorkloadFile
 from ..plan_types import PlanOption
 
 TOL = 1e-6

@@ -19,7 +19,8 @@ and QLoRA all-reduce their adapters' gradients only.
 from __future__ import annotations
 
 from ..inputs.catalog import Catalog, GpuSku, Platform
-from ..inputs.workload import Policy, Workload
+from ..inputs.policy import Policy
+from ..inputs.workload import Workload
 from .comms import Link, allreduce_seconds, tp_link
 from .weights import lora_params, lora_targets
 

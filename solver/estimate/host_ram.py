@@ -5,7 +5,8 @@ Pure functions; units GB (10^9 bytes).
 
 from __future__ import annotations
 
-from ..inputs.workload import Policy, Workload
+from ..inputs.policy import Policy
+from ..inputs.workload import Workload
 
 # --- Host RAM (R11, R12) -------------------------------------------------------------------
 LOADER_PREFETCH_SHARE = 1 / 16

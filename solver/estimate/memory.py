@@ -27,7 +27,8 @@ from dataclasses import asdict, dataclass, replace
 from .. import rules
 from ..inputs.catalog import GpuSku
 from ..inputs.model import ModelArch
-from ..inputs.workload import Policy, Workload
+from ..inputs.policy import Policy
+from ..inputs.workload import Workload
 from .activations import activations_bytes
 from .host_ram import data_ram_gb, ram_ratio
 from .states import data_parallel_ranks, training_states

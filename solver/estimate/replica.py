@@ -13,7 +13,8 @@ from __future__ import annotations
 from dataclasses import replace
 
 from ..inputs.catalog import GpuSku
-from ..inputs.workload import Policy, Workload
+from ..inputs.policy import Policy
+from ..inputs.workload import Workload
 from .measured import with_measured_memory, with_measured_speed
 from .memory import Estimate, memory_estimate
 from .throughput import Throughput, decode_step, inference_throughput, training_throughput

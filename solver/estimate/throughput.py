@@ -24,7 +24,8 @@ from dataclasses import dataclass
 
 from ..inputs.catalog import GpuSku
 from ..inputs.model import ModelArch
-from ..inputs.workload import Policy, Workload
+from ..inputs.policy import Policy
+from ..inputs.workload import Workload
 from . import comms
 from .memory import kv_cache_bytes
 from .weights import (

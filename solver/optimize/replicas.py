@@ -22,7 +22,8 @@ from ..estimate.throughput import (
     target_tokens_per_s,
 )
 from ..inputs.catalog import Catalog, GpuSku
-from ..inputs.workload import MAX_PLANNED_REPLICAS, PARALLEL_DEGREES, Policy, Workload
+from ..inputs.policy import PARALLEL_DEGREES, Policy
+from ..inputs.workload import MAX_PLANNED_REPLICAS, Workload
 from ..rules.cores import replica_cores
 
 

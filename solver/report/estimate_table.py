@@ -34,7 +34,8 @@ from ..estimate.replica import estimate, throughput
 from ..estimate.throughput import Throughput
 from ..inputs.catalog import Catalog, GpuSku
 from ..inputs.measurements import measurement_problems
-from ..inputs.workload import Policy, Workload, WorkloadFile
+from ..inputs.policy import Policy
+from ..inputs.workload import Workload, WorkloadFile
 from ..optimize.advice import checkpointing_gain, checkpointing_gains
 from ..optimize.replicas import policy_degrees
 from ..rules.cores import replica_cores

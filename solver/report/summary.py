@@ -13,7 +13,8 @@ from collections.abc import Sequence
 from pathlib import Path
 
 from ..inputs.catalog import Catalog
-from ..inputs.workload import Policy, WorkloadFile
+from ..inputs.policy import Policy
+from ..inputs.workload import WorkloadFile
 from ..optimize.full import FullPlan
 from ..plan_types import PlanOption
 from ..result import PlanResult

@@ -21,7 +21,8 @@ from dataclasses import dataclass
 
 from ...horizon.runs import RunSpec
 from ...inputs.catalog import Catalog
-from ...inputs.workload import Policy, Workload
+from ...inputs.policy import Policy
+from ...inputs.workload import Workload
 from ...rules.time import billed_hours, rent_cost, replicas_to_finish, run_hours
 from ..replicas import ReplicaOption
 from .fleet import RunServer, holds

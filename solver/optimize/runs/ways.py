@@ -10,7 +10,8 @@ from ...estimate.data_parallel import dp_efficiency, network_gbps
 from ...estimate.throughput import delivered_fraction, latency_misses
 from ...horizon.runs import RunSet, RunSpec, period_cuts
 from ...inputs.catalog import Catalog
-from ...inputs.workload import MAX_PLANNED_REPLICAS, Policy, Workload, WorkloadFile
+from ...inputs.policy import Policy
+from ...inputs.workload import MAX_PLANNED_REPLICAS, Workload, WorkloadFile
 from ...rules.cores import replica_cores
 from ...rules.time import replicas_to_finish
 from .. import replicas
