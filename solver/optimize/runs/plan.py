@@ -19,11 +19,12 @@ from ...horizon.runs import RunSet, is_run, runs_of
 from ...inputs.catalog import Catalog
 from ...inputs.ownership import TcoPolicy
 from ...inputs.workload import WorkloadFile
-from ...plan_types import PlanOption
+from ...plan_types import DirectionFigure, PlanOption
 from ...result import PlanResult, SolveStatus, Termination
 from ...rules.power import server_power_w, server_units
 from ...run_types import HorizonInfo, TimeCost
 from .. import pipeline
+from ..alternatives import TCO, directions
 from ..expand.servers import bom_lines
 from ..owning import own_cost
 from .options import PoolWay
@@ -104,7 +105,31 @@ def _join(wf: WorkloadFile, catalog: Catalog, runs: RunSet, inputs: RunInputs,
     joined = replace(opt, total_cost=round(capex, 2), servers=all_servers,
                      lines=bom_lines(all_servers, catalog), own=own, runs=tuple(schedule),
                      time=time_cost, label=label or opt.label)
-    return joined, fits
+    return replace(joined, direction=_direction_with_runs(opt, joined, catalog)), fits
+
+
+ADDITIVE = ("servers", "consumer", "power", "vram")
+"""Directions whose figure is a sum over servers: the run servers, the same in every
+always-on alternative, add the same amount to an option's figure and to what its search
+proved possible; for the others (distinct SKUs, TCO's racks) the proof is not carried over."""
+
+
+def _direction_with_runs(opt: PlanOption, joined: PlanOption,
+                         catalog: Catalog) -> DirectionFigure | None:
+    """An always-on alternative's figure in its direction, measured on the whole plan (its
+    run servers included), as the terminal and the workbook read it beside the options."""
+    d = opt.direction
+    if d is None:
+        return None
+    direction = next((x for x in directions() if x.key == d.key), TCO if d.key == "tco" else None)
+    if direction is None:
+        return d
+    sign = -1.0 if direction.more_is_better else 1.0
+    shift = sign * (direction.measure(joined, catalog) - direction.measure(opt, catalog))
+    best = (d.best_possible + shift if d.best_possible is not None and d.key in ADDITIVE
+            else None)
+    cheapest = None if d.cheapest is None else d.cheapest + shift
+    return replace(d, value=d.value + shift, best_possible=best, cheapest=cheapest)
 
 
 def _fits(inputs: RunInputs, sol: RunSolution, room: Room) -> bool:
