@@ -164,6 +164,9 @@ def search(choices: list[list[Choice]], prices: list[float], share: float,
     if any(not c for c in choices):
         return None
     order = sorted(range(len(choices)), key=lambda i: len(choices[i]))
+    # Cheapest alone first, so a good schedule is found early and cuts the rest.
+    choices = [sorted(cs, key=lambda c: c.rent + c.energy if c.config is None else
+                      c.energy + share * prices[c.config] * c.servers) for cs in choices]
     use = [[0] * periods for _ in prices]
     bought = [0] * len(prices)
     rented: list[Choice] = []
