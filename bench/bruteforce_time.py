@@ -144,7 +144,7 @@ def rent_choices(run: RunSpec, w: Workload, catalog: Catalog, policy,
     return out
 
 
-def _rent_fits(rented: list[Choice], new: Choice, cap: int | None) -> bool:
+def within_rent_cap(rented: list[Choice], new: Choice, cap: int | None) -> bool:
     """H5: over [begin, end) of ``new``, the GPUs of its SKU rented at once ≤ cap (their
     sum only rises where a rental begins, so checking each begin inside is enough)."""
     if cap is None:
@@ -183,7 +183,7 @@ def search(choices: list[list[Choice]], prices: list[float], share: float,
         for c in choices[order[depth]]:
             picked[order[depth]] = c
             if c.config is None:
-                if _rent_fits(rented, c, caps.get(c.gpu)):
+                if within_rent_cap(rented, c, caps.get(c.gpu)):
                     rented.append(c)
                     visit(depth + 1, cost + c.rent)
                     rented.pop()
