@@ -104,7 +104,7 @@ def pool_choices(run: RunSpec, ways: list[Way], disk_tb: float, configs: list[Co
                         break
                     hours = cuts[b + 1] - cuts[a]
                     s = max(least, math.ceil(
-                        run.tokens / (m * way.rate * 3600 * hours) * (1 - 1e-12)))
+                        run.tokens / (m * way.rate * 3600 * hours) - 1e-9))
                     d = run.tokens / (s * m * way.rate * 3600)
                     key = (ci, a, b, round(s * cfg.power_w / 1000 * d * kwh, 6))
                     best[key] = min(best.get(key, s), s)
@@ -133,7 +133,7 @@ def rent_choices(run: RunSpec, w: Workload, catalog: Catalog, policy,
             continue
         for way in run_ways(w, [g], policy):
             n = max(run.min_replicas, math.ceil(
-                run.tokens / (way.rate * (run.deadline_h - begin) * 3600) * (1 - 1e-12)))
+                run.tokens / (way.rate * (run.deadline_h - begin) * 3600) - 1e-9))
             hours = run.tokens / (n * way.rate * 3600)
             gpus = n * way.degree
             if price.max_gpus is not None and gpus > price.max_gpus:
