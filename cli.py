@@ -13,6 +13,7 @@ import os
 import sys
 import threading
 from pathlib import Path
+from typing import Any
 
 import click
 
@@ -387,6 +388,14 @@ def plan(workloads: Path, catalog: Path, top: int, budget: float | None, out_dir
               help="policy.tco.years values (whole years), e.g. 3,5.")
 @click.option("--objective", default=None, metavar="capex,tco",
               help="policy.objective values: minimise capital cost, TCO, or both.")
+@click.option("--rent-price", default=None, metavar="VALUES",
+              help="Scale every catalog cloud price per GPU-hour (needs policy.horizon), "
+                   "e.g. 0.5,1,2.")
+@click.option("--horizon-months", default=None, metavar="VALUES",
+              help="policy.horizon.months values (needs policy.horizon), e.g. 12,24,36.")
+@click.option("--runs", multiple=True, metavar="WORKLOAD=N[,N...]",
+              help="How many runs of a finite job start (its repeat, monthly by default); "
+                   "repeatable; each is one axis.")
 @click.option("--jobs", type=click.IntRange(min=1), default=None,
               help="Worker processes [default: all CPUs].")
 @_out_option((".xlsx", ".csv"), "Folder for the CSV and workbook (<folder>/<name>-sweep.csv, "
@@ -398,11 +407,9 @@ def plan(workloads: Path, catalog: Path, top: int, budget: float | None, out_dir
 @gap_option
 @click.option("--no-workbook", is_flag=True, help="Write the CSV only.")
 @json_option
-def sweep(workloads: Path, catalog: Path, budget: str | None, growth: str | None,
-          headroom: str | None, prices: tuple[str, ...], kwh_price: str | None,
-          years: str | None, objective: str | None, jobs: int | None, out_dir: Path,
+def sweep(workloads: Path, catalog: Path, jobs: int | None, out_dir: Path,
           solver: str | None, time_limit: float | None, gap: float, no_workbook: bool,
-          as_json: bool) -> None:
+          as_json: bool, **axes: Any) -> None:
     """What each budget / growth / headroom / price scenario buys, and the smallest budget
     that serves every workload.
 
@@ -421,8 +428,7 @@ def sweep(workloads: Path, catalog: Path, budget: str | None, growth: str | None
         wf = load_workloads(workloads)
         cat = load_catalog(catalog)
         check_against_catalog(workloads, wf, catalog, cat)
-        grid = build_sweep(wf, cat, budget, growth, headroom, prices, kwh_price, years,
-                           objective)
+        grid = build_sweep(wf, cat, **axes)  # one keyword per axis option
         solver = solver or default_solver()
         bar = (click.progressbar(length=len(grid.scenarios), label="scenarios", file=sys.stderr)
                if sys.stderr.isatty() else None)

@@ -51,6 +51,7 @@ def install_rates(monkeypatch, rates: dict[str, dict[str, float]],
     TPOT.update(tpot or {})
     monkeypatch.setattr("solver.optimize.replicas.replica_throughput", fake_throughput)
     monkeypatch.setattr("solver.check.throughput.replica_throughput", fake_throughput)
+    monkeypatch.setattr("solver.check.time.replica_throughput", fake_throughput)
 
 
 def install(monkeypatch, needs: dict[str, tuple[float, float]]) -> None:

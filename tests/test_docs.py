@@ -20,6 +20,7 @@ from pydantic import BaseModel
 from cli import main
 from solver.inputs.catalog import Catalog, CloudPrice, GpuSku, MemorySku, Platform, StorageSku
 from solver.inputs.data_spec import DataSpec
+from solver.inputs.horizon import Horizon, Repeat
 from solver.inputs.model import ModelArch, ModelConfigRef
 from solver.inputs.ownership import OwnedServer, Site, TcoPolicy
 from solver.inputs.workload import Policy, Workload, WorkloadFile
@@ -51,6 +52,8 @@ INPUT_SECTIONS = [
     ("workloads.md", "Config reference", ModelConfigRef),
     ("workloads.md", "`data`", DataSpec),
     ("workloads.md", "`policy.tco`", TcoPolicy),
+    ("workloads.md", "`policy.horizon`", Horizon),
+    ("workloads.md", "`repeat`", Repeat),
     ("workloads.md", "`site`", Site),
     ("workloads.md", "`inventory[]`", OwnedServer),
     ("catalog.md", "`cloud`", CloudPrice),
@@ -143,10 +146,12 @@ def test_json_doc_matches_estimate_output():
 def test_json_doc_matches_sweep_output(tmp_path):
     got = run_json("sweep", str(WORKLOADS / "small.yaml"), "--budget", "5000,50000", "--jobs",
                    "1", "--no-workbook", "--out", str(tmp_path))
+    timed = run_json("sweep", str(WORKLOADS / "startup.yaml"), "--runs", "pretrain-7b=1",
+                     "--jobs", "1", "--no-workbook", "--out", str(tmp_path))  # over time
     docs = sections("json.md")
     assert set(docs["The sweep document"]) == set(got)
-    assert set(docs["`knees[]`"]) == keys_in(got, "knees[]")
-    assert set(docs["`rows[]` (sweep)"]) == keys_in(got, "rows[]")
+    assert set(docs["`knees[]`"]) == keys_in(got, "knees[]") | keys_in(timed, "knees[]")
+    assert set(docs["`rows[]` (sweep)"]) == keys_in(got, "rows[]") | keys_in(timed, "rows[]")
 
 
 # --- the docs stand on their own ------------------------------------------------------------

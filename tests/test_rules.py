@@ -144,7 +144,9 @@ def test_check_exists(rule: Rule):
 @pytest.mark.parametrize("rule", RULE_ROWS)
 def test_brute_force_rule_exists(rule: Rule):
     if rule.brute_force is not None:
-        assert callable(getattr(bruteforce, rule.brute_force, None)), rule.brute_force
+        module, _, name = rule.brute_force.rpartition(".")
+        where = importlib.import_module(f"bench.{module}") if module else bruteforce
+        assert callable(getattr(where, name, None)), rule.brute_force
 
 
 @pytest.mark.parametrize("rule", RULE_ROWS)

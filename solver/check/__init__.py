@@ -9,8 +9,10 @@ an exception.
 
 One module per rule family: ``servers`` (catalog SKUs, slots, bays, R14), ``memory``
 (R8, R10, R11, R12, R15, R17, R19), ``orderable`` (O1, O3, O4), ``throughput`` (T3, T4),
-``owning`` (P1–P4) and ``cost`` (bill of materials, budget, excluded SKUs); ``subject``
-holds what they all read. ``RULES`` finds a rule's checks by its id.
+``owning`` (P1–P4) and ``cost`` (bill of materials, budget, excluded SKUs); over a horizon
+``time`` (H3, H5, H6) and ``moments`` (H4) check the schedule against ``windows``, the
+file's runs as the checker reads them; ``subject`` holds what they all read. ``RULES`` finds
+a rule's checks by its id. Without a horizon the time checks find nothing to check.
 """
 
 from __future__ import annotations
@@ -22,11 +24,15 @@ from ..inputs.workload import WorkloadFile
 from ..plan_types import PlanOption
 from .cost import check_bom, check_exclude
 from .memory import check_r8_r10, check_r11_r12, check_r17, check_r19
+from .moments import check_h4
 from .orderable import check_o1, check_o3, check_o4
 from .owning import check_p1_p2, check_p3, check_p4
 from .servers import check_servers
 from .subject import Subject
 from .throughput import check_t3_t4
+from .time import check_h3, check_h5, check_h6, check_time
+
+__all__ = ["CHECKS", "RULES", "Check", "check_plan", "check_rule", "check_time"]
 
 Check = Callable[[Subject], list[str]]
 """A check: the violations of its rules in one plan (empty when it keeps them)."""
@@ -46,6 +52,10 @@ CHECKS: tuple[Check, ...] = (
     check_p4,
     check_p3,
     check_p1_p2,
+    check_h3,
+    check_h4,
+    check_h5,
+    check_h6,
 )
 """Every check, in the order ``check_plan`` reports their violations."""
 
@@ -67,6 +77,10 @@ RULES: dict[str, tuple[Check, ...]] = {
     "P2": (check_p1_p2,),
     "P3": (check_p3,),
     "P4": (check_p4, check_bom, check_exclude),
+    "H3": (check_h3,),
+    "H4": (check_h4,),
+    "H5": (check_h5,),
+    "H6": (check_h6,),
 }
 """Rule id -> the checks that verify it (docs/solver.md); a check may verify several."""
 

@@ -2,6 +2,10 @@
 figures a pass gathers once for the checks after it (replicas per workload, VRAM per GPU,
 host RAM per server, the workloads served).
 
+Over a horizon (H1) the file is split: ``wf`` holds the always-on workloads, which the
+checks of today verify on the placements as before, and ``timed`` the whole file, whose
+finite runs the time checks (H3–H6) verify on the schedule.
+
 Every catalog lookup goes through ``Skus``, which answers None for an unknown SKU: a plan
 the checker exists to catch is a violation line, never an exception.
 """
@@ -15,7 +19,8 @@ from typing import TypeVar, cast
 
 from ..estimate.memory import Estimate
 from ..estimate.replica import estimate
-from ..inputs.catalog import Catalog, GpuSku, MemorySku, Platform, StorageSku
+from ..inputs.catalog import Catalog, CloudPrice, GpuSku, MemorySku, Platform, StorageSku
+from ..inputs.kinds import TRAINING_KINDS
 from ..inputs.workload import Policy, Workload, WorkloadFile
 from ..plan_types import PlanOption
 
@@ -40,6 +45,8 @@ class Skus:
     gpus: dict[str, GpuSku]
     memory: dict[str, MemorySku]
     storage: dict[str, StorageSku]
+    cloud: dict[str, CloudPrice] = field(default_factory=dict)
+    """H5: the rental price of a GPU SKU, by SKU."""
 
     @classmethod
     def of(cls, catalog: Catalog) -> Skus:
@@ -49,6 +56,7 @@ class Skus:
             gpus={g.sku: g for g in catalog.gpus},
             memory={m.sku: m for m in catalog.memory},
             storage={s.sku: s for s in catalog.storage},
+            cloud={c.gpu: c for c in catalog.cloud},
         )
 
     def price(self, sku: str) -> float | None:
@@ -85,15 +93,30 @@ class Subject:
     skus: Skus
     memo: dict[str, object] = field(default_factory=dict, compare=False)
     """Figures a pass gathered, by the pass's name (``once``)."""
+    timed: WorkloadFile | None = None
+    """The whole file when it has a horizon (``wf`` then holds its always-on workloads);
+    None without one."""
 
     @classmethod
     def of(cls, option: PlanOption, wf: WorkloadFile, catalog: Catalog) -> Subject:
-        """A fresh subject: the estimator's cache is emptied (it may have changed)."""
+        """A fresh subject: the estimator's cache is emptied (it may have changed). Over a
+        horizon, ``wf`` keeps the always-on workloads and ``timed`` the whole file."""
         estimate_once.cache_clear()
-        return cls(option, wf, Skus.of(catalog))
+        if wf.policy.horizon is None:
+            return cls(option, wf, Skus.of(catalog))
+        always = [w for w in wf.workloads if not is_run(w, wf)]
+        return cls(option, wf.model_copy(update={"workloads": always}), Skus.of(catalog),
+                   timed=wf)
 
     def once(self, key: str, gather: Callable[[Subject], T]) -> T:
         """``gather(self)``, computed on the first call for ``key`` and kept."""
         if key not in self.memo:
             self.memo[key] = gather(self)
         return cast(T, self.memo[key])
+
+
+def is_run(w: Workload, wf: WorkloadFile) -> bool:
+    """H2: over a horizon, a training workload with tokens and a deadline is a series of
+    finite runs; every other workload runs all the time."""
+    return (wf.policy.horizon is not None and w.kind in TRAINING_KINDS
+            and w.tokens is not None and (w.deadline is not None or w.deadline_days is not None))

@@ -75,7 +75,9 @@ class Repeat(StrictModel):
         return self.every or f"every {self.every_days:g} days"
 
 
-RepeatSpec = Annotated[Repeat, BeforeValidator(_repeat_value)]
+RepeatSpec = Annotated[Repeat, BeforeValidator(
+    _repeat_value, json_schema_input_type=Literal["weekly", "monthly"] | Repeat)]
+"""``weekly``, ``monthly`` or a ``Repeat`` mapping (the schema offers all three)."""
 
 
 def add_months(day: dt.date, months: int) -> dt.date:

@@ -9,6 +9,7 @@ from typing import Any
 
 import pandas as pd
 
+from ..horizon.runs import timeframe
 from ..inputs.catalog import Catalog
 from ..inputs.workload import WorkloadFile
 from ..plan_types import PlanOption
@@ -33,8 +34,11 @@ def _split(cost: float, weights: dict[str, float], out: dict[str, float]) -> boo
     return True
 
 
-def _gpu_units(opt: PlanOption, team: dict[str, str]) -> dict[str, dict[str, float]]:
-    """Per server, GPU-equivalents each team uses; sharers of one GPU split it by VRAM (R17)."""
+def _gpu_units(opt: PlanOption, team: dict[str, str], hours: float = 0.0
+               ) -> dict[str, dict[str, float]]:
+    """Per server, GPU-equivalents each team uses; sharers of one GPU split it by VRAM (R17).
+    Over a horizon of ``hours``, a server bought for runs counts each run's GPUs for the
+    share of the horizon it runs (its team's average GPUs there)."""
     per_gpu: dict[tuple[str, int], list] = defaultdict(list)
     units: dict[str, dict[str, float]] = defaultdict(lambda: defaultdict(float))
     for p in opt.placements:
@@ -50,6 +54,10 @@ def _gpu_units(opt: PlanOption, team: dict[str, str]) -> dict[str, dict[str, flo
         vram = sum(v for _, v in users)
         for t, v in users:
             units[server][t] += v / vram if vram > 0 else 1 / len(users)
+    for r in opt.runs:  # over a horizon: a run's GPUs on a run server, averaged over it
+        for server in r.servers or () if hours else ():
+            units[server][team.get(r.workload, UNASSIGNED)] += (
+                r.gpus * (r.end_h - r.begin_h) / hours)
     return units
 
 
@@ -61,12 +69,15 @@ def team_costs(opt: PlanOption, wf: WorkloadFile, catalog: Catalog) -> pd.DataFr
     running only on owned servers is charged nothing. Per bought server, GPU and platform
     cost follow GPU-equivalents used (CPU-only platforms follow host RAM), DIMM cost follows
     host RAM; the drives bought follow the dataset + checkpoints TB of the workloads with a
-    replica on a bought server. Idle capacity on a server is shared pro rata by the teams on
-    it, so the team costs add up to the option's purchase (its bill of materials).
+    replica (or, over a horizon, a run) on a bought server. A server bought for runs follows
+    the GPU-hours each team's runs take on it. Idle capacity on a server is shared pro rata
+    by the teams on it, so the team costs add up to the option's purchase (its bill of
+    materials); rent is not part of it.
     """
     team = team_of(wf)
     owned = {s.id for s in opt.servers if s.owned}
-    gpu_units = _gpu_units(opt, team)
+    frame = timeframe(wf)
+    gpu_units = _gpu_units(opt, team, frame.hours if frame is not None else 0.0)
     ram: dict[str, dict[str, float]] = defaultdict(lambda: defaultdict(float))
     for p in opt.placements:
         ram[p.server][team.get(p.workload, UNASSIGNED)] += p.host_ram_gb
@@ -86,6 +97,7 @@ def team_costs(opt: PlanOption, wf: WorkloadFile, catalog: Catalog) -> pd.DataFr
             if amount and not (_split(amount, w1, cost[k]) or _split(amount, w2, cost[k])):
                 cost[k][UNASSIGNED] += amount
     on_bought = {p.workload for p in opt.placements if p.server not in owned}
+    on_bought |= {r.workload for r in opt.runs if r.servers}
     tb: defaultdict[str, float] = defaultdict(float)
     for w in wf.workloads:
         if w.name in on_bought:

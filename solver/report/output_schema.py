@@ -2,8 +2,9 @@
 
 ``plan-buy schema plan|estimate|sweep`` prints them, so a pipeline can check what it reads.
 Each object lists the keys every document carries as ``required`` with their types; keys a
-document has only sometimes (``gap``, ``baseline``; ``tokens_per_s`` of a preprocess row) are
-described but not required. Objects accept keys added later (``additionalProperties`` is left
+document has only sometimes (``gap``, ``baseline``; ``horizon`` and an option's ``runs``
+and horizon costs, with a horizon only; ``tokens_per_s`` of a preprocess row) are described
+but not required. Objects accept keys added later (``additionalProperties`` is left
 open), so a reader written against this schema keeps working when plan-buy adds a field; a
 key removed or retyped fails it. docs/json.md explains every field.
 
@@ -79,6 +80,23 @@ _DIRECTION = _obj({
     "value": "number", "unit": "text", "better": {"enum": ["lower", "higher"]},
     "best_possible": "number?", "proven_best": "bool", "cheapest_value": "number"},
     description="The option's figure in the direction it pushes.")
+_RENTED = _obj({"gpus": "int", "hours": "number", "cost": "number"},
+               description="The GPUs one run rents, each billed hours (H5).")
+_RUN = _obj({
+    "workload": "text", "run": "int", "begin_h": "number", "end_h": "number",
+    "replicas": "int", "gpu": "text", "gpus": "int", "servers": "text[]?",
+    "rented": _nullable(_RENTED), "start_h": "number", "deadline_h": "number",
+    "tokens": "number", "tokens_per_s": "number"},
+    description="One run of a finite workload in the schedule (H3).")
+_HORIZON_KEYS: dict[str, str | dict] = {
+    "runs": {"type": "array", "items": _RUN}, "capex_charged": "number",
+    "rent_cost": "number", "running_cost": "number", "horizon_cost": "number",
+    "run_servers": "text[]"}
+_HORIZON = _obj({
+    "start": "text", "months": "int", "hours": "number", "life_months": "int",
+    "capex_share": "number", "rent": {"enum": ["allowed", "never"]},
+    "dropped_runs": {"type": "object", "additionalProperties": {"type": "integer"}}},
+    description="The horizon the options were planned over (H1).")
 _OPTION = _obj({
     "rank": "int", "label": "text", "total_cost": "number", "over_cheapest": "number",
     "servers": {"type": "array", "items": _SERVER},
@@ -90,8 +108,8 @@ _OPTION = _obj({
     "capex": "number", "energy_cost": "number?", "tco": "number?", "power_kw": "number",
     "racks": "int?", "cloud_cost": "number?", "bought_running_cost": "number?",
     "break_even_month": "number?",
-    "idle": {"type": "array", "items": _SERVER}},
-    description="One purchase plan.")
+    "idle": {"type": "array", "items": _SERVER}, **_HORIZON_KEYS},
+    optional=tuple(_HORIZON_KEYS), description="One purchase plan.")
 _BASELINE = _obj({
     "scenario": {"enum": ["small", "medium", "large"]}, "name": "text", "servers": "int",
     "gpus": "int", "gpu": "text", "total_cost": "number", "saving": "number",
@@ -100,8 +118,8 @@ _PLAN = _obj({
     "status": {"enum": ["optimal", "feasible"]}, "currency": "text",
     "options": {"type": "array", "items": _OPTION, "minItems": 1},
     "gap": "number", "baseline": _BASELINE, "notes": "text[]", "warnings": "text[]",
-    "full_plan_cost": "number?"},
-    optional=("gap", "baseline", "notes", "warnings", "full_plan_cost"),
+    "full_plan_cost": "number?", "horizon": _HORIZON},
+    optional=("gap", "baseline", "notes", "warnings", "full_plan_cost", "horizon"),
     description="The ranked purchase plans.")
 _NOTHING = _obj({
     "status": {"const": "infeasible"}, "currency": "text", "budget": "number",

@@ -21,6 +21,7 @@ from .metrics import USE_TARGET, option_metrics
 from .quote import quote_lines, quote_text
 from .running import own_cost_lines, serving_section, throughput_lines
 from .text import DEFAULT_WIDTH, Column, bullets, table, wrap
+from .timeline_text import headline_lines, schedule_lines
 from .wording import (
     counted,
     direction_text,
@@ -60,6 +61,7 @@ def render_plan_summary(result: PlanResult, catalog: Catalog, name: str,
     lines = wrap(head + (status_sentence(result, budget is not None, by_tco)
                          if not buys_nothing else
                          f"{name}: nothing to buy."), width)
+    lines += headline_lines(result, catalog, width)
     lines += wrap(f"Prices as of {catalog.prices_as_of}: "
                   f"{catalog.price_note or 'catalog prices'}.", width)
     lines.append("")
@@ -68,6 +70,7 @@ def render_plan_summary(result: PlanResult, catalog: Catalog, name: str,
                                 wf.policy if wf is not None else Policy()) + [""]
         lines += _direction_lines(result, width)
         lines += _quote_lines(result, catalog, width, quotes)
+    lines += schedule_lines(result, width)
     if budget is not None:
         lines += _budget_lines(result, wf, full, budget, cur, width)
     if wf is not None:
@@ -115,11 +118,15 @@ def _options_table(result: PlanResult, catalog: Catalog, width: int,
     what the options are ranked by, under objective tco), GPUs, ..."""
     tcos = [o.own.tco for o in result.options if o.own is not None and o.own.tco is not None]
     tco = by_tco and len(tcos) == len(result.options)
+    costs = [o.time.horizon_cost for o in result.options if o.time is not None]
+    horizon = result.horizon is not None and len(costs) == len(result.options)
+    tco = tco and not horizon  # over a horizon the options are ranked by its cost
     columns = [
         Column("#"),
         Column("option", justify="left", wrap=True, comfort=16),
-        Column("capex" if tco else "total cost"),
+        Column("capex" if tco or horizon else "total cost"),
         *([Column("TCO")] if tco else []),
+        *([Column("horizon cost")] if horizon else []),
         Column("GPUs", justify="left", wrap=True),
         Column("servers"),
         Column("most GPUs on one job", keep=3),
@@ -132,7 +139,8 @@ def _options_table(result: PlanResult, catalog: Catalog, width: int,
     for i, o in enumerate(result.options):
         m = option_metrics(o, catalog, policy)
         bw = f"{m.host_bw_gbps_per_gpu:.0f}" if m.host_bw_gbps_per_gpu else "-"
-        owning = [money(tcos[i], result.currency)] if tco else []
+        owning = ([money(costs[i], result.currency)] if horizon
+                  else [money(tcos[i], result.currency)] if tco else [])
         rows.append([str(o.rank), _aim(o), money(o.total_cost, result.currency), *owning,
                      gpu_list(o), str(m.servers), str(m.max_degree),
                      use_cell(m.vram_util, m.vram_status),
@@ -141,8 +149,12 @@ def _options_table(result: PlanResult, catalog: Catalog, width: int,
                      bw])
     out = table(columns, rows, width)
     out += use_rule_lines(policy, width)
+    over = ", the percentages over option 1's" if len(result.options) > 1 else ""
+    if horizon:
+        out += wrap(f"Options are ranked by their cost over the horizon (capex charged + rent"
+                    f"{' + running costs' if by_tco else ''}){over}; capex is what buying "
+                    "them costs.", width)
     if tco:
-        over = ", the percentages over option 1's" if len(result.options) > 1 else ""
         out += wrap(f"Options are ranked by total cost of ownership (TCO; see Cost of "
                     f"owning){over}; capex is what buying them costs.", width)
     if any(o.unserved for o in result.options[1:]):

@@ -76,6 +76,8 @@ def status_sentence(result: PlanResult, budgeted: bool, tco: bool = False) -> st
     cost = "total cost of ownership" if tco else "cost"
     what = (f"serves the most priority the budget allows, at the lowest {cost} for that"
             if budgeted else
+            "costs the least over the horizon of the plans that serve every workload"
+            if result.horizon is not None else
             "has the lowest total cost of ownership of the plans that serve every workload"
             if tco else "is the cheapest plan that serves every workload")
     solver = result.solver.upper() if result.solver == "cbc" else "HiGHS"

@@ -42,7 +42,9 @@ class Rule:
     """Name of the checker function that verifies it on a plan (a module of the ``solver/check/``
     package); None: the checker has no part of it."""
     brute_force: str | None
-    """Name of the function of ``bench/bruteforce.py`` that recomputes it; None: none."""
+    """Name of the function of ``bench/bruteforce.py`` that recomputes it, or
+    ``module.function`` of another ``bench/`` module (the time rules'
+    ``bruteforce_time``); None: none."""
     doc: str
     """Where it is explained: ``docs/<file>.md#<heading anchor>``."""
 
@@ -170,5 +172,36 @@ _P = [
          f"{SOLVER_DOC}#power-cost-of-ownership-site-and-owned-servers"),
 ]
 
-RULES: dict[str, Rule] = {r.id: r for r in (*_R, *_O, *_T, *_P)}
+TIME_DOC = f"{SOLVER_DOC}#plans-over-time-h1h6"
+"""Where the checker's part of the H family (plans over time) is explained."""
+
+RUNS = "solver.optimize.runs.program"
+
+
+def _r(*names: str) -> tuple[str, ...]:
+    """Steps of the run program (``solver/optimize/runs/program.py``) by function name."""
+    return tuple(f"{RUNS}.{n}" for n in names)
+
+
+_H = [
+    Rule("H1", "A horizon: capex charged x months / the hardware's life when shorter",
+         "solver.horizon.runs.timeframe", _r("define_objective"), "check_h6",
+         "bruteforce_time.brute_force_time", TIME_DOC),
+    Rule("H2", "A finite training job is runs: its tokens by each repetition's deadline",
+         "solver.horizon.runs.runs_of", None, "check_h3", None, TIME_DOC),
+    Rule("H3", "Each run gets a window inside [start, deadline], replicas and where they run, "
+         "enough for its tokens", "solver.rules.time.run_hours", _r("define_one_way"),
+         "check_h3", "bruteforce_time.pool_choices", TIME_DOC),
+    Rule("H4", "At every instant the replicas running on each server fit every rule of today",
+         "solver.optimize.runs.fleet.holds", _r("define_servers_in_time", "define_room"),
+         "check_h4", "bruteforce_time.search", TIME_DOC),
+    Rule("H5", "A run may rent GPUs with a cloud price, billed price × GPUs × hours, within "
+         "max_gpus", "solver.rules.time.rent_cost", _r("define_rent_caps"), "check_h5",
+         "bruteforce_time.rent_choices", TIME_DOC),
+    Rule("H6", "One objective over the horizon: capex x its share of the life + rent "
+         "(+ running costs)", "solver.run_types.TimeCost.horizon_cost",
+         _r("define_objective"), "check_h6", "bruteforce_time.brute_force_time", TIME_DOC),
+]
+
+RULES: dict[str, Rule] = {r.id: r for r in (*_R, *_O, *_T, *_P, *_H)}
 """Every plan rule, by id."""

@@ -16,8 +16,9 @@ from .report import (
     num_text,
     replica_share,
 )
-from .rows import SweepRun
+from .rows import ScenarioRow, SweepRun
 from .scenarios import Scenario, Sweep
+from .timing import axis_header
 
 
 def _money(v: float | None) -> str:
@@ -48,6 +49,8 @@ def _axes(run: SweepRun, price_targets: Sequence[str]) -> tuple[list[str], list[
         **{f"{t} price x": {dict(s.prices).get(t) for s in rows} for t in price_targets},
         **{name: {dict(s.owning).get(name) for s in rows}
            for name in (dict(rows[0].owning) if rows else {})},
+        **{axis_header(name): {dict(s.timing).get(name) for s in rows}
+           for name in (dict(rows[0].timing) if rows else {})},
     }
     varying = [k for k, v in values.items() if len(v) > 1]
     fixed = [f"{k} {one if isinstance(one, str) else num_text(one)}" for k, v in values.items()
@@ -64,6 +67,9 @@ def _axis_value(s: Scenario, axis: str) -> str:
     if axis in owning:  # kWh price, years, objective (the cost-of-owning axes)
         v = owning[axis]
         return num_text(v) if isinstance(v, (int, float)) else str(v)
+    timing = {axis_header(n): v for n, v in s.timing}
+    if axis in timing:  # rent price, horizon months, a job's runs (the time axes)
+        return num_text(timing[axis])
     m = dict(s.prices).get(axis.removesuffix(" price x"))
     return "-" if m is None else num_text(m)
 
@@ -94,6 +100,8 @@ def render_sweep(
     by_tco = (any(a in TCO_AXES for a in varying)
               or (sweep is not None and sweep.wf.policy.objective == "tco"))
     columns += [Column(f"TCO {currency}", keep=0 if by_tco else 2)] if has_tco else []
+    timed = any(r.time is not None for r in run.rows)
+    columns += _time_columns(currency) if timed else []
     columns += [Column("status", justify="left", wrap=True, comfort=10)]
     columns += [Column("planned replicas served", keep=2)] if sweep is not None else []
     columns += [Column(f"priority gained per {scale:,.0f} more", keep=3)] if has_budget else []
@@ -107,6 +115,7 @@ def render_sweep(
         cells += [_axis_value(s, a) for a in varying]
         cells += [_money(r.total_cost)]
         cells += [_money(r.tco)] if has_tco else []
+        cells += _time_cells(r) if timed else []
         word = STATUS_WORDS.get(r.status, r.status)
         if r.status_note:
             word += f" ({r.status_note})"
@@ -134,10 +143,32 @@ def render_sweep(
     return "\n".join(out)
 
 
+TIMED_KNEE = ("Capital cost of the plan of least cost over the horizon (every budget at or "
+              "above it buys that plan; a smaller one may still serve every workload by "
+              "renting more):")
+"""The knee's heading over a horizon, where renting can stand in for buying."""
+
+
+def _time_columns(currency: str) -> list[Column]:
+    """Over a horizon (H6): what each plan costs there and rents; the capital cost stays in
+    the cost column."""
+    return [Column(f"rent {currency}"), Column(f"over horizon {currency}"),
+            Column("rented GPU-h", keep=2), Column("runs rented", keep=2)]
+
+
+def _time_cells(r: ScenarioRow) -> list[str]:
+    t = r.time
+    if t is None or t.horizon_cost is None:
+        return ["-"] * 4
+    hours = "-" if t.rented_gpu_hours is None else f"{t.rented_gpu_hours:,.0f}"
+    return [_money(t.rent_cost), _money(t.horizon_cost), hours, f"{t.runs_rented} of {t.runs}"]
+
+
 def _knee_lines(run: SweepRun, currency: str, width: int) -> list[str]:
     """Each scenario group's smallest budget serving everything (its knee), or why none."""
-    out = [""] + wrap("Smallest budget that serves every workload (the cheapest full plan):",
-                      width)
+    timed = any(k.time is not None for k in run.knees.values())
+    out = [""] + wrap("Smallest budget that serves every workload (the cheapest full plan):"
+                      if not timed else TIMED_KNEE, width)
     for k in run.knees.values():
         label = group_label(k.scenario)
         if k.total_cost is None:
@@ -145,6 +176,9 @@ def _knee_lines(run: SweepRun, currency: str, width: int) -> list[str]:
         else:
             exact = ("proven cheapest" if k.status == "optimal"
                      else "best found, not proven cheapest")
+            if timed:
+                exact = ("proven least over the horizon" if k.status == "optimal"
+                         else "best found, not proven least over the horizon")
             out += bullets([(f"{label}: {currency} {_money(k.total_cost)} ({exact}); "
                             f"{gpu_mix(k.gpus, ', ')}")], width)
     return out

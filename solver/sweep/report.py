@@ -16,6 +16,7 @@ from typing import TYPE_CHECKING
 from ..report.files import csv_frame, replacing_together
 from .rows import ScenarioRow, SweepRun
 from .scenarios import Group, Scenario, Sweep
+from .timing import axis_column, timing_label
 
 if TYPE_CHECKING:
     import pandas as pd
@@ -48,7 +49,7 @@ def group_label(s: Scenario) -> str:
     parts = [f"growth {num_text(s.growth)}", f"headroom {num_text(s.headroom)}"]
     parts += [f"{t} x{num_text(m)}" for t, m in s.prices]
     parts += [f"{n} {num_text(v) if isinstance(v, (int, float)) else v}" for n, v in s.owning]
-    return ", ".join(parts)
+    return ", ".join(parts + timing_label(s.timing))
 
 
 def replica_share(row: ScenarioRow, sweep: Sweep | None) -> float | None:
@@ -78,8 +79,9 @@ def sweep_frame(run: SweepRun, price_targets: Sequence[str] = ()) -> pd.DataFram
 
     The marginal column is priority gained per ``marginal_scale(run)`` more budget, as the
     terminal table quotes it. A scenario's parameters other than its budget (growth,
-    headroom, ``price_<target>``, then the cost-of-owning axes swept) sit between
-    ``budget`` and ``status``: the workbook groups scenarios by those columns."""
+    headroom, ``price_<target>``, then the cost-of-owning and time axes swept) sit between
+    ``budget`` and ``status``: the workbook groups scenarios by those columns. Over a
+    horizon the row ends with ``TIME_COLUMNS``."""
     import pandas as pd
 
     scale = marginal_scale(run)
@@ -96,6 +98,8 @@ def sweep_frame(run: SweepRun, price_targets: Sequence[str] = ()) -> pd.DataFram
             rec[f"price_{t}"] = j["prices"].get(t)
         for n, v in row.scenario.owning:
             rec[n] = v
+        for n, v in row.scenario.timing:
+            rec[axis_column(n)] = v
         rec.update(
             {
                 "status": j["status"],
@@ -124,10 +128,15 @@ def sweep_frame(run: SweepRun, price_targets: Sequence[str] = ()) -> pd.DataFram
                 "power_kw": j["power_kw"],
             }
         )
+        if row.time is not None:
+            rec.update({k: j[k] for k in TIME_COLUMNS})
         records.append(rec)
     return pd.DataFrame.from_records(records)
 
 
+TIME_COLUMNS = ("capex_charged", "rent_cost", "horizon_cost", "gpus_bought", "rented_gpu_hours",
+                "runs_rented", "runs")
+"""Columns the sweep table gains over a horizon (H6), after ``power_kw``."""
 BOM_COLUMNS = ("sku", "kind", "qty", "unit_price", "extended")
 """The bill-of-materials columns of ``bom_frame`` after the scenario's parameters."""
 
@@ -146,6 +155,7 @@ def bom_frame(run: SweepRun, price_targets: Sequence[str] = ()) -> pd.DataFrame:
         for t in price_targets:
             params[f"price_{t}"] = dict(s.prices).get(t)
         params.update(dict(s.owning))
+        params.update({axis_column(n): v for n, v in s.timing})
         params["status"] = row.status
         for ln in row.lines:
             records.append({**params, "sku": ln.sku, "kind": ln.kind, "qty": ln.qty,
@@ -184,6 +194,8 @@ def sweep_document(run: SweepRun, sweep: Sweep, files: Sequence[Path] = ()) -> d
                 "gpus": k.gpus,
                 "error": k.error,
                 "lowest_tco_plan": _preferred_json(run.preferred.get(group)),
+                **({"timing": {axis_column(n): v for n, v in k.scenario.timing}}
+                   if k.scenario.timing else {}),
             }
             for group, k in run.knees.items()
         ],

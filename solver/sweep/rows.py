@@ -1,6 +1,7 @@
 """The result rows of a sweep: what one solve returned (``Solved``), the row it makes for
-its scenario (``ScenarioRow``: status, cost, priority served, GPUs, the bill of materials)
-and the finished sweep (``SweepRun``).
+its scenario (``ScenarioRow``: status, cost, priority served, GPUs, the bill of materials,
+and over a horizon what it charges, rents and costs there: ``TimeRow``) and the finished
+sweep (``SweepRun``).
 
 A scenario's status is read from how its run ended (``Termination``), never guessed from
 exit codes or timings. Money is in the catalog's currency; priority is Σ priority ×
@@ -13,9 +14,10 @@ from dataclasses import dataclass, field
 from enum import StrEnum
 
 from ..inputs.workload import WorkloadFile
-from ..plan_types import BomLine
+from ..plan_types import BomLine, PlanOption
 from ..result import PlanResult, Termination
 from .scenarios import Group, Scenario
+from .timing import axis_column
 
 
 @dataclass(frozen=True)
@@ -66,8 +68,19 @@ class ScenarioRow:
 
     status_note: str = ""
     """Why a plan is only ``feasible`` (``feasible_why``); "" for any other status."""
+    time: TimeRow | None = None
+    """H1, H5, H6: what the plan costs over its horizon; None without a horizon."""
 
     def to_json(self) -> dict:
+        s = self.scenario
+        out = self._json()
+        if s.timing:
+            out["timing"] = {axis_column(n): v for n, v in s.timing}
+        if self.time is not None:
+            out.update(self.time.to_json())
+        return out
+
+    def _json(self) -> dict:
         s = self.scenario
         return {
             "scenario": s.id,
@@ -93,6 +106,49 @@ class ScenarioRow:
             "gap": self.gap,
             "status_note": self.status_note,
         }
+
+
+@dataclass(frozen=True)
+class TimeRow:
+    """A scenario's plan over its horizon (H6): what it charges, rents and costs there, and
+    how much of its runs' work is rented against the GPUs it buys (money in the catalog's
+    currency; all None when the scenario has no plan)."""
+
+    capex_charged: float | None = None
+    """Capex x the horizon's share of the hardware's life (H1)."""
+    rent_cost: float | None = None
+    """What the rented runs cost (H5)."""
+    horizon_cost: float | None = None
+    """What the plan minimises over the horizon: capex charged + rent (+ running costs)."""
+    gpus_bought: int | None = None
+    """GPUs on the servers bought (owned servers left out), always-on and run servers."""
+    rented_gpu_hours: float | None = None
+    """Σ over rented runs of GPUs x hours billed."""
+    runs_rented: int | None = None
+    runs: int | None = None
+    """Runs rented, and runs in all."""
+
+    def to_json(self) -> dict:
+        def money(v: float | None) -> float | None:
+            return None if v is None else round(v, 2)
+
+        return {"capex_charged": money(self.capex_charged), "rent_cost": money(self.rent_cost),
+                "horizon_cost": money(self.horizon_cost), "gpus_bought": self.gpus_bought,
+                "rented_gpu_hours": (None if self.rented_gpu_hours is None
+                                     else round(self.rented_gpu_hours, 1)),
+                "runs_rented": self.runs_rented, "runs": self.runs}
+
+
+def time_row(wf: WorkloadFile, best: PlanOption | None) -> TimeRow | None:
+    """The row's costs over the horizon: None without one, blanks without a plan."""
+    if wf.policy.horizon is None:
+        return None
+    if best is None or best.time is None:
+        return TimeRow()
+    rented = [r.rented for r in best.runs if r.rented is not None]
+    bought = sum(s.gpu_count for s in best.servers if s.gpu and not s.owned)
+    return TimeRow(best.time.capex_charged, best.time.rent, best.time.horizon_cost, bought,
+                   sum(r.gpus * r.hours for r in rented), len(rented), len(best.runs))
 
 
 @dataclass
@@ -156,6 +212,7 @@ def row_of(
             seconds=solved.seconds,
             error=solved.error,
             exit_code=solved.exit_code,
+            time=time_row(wf, None),
         )
     best = solved.result.options[0]
     served = tuple(n for n in weight if n not in best.unserved)
@@ -176,6 +233,7 @@ def row_of(
         gap=solved.result.gap,
         lines=tuple(best.lines),
         status_note=feasible_why(solved),
+        time=time_row(wf, best),
     )
 
 

@@ -7,7 +7,8 @@ smallest budget that serves every workload, found exactly by solving without a b
 Budgets at or above the full plan's cost buy that same plan, so they are not solved again.
 Under ``objective: tco`` that plan is the full plan of lowest TCO, which may cost more to buy
 than another full plan: the knee is then found by a second solve of the group that
-minimises capital cost.
+minimises capital cost. A file with a horizon is planned over time (``plan_over_time``), as
+``plan-buy plan`` plans it; its knee is its best plan's capital cost.
 """
 
 from __future__ import annotations
@@ -26,10 +27,12 @@ from ..inputs.scenario import with_policy
 from ..inputs.workload import WorkloadFile
 from ..optimize.diagnosis import NoPlanInTime
 from ..optimize.pipeline import plan
+from ..optimize.runs.plan import plan_over_time
 from ..optimize.solve import DEFAULT_GAP
 from ..result import Termination
 from .rows import ScenarioRow, Solved, SweepRun, row_of
 from .scenarios import Group, Owning, Scenario, Sweep
+from .timing import Timing, file_timing
 
 
 def solve_one(
@@ -38,7 +41,8 @@ def solve_one(
     """Plan one scenario (rank 1 only, no R20 baseline); never raises for a failed plan."""
     start = time.perf_counter()
     try:
-        result = plan(
+        planner = plan if wf.policy.horizon is None else plan_over_time  # as answer() does
+        result = planner(
             wf, catalog, top=1, solver=solver, time_limit=time_limit, gap=gap, with_baseline=False
         )
         return Solved(result, seconds=time.perf_counter() - start,
@@ -115,6 +119,18 @@ def _file_owning(sweep: Sweep) -> Owning:
     return tuple((n, own.get(n, v)) for n, v in sweep.scenarios[0].owning)
 
 
+def _file_timing(sweep: Sweep) -> Timing | None:
+    """The file's own values of the time axes swept (the base plan's group); None where no
+    scenario can be the file (a repeated job's run count sets ``until``): the base plan is
+    then a solve of its own."""
+    if not sweep.scenarios or not sweep.scenarios[0].timing:
+        return ()
+    own = file_timing(sweep.wf, [n for n, _ in sweep.scenarios[0].timing])
+    if any(v is None for _, v in own):
+        return None
+    return tuple((n, float(v)) for n, v in own if v is not None)
+
+
 def default_jobs() -> int:
     """Worker processes by default: the CPUs this process may use."""
     try:
@@ -150,14 +166,16 @@ def run_sweep(
     for s in sweep.scenarios:
         by_group.setdefault(s.group, []).append(s)
     p = sweep.wf.policy
+    own_timing = _file_timing(sweep)
     base_group: Group = (p.growth, p.headroom, tuple((t, 1.0) for t in sweep.price_targets),
-                         _file_owning(sweep))
-    base_needed = with_base and not (p.budget is None and base_group in by_group)
+                         _file_owning(sweep), own_timing or ())
+    in_grid = p.budget is None and own_timing is not None and base_group in by_group
+    base_needed = with_base and not in_grid
     tasks = len(by_group) + base_needed + sum(_by_tco(sweep.groups[g][0]) for g in by_group)
     jobs = max(1, min(jobs or default_jobs(), tasks + sum(len(v) for v in by_group.values())))
     ex = ProcessPoolExecutor(jobs, initializer=interrupt.worker_signals) if jobs > 1 else _Inline()
     run = _Scheduler(sweep, ex, by_group, solver, time_limit, gap,
-                     base_group if with_base and p.budget is None else None)
+                     base_group if with_base and in_grid else None)
     try:
         if base_needed:
             run.submit(_BasePlan(), *_base_inputs(sweep))

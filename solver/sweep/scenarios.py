@@ -1,7 +1,7 @@
 """Scenario sweeps as data: the grid of scenarios, each a validated copy of the input.
 
 ``build_sweep`` parses the axes (budget, growth, headroom, price multipliers, the cost of
-owning) and turns their cartesian product into scenarios: policy overrides through
+owning, and over a horizon the rent price, its length and a job's runs) and turns their cartesian product into scenarios: policy overrides through
 ``with_policy``, price multipliers through a re-validated catalog (``axes``), so every
 scenario is checked like a file the user wrote, before anything is solved. Scenarios that
 differ only in budget form a group, which shares its inputs and its knee.
@@ -27,12 +27,13 @@ from .axes import (
     parse_values,
     priced_catalog,
 )
+from .timing import Timing, parse_time_axes, rented_catalog, timed_file
 
 Owning = tuple[tuple[str, float | str], ...]
 """(name, value) of each cost-of-owning axis given: kwh_price, years, objective (P2)."""
-Group = tuple[float, float, Prices, Owning]
-"""(growth, headroom, price multipliers, owning): everything about a scenario but its
-budget."""
+Group = tuple[float, float, Prices, Owning, Timing]
+"""(growth, headroom, price multipliers, owning, timing): everything about a scenario but
+its budget."""
 
 
 @dataclass(frozen=True)
@@ -46,11 +47,13 @@ class Scenario:
     prices: Prices = ()
     owning: Owning = ()
     """Cost-of-owning axes (``--kwh-price``, ``--years``, ``--objective``) and their values."""
+    timing: Timing = ()
+    """Time axes (``--rent-price``, ``--horizon-months``, ``--runs``) and their values."""
 
     @property
     def group(self) -> Group:
         """Everything but the budget: scenarios of one group share their knee."""
-        return (self.growth, self.headroom, self.prices, self.owning)
+        return (self.growth, self.headroom, self.prices, self.owning, self.timing)
 
 
 @dataclass
@@ -95,10 +98,15 @@ def build_sweep(
     kwh_price: str | None = None,
     years: str | None = None,
     objective: str | None = None,
+    rent_price: str | None = None,
+    horizon_months: str | None = None,
+    runs: Sequence[str] = (),
 ) -> Sweep:
     """Parse the axes and validate every scenario before anything is solved.
 
-    An axis not given takes the file's value (its policy's budget, if any, or none).
+    An axis not given takes the file's value (its policy's budget, if any, or none). The
+    time axes (``rent_price``, ``horizon_months``, ``runs``: ``WORKLOAD=N,...`` options)
+    need a horizon in the file (``timing``).
 
     Raises:
         InputError: a bad axis, an unknown SKU, too many scenarios, or an invalid copy.
@@ -113,8 +121,10 @@ def build_sweep(
     headrooms = parse_values(headroom, "--headroom", 0.0, below=1.0) if headroom else (p.headroom,)
     price_axes = parse_prices(prices, catalog)
     owning_axes = _owning_axes(wf, kwh_price, years, objective)
+    time_axes = parse_time_axes(wf, catalog, rent_price, horizon_months, runs)
     total = (len(budgets) * len(growths) * len(headrooms) * math.prod(len(m) for _, m in price_axes)
-             * math.prod(len(v) for _, v in owning_axes))
+             * math.prod(len(v) for _, v in owning_axes)
+             * math.prod(len(v) for _, v in time_axes))
     if total > MAX_SCENARIOS:
         raise InputError(
             f"the sweep has {total:,} scenarios; at most {MAX_SCENARIOS:,}. "
@@ -126,13 +136,18 @@ def build_sweep(
     price_grid = list(itertools.product(*(m for _, m in price_axes)))
     names = tuple(n for n, _ in owning_axes)
     owning_grid = list(itertools.product(*(v for _, v in owning_axes)))
-    for g, h, mults, values in itertools.product(growths, headrooms, price_grid, owning_grid):
+    time_names = tuple(n for n, _ in time_axes)
+    time_grid = list(itertools.product(*(v for _, v in time_axes)))
+    for g, h, mults, values, times in itertools.product(growths, headrooms, price_grid,
+                                                        owning_grid, time_grid):
         pr = tuple(zip(targets, mults))
         own: Owning = tuple(zip(names, values))
-        groups[(g, h, pr, own)] = (_owning_file(_group_file(wf, g, h), own),
-                                   priced_catalog(catalog, pr))
+        tm: Timing = tuple(zip(time_names, times))
+        groups[(g, h, pr, own, tm)] = (
+            timed_file(_owning_file(_group_file(wf, g, h), own), tm),
+            rented_catalog(priced_catalog(catalog, pr), tm))
         for b in budgets:
-            scenarios.append(Scenario(len(scenarios) + 1, b, g, h, pr, own))
+            scenarios.append(Scenario(len(scenarios) + 1, b, g, h, pr, own, tm))
     return Sweep(wf, catalog, tuple(scenarios), groups, targets)
 
 

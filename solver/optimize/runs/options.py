@@ -3,10 +3,12 @@ consecutive periods, or on rented GPUs.
 
 A way on bought servers (``PoolWay``) is (configuration S, replica option o, servers s, first
 period a): its replicas are n = s · m (m = replicas of o one S holds), it begins at the
-period's start and occupies periods a..b, b the first whose end covers its hours. For each
-(S, o, a) only the server counts that finish the run by some later period with strictly
-fewer servers than by an earlier one are kept (more servers over the same periods is never
-better). A rented way (``RentWay``) runs the fewest replicas that finish by the deadline.
+period's start and occupies periods a..b, b the first whose end covers its hours. A run
+either begins at its start, with the server counts that finish it by some later period with
+strictly fewer servers than by an earlier one (more servers over the same periods is never
+better), or begins at a later period and runs to its deadline on the fewest servers that
+finish it there (it waits for servers to free). This is the time model's restriction
+(docs/solver.md): a run does not both start late and end early. A rented way (``RentWay``) runs the fewest replicas that finish by the deadline.
 """
 
 from __future__ import annotations
@@ -80,7 +82,10 @@ def pool_ways(run: RunSpec, w: Workload, options: list[ReplicaOption],
             for a in range(first, len(cuts) - 1):
                 if cuts[a] >= run.deadline_h - 1e-9:
                     break
-                out += _ways_from(run, o, ci, m, a, cuts, tau, efficiency)
+                ways = _ways_from(run, o, ci, m, a, cuts, tau, efficiency)
+                # From its start a run may end in any period; from a later period it runs
+                # to its deadline on the fewest servers (it waits for servers to free).
+                out += ways if a == first else ways[-1:]
     return out
 
 

@@ -11,10 +11,13 @@ is reported as feasible, with that bound.
 from __future__ import annotations
 
 from dataclasses import replace
+from typing import Any
 
+from ...check import check_plan
 from ...errors import CheckError, InfeasibleError
 from ...horizon.runs import RunSet, is_run, runs_of
 from ...inputs.catalog import Catalog
+from ...inputs.ownership import TcoPolicy
 from ...inputs.workload import WorkloadFile
 from ...plan_types import PlanOption
 from ...result import PlanResult, SolveStatus, Termination
@@ -33,13 +36,15 @@ ALTERNATIVES = (("rent nothing", False, True), ("rent every run", True, False))
 """The A1 directions a plan over time adds: (label, rent allowed, buy allowed)."""
 
 
-def plan_over_time(wf: WorkloadFile, catalog: Catalog, **kwargs) -> PlanResult:
+def plan_over_time(wf: WorkloadFile, catalog: Catalog, **kwargs: Any) -> PlanResult:
     """What to buy, what to rent and when each run runs (arguments as ``pipeline.plan``)."""
     runs = runs_of(wf)
     assert runs is not None, "plan_over_time needs policy.horizon"
     always = [w for w in wf.workloads if not is_run(w, wf)]
     if always:
-        wf_a = wf.model_copy(update={"workloads": always})
+        # The always-on part is planned (and checked) as a file without a horizon.
+        policy = wf.policy.model_copy(update={"horizon": None})
+        wf_a = wf.model_copy(update={"workloads": always, "policy": policy})
         base = pipeline.plan(wf_a, catalog, **kwargs)
     else:
         base = _nothing_always_on(catalog)
@@ -61,11 +66,17 @@ def plan_over_time(wf: WorkloadFile, catalog: Catalog, **kwargs) -> PlanResult:
         options.append(joined)
     options += _alternatives(wf, catalog, runs, base.options[0], share, tco, solver, limit,
                              gap)
-    return _ranked(wf, runs, base, options, alone, share, coupled)
+    result = _ranked(wf, runs, base, options, alone, share, coupled)
+    for opt in result.options:
+        problems = check_plan(opt, wf, catalog)
+        if problems:
+            raise CheckError(f"plan-buy produced an invalid plan (a bug; please report it) "
+                             f"for option {opt.rank}", problems)
+    return result
 
 
 def _join(wf: WorkloadFile, catalog: Catalog, runs: RunSet, inputs: RunInputs,
-          opt: PlanOption, sol: RunSolution, share: float, tco, solver: str,
+          opt: PlanOption, sol: RunSolution, share: float, tco: TcoPolicy | None, solver: str,
           limit: float | None, gap: float, label: str) -> tuple[PlanOption, bool]:
     """The always-on option with the runs' servers and schedule added; False when the
     budget or site made the runs take what was left (then not proven)."""
@@ -79,7 +90,7 @@ def _join(wf: WorkloadFile, catalog: Catalog, runs: RunSet, inputs: RunInputs,
                                    "budget or site leaves too little. To fix: raise the "
                                    "budget, allow renting, or add racks")])
         sol = again
-    servers, ids = run_servers(inputs.configs, list(sol.counts), inputs.local_tb)
+    servers, ids = run_servers(inputs.configs, list(sol.counts))
     schedule = entries(list(sol.chosen), ids)
     all_servers = (*opt.servers, *servers)
     capex = opt.total_cost + sol.capex
@@ -129,8 +140,9 @@ def _room_left(wf: WorkloadFile, catalog: Catalog, opt: PlanOption) -> Room:
     return Room(capex=capex, units=max(0, units), watts=max(0.0, watts))
 
 
-def _alternatives(wf, catalog, runs, first: PlanOption, share, tco, solver, limit, gap
-                  ) -> list[PlanOption]:
+def _alternatives(wf: WorkloadFile, catalog: Catalog, runs: RunSet, first: PlanOption,
+                  share: float, tco: TcoPolicy | None, solver: str, limit: float | None,
+                  gap: float) -> list[PlanOption]:
     """A1 over a horizon: the cheapest always-on plan with no run rented, and with every run
     rented, where renting is possible and the direction gives another plan."""
     if wf.policy.rent == "never" or not catalog.cloud:
@@ -144,13 +156,16 @@ def _alternatives(wf, catalog, runs, first: PlanOption, share, tco, solver, limi
         sol = solve_runs(inputs, catalog, share, tco, Room(), solver, limit, gap)
         if sol is None:
             continue
-        opt, _ = _join(wf, catalog, runs, inputs, first, sol, share, tco, solver, limit, gap,
-                       label)
+        try:
+            opt, _ = _join(wf, catalog, runs, inputs, first, sol, share, tco, solver, limit,
+                           gap, label)
+        except InfeasibleError:
+            continue  # the budget or site rules this direction out
         out.append(opt)
     return out
 
 
-def _ranked(wf, runs, base: PlanResult, options: list[PlanOption], alone: RunSolution,
+def _ranked(wf: WorkloadFile, runs: RunSet, base: PlanResult, options: list[PlanOption], alone: RunSolution,
             share: float, coupled: bool) -> PlanResult:
     """Options by horizon cost, the same plan offered twice left out, the status proven
     only when both programs were and nothing coupled them."""
@@ -178,10 +193,9 @@ def _ranked(wf, runs, base: PlanResult, options: list[PlanOption], alone: RunSol
 
 
 def _notes(runs: RunSet, sol: RunSolution, coupled: bool) -> tuple[str, ...]:
+    # Repetitions left out at the horizon's end are the schedule's to say (and JSON's
+    # horizon.dropped_runs), not a note.
     out = []
-    for name, n in sorted(runs.dropped.items()):
-        out.append(f"{name}: {n} repetition{'s' if n > 1 else ''} would end after the horizon "
-                   f"and {'are' if n > 1 else 'is'} not planned")
     if coupled:
         out.append("the budget or the site bound the runs: they were planned with what the "
                    "always-on servers leave, so the plan is not proven optimal")
@@ -206,8 +220,3 @@ def _money(x: float) -> str:
     return f"{x:,.0f}"
 
 
-def check_joined(option: PlanOption) -> None:
-    """Server ids are unique across the always-on and run servers (a bug otherwise)."""
-    ids = [s.id for s in option.servers]
-    if len(ids) != len(set(ids)):
-        raise CheckError("a plan over time gave two servers the same id", [])

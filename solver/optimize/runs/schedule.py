@@ -9,6 +9,7 @@ active at an instant occupies that instant's period.
 
 from __future__ import annotations
 
+from ...errors import CheckError
 from ...plan_types import Server
 from ...run_types import Rented, RunEntry
 from .fleet import RunServer
@@ -17,10 +18,11 @@ from .options import PoolWay, RentWay
 RUN_SERVER_PREFIX = "r"
 
 
-def run_servers(configs: tuple[RunServer, ...], counts: list[int], local_tb: dict[int, float]
+def run_servers(configs: tuple[RunServer, ...], counts: list[int]
                 ) -> tuple[list[Server], dict[int, list[str]]]:
     """The run servers bought (ids r1, r2, ... in configuration order) and, per
-    configuration, their ids."""
+    configuration, their ids. Their ``disk_used_tb`` is 0: what they store changes with
+    the runs on them (the checker's H4 measures it at every instant)."""
     servers: list[Server] = []
     ids: dict[int, list[str]] = {}
     for c, (cfg, n) in enumerate(zip(configs, counts)):
@@ -29,7 +31,7 @@ def run_servers(configs: tuple[RunServer, ...], counts: list[int], local_tb: dic
             ids.setdefault(c, []).append(sid)
             servers.append(Server(sid, cfg.platform, cfg.gpu, cfg.gpu_count, cfg.memory,
                                   cfg.dimm_count, cfg.storage, cfg.drive_count,
-                                  disk_tb=cfg.disk_tb, disk_used_tb=local_tb.get(c, 0.0)))
+                                  disk_tb=cfg.disk_tb))
     return servers, ids
 
 
@@ -51,7 +53,9 @@ def entries(chosen: list[PoolWay | RentWay], ids: dict[int, list[str]]) -> list[
             continue
         free = [sid for sid in ids.get(w.config, []) if free_at[sid] <= w.begin_h + 1e-9]
         if len(free) < w.servers:
-            raise AssertionError(f"run {r.key}: {len(free)} servers free of {w.servers}")
+            raise CheckError("plan-buy produced an invalid schedule (a bug; please report it)",
+                             [(f"{r.workload} run {r.run} needs {w.servers} run servers at "
+                               f"{w.begin_h:,.1f} h, {len(free)} are free (H4)")])
         taken = free[:w.servers]
         for sid in taken:
             free_at[sid] = w.end_h

@@ -74,6 +74,13 @@ class BookBase:
         return Sheet(self.wb, name, self.fmt, title, note)
 
     @property
+    def ranked_key(self) -> str:
+        """The option total the options are ranked by: ``horizon_cost`` over a horizon,
+        ``tco`` under objective tco, else ``total`` (capex)."""
+        return ("horizon_cost" if self.result.horizon is not None
+                else "tco" if self.by_tco else "total")
+
+    @property
     def by_tco(self) -> bool:
         """The options are ranked by TCO (``objective: tco``), not by capital cost: a later
         option may cost less to buy."""
@@ -81,5 +88,7 @@ class BookBase:
 
     def _ranked_by(self) -> str:
         """How the options are ordered: by what the program minimised."""
+        if self.result.horizon is not None:
+            return "by cost over the horizon (capex charged + rent), lowest first"
         return "by total cost of ownership, lowest first" if self.by_tco else "cheapest first"
 

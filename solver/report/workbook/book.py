@@ -22,6 +22,7 @@ from .summary import SummarySheet
 from .sweep import SweepSheets
 from .tco import TcoSheet
 from .throughput import ThroughputSheet
+from .timeline import TimelineSheet
 
 if TYPE_CHECKING:
     import pandas as pd
@@ -72,7 +73,7 @@ def write_workbook(
 
 
 class Book(AssumptionsSheet, OptionSheets, TcoSheet, SummarySheet, PlanSheets, ThroughputSheet,
-           SweepSheets):
+           SweepSheets, TimelineSheet):
     """One workbook being written: every sheet group together."""
 
     def write(self) -> None:
@@ -99,6 +100,8 @@ class Book(AssumptionsSheet, OptionSheets, TcoSheet, SummarySheet, PlanSheets, T
                 f"Unit prices ({cur}, as of {date}) come from the Assumptions sheet: edit them "
                 "there and every option updates.",
             )
+        if self.result.horizon is not None:
+            sheets["Timeline"] = self._timeline_sheet()
         for name, note in (
             ("Demand", ("Every workload as asked and as option 1 plans it: replicas planned = "
                        "replicas asked x growth, rounded up per workload; memory per replica "
@@ -157,6 +160,8 @@ class Book(AssumptionsSheet, OptionSheets, TcoSheet, SummarySheet, PlanSheets, T
         self._assumptions(sheets["Assumptions"])
         for opt in self.result.options:
             self._option(sheets[opt.rank], opt)
+        if "Timeline" in sheets:
+            self._timeline(sheets["Timeline"])
         if "TCO" in sheets:
             self._tco(sheets["TCO"])
         self._summary(sheets["Summary"])

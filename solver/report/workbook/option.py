@@ -8,11 +8,12 @@ from xlsxwriter.utility import xl_rowcol_to_cell
 from ...plan_types import PlanOption
 from .. import tables as report
 from ..quote import quote_lines
-from .base import BookBase
+from ..timeline_data import run_servers
+from .option_time import OptionTimeSections
 from .sheet import HEADER_ROW, Sheet, missing
 
 
-class OptionSheets(BookBase):
+class OptionSheets(OptionTimeSections):
     """Options sheet(s) of the workbook."""
 
     def _option(self, sh: Sheet, opt: PlanOption) -> None:
@@ -73,7 +74,7 @@ class OptionSheets(BookBase):
             sh.put(row, 5, total, f.money_total)
         cells["total"] = (sh.ref(row, 5), total)
         self.totals[opt.rank] = cells
-        row += 3
+        row = self._rent_bom(sh, opt, row) + 3
         sh.section(row - 1, "Servers in this option (what goes in each box)")
         sh.header(row, ["Server", "Configuration"])
         for r, s in enumerate(opt.servers, start=row + 1):
@@ -85,13 +86,14 @@ class OptionSheets(BookBase):
                 parts.append(f"{s.drive_count} x {s.storage}")
             sh.put(r, 0, s.id)
             # An owned server is in the plan but not on the bill of materials above.
-            sh.put(r, 1, " + ".join(parts) + (" (already owned: not bought)" if s.owned else ""))
+            sh.put(r, 1, " + ".join(parts) + (" (already owned: not bought)" if s.owned else "")
+                   + (" (runs only: see Runs below)" if s.id in run_servers(opt) else ""))
         if opt.unserved:
             r = row + len(opt.servers) + 2
             sh.put(r, 0, "Not served:", f.bold)
             sh.put(r, 1, ", ".join(opt.unserved))
         row = self._quote(sh, opt, row + len(opt.servers) + (5 if opt.unserved else 3))
-        self._includes(sh, opt, row)
+        self._runs_table(sh, opt, self._includes(sh, opt, row))
         sh.widths[1] = min(max(sh.widths.get(1, 30), 30), 80)
         sh.finish()
 
@@ -139,8 +141,9 @@ class OptionSheets(BookBase):
         """The unit price the option's bill of materials gives ``sku``."""
         return next(ln.unit_price for ln in opt.lines if ln.sku == sku)
 
-    def _includes(self, sh: Sheet, opt: PlanOption, row: int) -> None:
-        """What each platform's price covers, so finance sees why a server has no data drive."""
+    def _includes(self, sh: Sheet, opt: PlanOption, row: int) -> int:
+        """What each platform's price covers, so finance sees why a server has no data drive.
+        Returns the first row free after it (a blank row between)."""
         sh.section(row - 1, "What each platform's price includes (GPUs, DIMMs, data drives are "
                             "the lines above)")
         # Two text columns: numbers under the BOM's Kind/Quantity columns would read as lines.
@@ -152,5 +155,6 @@ class OptionSheets(BookBase):
                      if not missing(v)]
             sh.put(r, 0, ln.platform)
             sh.put(r, 1, ln.includes + (f" ({', '.join(facts)})" if facts else ""))
+        return row + len(report.includes_table(opt, self.catalog)) + 3
 
     # -- Summary ------------------------------------------------------------------------

@@ -91,6 +91,7 @@ class Formats:
         self.pct = add({"num_format": "0.0%", "valign": "top"})
         self.pct_bold = add({"num_format": "0.0%", "bold": True, "top": 1, "valign": "top"})
         self.bold_top = add({"bold": True, "top": 1})
+        self.datetime = add({"num_format": "yyyy-mm-dd hh:mm", "valign": "top"})
 
     def for_column(self, name: str) -> Any:
         """Number format for a table column, by its name's unit suffix."""

@@ -38,6 +38,14 @@ class Row(NamedTuple):
 ROWS: tuple[Row, ...] = (
     Row("always", "Total cost", "{total_target}", "total", "money_total"),
     Row("always", "  Over the cheapest", "{over_target}", "over_cheapest", "pct"),
+    Row("horizon", "Horizon (months)", "from {start}", "horizon_months", "int"),
+    Row("horizon", "  Capex charged", "{charged_target}", "capex_charged", "money"),
+    Row("horizon", "  Rent", "rented GPU-hours x price (each option's sheet)", "rent",
+        "money"),
+    Row("horizon", "  Running costs", "energy, support, racks (objective tco only)",
+        "running", "money"),
+    Row("horizon", "Cost over the horizon", "what the options are ranked by", "horizon_cost",
+        "money_bold"),
     Row("always", "Optimises", "", "label", "wrap_right"),
     Row("always", "  In that direction", "best possible within the slack, proven", "direction",
         "wrap_right"),
@@ -124,6 +132,7 @@ class SummarySheet(BookBase):
         opts, tco = self.result.options, self.wf.policy.tco
         return {
             "always": True,
+            "horizon": self.result.horizon is not None,
             "site": self.wf.site is not None,
             "inventory": bool(self.wf.inventory),
             "tco": tco is not None,
@@ -138,10 +147,16 @@ class SummarySheet(BookBase):
         # Options are ranked, and "over the cheapest" measured, by what the program
         # minimised: capital cost, or TCO under objective tco (its row comes further down).
         by_tco, tco, base = self.by_tco, self.wf.policy.tco, self.result.baseline
-        what = "TCO" if by_tco else "cost"
+        info = self.result.horizon
+        what = "cost over the horizon" if info else "TCO" if by_tco else "cost"
+        ranked = "cost over the horizon" if info else "TCO"
         return {
-            "total_target": "capex (purchase); ranked by TCO, below" if by_tco else "",
-            "over_target": "by TCO" if by_tco else "",
+            "total_target": (f"capex (purchase); ranked by {ranked}, below"
+                             if by_tco or info else ""),
+            "over_target": f"by {ranked}" if by_tco or info else "",
+            "start": info.start.isoformat() if info else "",
+            "charged_target": (f"capex x {info.months} of {info.life_months} months of life"
+                               if info and info.capex_share < 1 else "capex (all of it)"),
             "vram_target": target_label("vram"),
             "ram_target": target_label("ram"),
             "racks": self.wf.site.racks if self.wf.site is not None else "",
@@ -164,7 +179,7 @@ class SummarySheet(BookBase):
         if key in YEARS_KEYS and tco is not None:
             self._years_label(sh, r, label, tco.years)
         else:
-            sh.put(r, 0, label, f.bold if key == "total" else None)
+            sh.put(r, 0, label, f.bold if key in ("total", "horizon_cost") else None)
         if key == "reference":  # one input cell; every option's saving refers to it
             sh.put(r, 1, float(base.total_cost if base else 0.0), f.price_input)
         else:
@@ -213,7 +228,7 @@ class SummarySheet(BookBase):
             total = xl_rowcol_to_cell(row_of["total"], c)
             sh.formula(r, c, f"={ref}-{total}", plain(rec["saving_vs_reference"]), fmt)
         elif key == "over_cheapest":
-            ranked = row_of["tco" if self.by_tco else "total"]
+            ranked = row_of[self.ranked_key]
             first = xl_rowcol_to_cell(ranked, 2, True, True)
             total = xl_rowcol_to_cell(ranked, c)
             sh.formula(r, c, f"=IF({first}=0,0,{total}/{first}-1)",
@@ -275,7 +290,7 @@ class SummarySheet(BookBase):
         """How far the option's cost (its TCO under objective tco) lies above the proven
         lower bound, as a formula on the two cells above it."""
         lb = o.lower_bound  # on what the program minimised (TCO: by_tco)
-        key = "tco" if self.by_tco else "total"
+        key = self.ranked_key
         if lb is None or key not in self.totals[o.rank]:
             sh.put(r, c, None, fmt)
             return

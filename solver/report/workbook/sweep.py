@@ -29,9 +29,12 @@ KNEE_LABEL_WIDTH = 16
 """Width the Sweep sheet's knee table gives its scenario-group labels (they wrap)."""
 KNEE_SERIES = "knee: smallest budget serving everything"
 """The name of the red diamonds that mark each scenario group's knee on the Sweep charts."""
+TIMED_KNEE_SERIES = "knee: capital cost of the plan of least cost over the horizon"
+"""The same over a horizon, where renting may serve everything on a smaller budget."""
 KNEE_MARKER = {"type": "diamond", "size": 11, "fill": {"color": "#C00000"},
                "border": {"color": "#C00000"}}
-SWEEP_MONEY = ("budget", "total_cost", "knee_budget", "tco", "unit_price", "extended")
+SWEEP_MONEY = ("budget", "total_cost", "knee_budget", "tco", "unit_price", "extended",
+               "capex_charged", "rent_cost", "horizon_cost")
 """Columns of the sweep tables that are amounts of money (in the catalog's currency)."""
 SWEEP_LABELS = {"kwh_price": "kWh price"}
 """Headers of the sweep tables that differ from their column's words."""
@@ -63,17 +66,25 @@ class SweepSheets(BookBase):
             # One scenario a group (no budget axis): a budget chart would hold one point
             # each, so the groups are compared side by side instead.
             sh.breaks.append(end + 2)
+            below = end + 3 + math.ceil(360 / sh.ws.default_row_height)  # a page of its own
+            sh.breaks += [below] if "rented_gpu_hours" in df.columns else []
             sh.finish(keep=1)
             chart = self._group_chart(sh, df, runs, knees)
             chart.set_size({"width": 720, "height": 360})
             sh.ws.insert_chart(end + 2, 0, chart, {"y_offset": SWEEP_CHART_TOP_PX})
+            self._rent_chart(sh, df, below, self._group_names(sh, df, runs, knees))
             return
         # The charts start a printed page and stack in the first columns, two a page, so
         # neither a page break down nor one across cuts a chart; rows of the sheet's
         # default height, a row's gap after each chart.
         step = math.ceil(SWEEP_CHART_PX / sh.ws.default_row_height) + 1
-        sh.breaks += [end + 2 + n * step for n in range(0, len(runs), 2)]
+        timed = "rented_gpu_hours" in df.columns  # the buy-or-rent chart comes last
+        sh.breaks += [end + 2 + n * step for n in range(0, len(runs) + timed, 2)]
         sh.finish(keep=1)
+        first, last = HEADER_ROW + 1, HEADER_ROW + len(df)
+        col = list(df.columns).index("scenario")
+        self._rent_chart(sh, df, end + 2 + len(runs) * step,
+                         [sh.name, first, col, last, col], SWEEP_CHART_PX)
         if len(runs) == 1:
             chart = self._sweep_chart(sh, df, runs, knees, "Budget vs served priority and cost")
             chart.set_size({"width": 720, "height": 360})
@@ -96,8 +107,10 @@ class SweepSheets(BookBase):
             return f.money
         if name == "kwh_price":
             return f.money_rate
-        if name == "power_kw":
+        if name in ("power_kw", "rented_gpu_hours"):
             return f.num
+        if name == "rent_price":  # a multiplier, not an amount
+            return f.num2
         if name == "reused_knee":
             return f.center  # TRUE/FALSE at the top of a tall row, level with its text
         return f.for_column(name)
@@ -126,17 +139,22 @@ class SweepSheets(BookBase):
         # objective), so a line never jumps back from one group's largest budget to the
         # next group's smallest.
         single = len(runs) == 1
+        lines = [("served_priority", "served priority"), ("total_cost", "cost")]
+        if "horizon_cost" in df.columns:  # over a horizon, what the plan minimises too
+            col["horizon_cost"] = list(df.columns).index("horizon_cost")
+            lines.append(("horizon_cost", "cost over the horizon"))
         for label, start, stop in runs:
             first, last = HEADER_ROW + 1 + start, HEADER_ROW + stop
-            for name, y2 in (("served_priority", False), ("total_cost", True)):
-                what = "served priority" if not y2 else "cost"
+            for name, what in lines:
+                y2 = name != "served_priority"
                 chart.add_series(
                     {
                         "name": what if single else f"{what}{label}",
                         "categories": [sh.name, first, col["budget"], last, col["budget"]],
                         "values": [sh.name, first, col[name], last, col[name]],
                         "y2_axis": y2,
-                        "marker": {"type": "circle" if not y2 else "square"},
+                        "marker": {"type": {"served_priority": "circle", "total_cost": "square"}
+                                   .get(name, "triangle")},
                     }
                 )
         rows = sorted(knees[label] for label, start, _ in runs
@@ -144,7 +162,7 @@ class SweepSheets(BookBase):
         for row in rows:
             chart.add_series(
                 {
-                    "name": KNEE_SERIES,
+                    "name": _knee_series(df),
                     "categories": [sh.name, row, 1, row, 1],
                     "values": [sh.name, row, 2, row, 2],
                     "line": {"none": True},
@@ -168,31 +186,67 @@ class SweepSheets(BookBase):
         are named as in the knee table."""
         cols = list(df.columns)
         first, last = HEADER_ROW + 1, HEADER_ROW + len(df)
-        if knees and len(knees) == len(runs):
-            top, bottom = min(knees.values()), max(knees.values())
-            names = [sh.name, top, 0, bottom, 0]
-        else:  # no knee table: the scenario numbers
-            names = [sh.name, first, cols.index("scenario"), last, cols.index("scenario")]
+        names = self._group_names(sh, df, runs, knees)
         chart = self.wb.add_chart({"type": "column"})
         series = [("total_cost", "cost to buy")]
         if "tco" in df.columns and df["tco"].notna().any():
             series.append(("tco", "TCO"))
+        if "horizon_cost" in df.columns and df["horizon_cost"].notna().any():
+            series.append(("horizon_cost", "cost over the horizon"))
         for name, what in series:
             chart.add_series({"name": what, "categories": names,
                               "values": [sh.name, first, cols.index(name), last,
                                          cols.index(name)]})
         if knees and len(knees) == len(runs):
             line = self.wb.add_chart({"type": "line"})
-            line.add_series({"name": KNEE_SERIES, "categories": names,
+            line.add_series({"name": _knee_series(df), "categories": names,
                              "values": [sh.name, names[1], 1, names[3], 1],
                              "line": {"none": True}, "marker": KNEE_MARKER})
             chart.combine(line)
         cur = self.catalog.currency
-        what = "Cost to buy and TCO" if len(series) > 1 else "Cost to buy"
+        words = [w for _, w in series]  # cost to buy [, TCO] [and cost over the horizon]
+        what = words[0] if len(words) == 1 else ", ".join(words[:-1]) + " and " + words[-1]
+        what = what[:1].upper() + what[1:]
         chart.set_title({"name": f"{what} by scenario group"})
         chart.set_y_axis({"name": cur, "num_format": "#,##0"})
         chart.set_legend({"position": "bottom"})
         return chart
+
+    def _group_names(self, sh: Sheet, df: pd.DataFrame, runs: list[tuple[str, int, int]],
+                     knees: dict[str, int]) -> list[Any]:
+        """The cells naming each group on a chart: the knee table's labels, else the
+        scenario numbers."""
+        if knees and len(knees) == len(runs):
+            return [sh.name, min(knees.values()), 0, max(knees.values()), 0]
+        col = list(df.columns).index("scenario")
+        return [sh.name, HEADER_ROW + 1, col, HEADER_ROW + len(df), col]
+
+    def _rent_chart(self, sh: Sheet, df: pd.DataFrame, row: int, names: list[Any],
+                    height: int = 360) -> None:
+        """Over a horizon (H5, H6): where buying starts to win. Per scenario (or group), the
+        GPUs bought (columns) against the GPU-hours rented (a line on the right axis): a
+        scenario that rents its runs buys fewer GPUs, one whose runs pay for servers rents
+        none."""
+        if "rented_gpu_hours" not in df.columns or "gpus_bought" not in df.columns:
+            return
+        cols = list(df.columns)
+        first, last = HEADER_ROW + 1, HEADER_ROW + len(df)
+        chart = self.wb.add_chart({"type": "column"})
+        chart.add_series({"name": "GPUs bought", "categories": names,
+                          "values": [sh.name, first, cols.index("gpus_bought"), last,
+                                     cols.index("gpus_bought")]})
+        line = self.wb.add_chart({"type": "line"})
+        line.add_series({"name": "GPU-hours rented", "categories": names, "y2_axis": True,
+                         "values": [sh.name, first, cols.index("rented_gpu_hours"), last,
+                                    cols.index("rented_gpu_hours")],
+                         "marker": {"type": "circle"}})
+        chart.combine(line)
+        chart.set_title({"name": "Buy or rent: GPUs bought and GPU-hours rented"})
+        chart.set_y_axis({"name": "GPUs bought", "num_format": "#,##0"})
+        line.set_y2_axis({"name": "GPU-hours rented", "num_format": "#,##0"})
+        chart.set_legend({"position": "bottom"})
+        chart.set_size({"width": 720, "height": height})
+        sh.ws.insert_chart(row, 0, chart, {"y_offset": SWEEP_CHART_TOP_PX})
 
     def _knee_table(self, sh: Sheet, df: pd.DataFrame, runs: list[tuple[str, int, int]],
                     row: int) -> dict[str, int]:
@@ -202,7 +256,10 @@ class SweepSheets(BookBase):
         if "knee_budget" not in df.columns or "total_priority" not in df.columns:
             return {}
         row += 1
-        sh.section(row, "Knee: the smallest budget that serves every workload")
+        sh.section(row, "Knee: the smallest budget that serves every workload"
+                   if "horizon_cost" not in df.columns else
+                   "Knee: the capital cost of the plan of least cost over the horizon (every "
+                   "budget at or above it buys that plan)")
         sh.header(row + 1, ["Scenario group", "Knee budget", "Served priority"],
                   numeric={1, 2})
         rows = {}
@@ -291,6 +348,12 @@ def budget_runs(df: pd.DataFrame) -> list[tuple[str, int, int]]:
             runs.append((f" ({', '.join(parts)})" if parts else "", start, i))
             start = i
     return runs
+
+
+def _knee_series(df: pd.DataFrame) -> str:
+    """What the knee's diamonds are: over a horizon a smaller budget may serve everything
+    by renting more, so there the knee is the capital cost of the best plan."""
+    return TIMED_KNEE_SERIES if "horizon_cost" in df.columns else KNEE_SERIES
 
 
 def _has_knee(df: pd.DataFrame, start: int) -> bool:
