@@ -26,11 +26,14 @@ everything else. The stated model it enumerates:
 
 Every (configuration, degree, period range) is enumerated with the fewest servers that
 finish the run in that range (more servers over the same periods never cost less), every
-rented (GPU, degree), and every combination across runs (depth first, cut where the partial
-cost already reaches the best). Configurations and choices are pruned only where another is
+rented (GPU, degree, begin), and every combination across runs (depth first, cut where the
+partial cost plus a lower bound of the rest reaches the best). Configurations and choices
+are pruned only where another is
 never worse: as many replicas per server or more at no higher price (under tco, no more watts
 per replica); same configuration with no
-more servers over no more periods (and, under tco, no more energy).
+more servers over no more periods (and, under tco, no more energy); the cheapest rental of
+an uncapped SKU (it meets no other); a capped rental of no higher cost, no more GPUs, over a
+sub-interval.
 
 Scope (stated, not hidden): no site, inventory or budget. Renting ignores ``policy.exclude``
 (it names what not to buy, as owned servers are exempt) unless ``rent_excluded`` is False,
@@ -141,7 +144,21 @@ def rent_choices(run: RunSpec, w: Workload, catalog: Catalog, policy,
             billed = max(hours, price.min_hours or 0.0)
             out.append(Choice(None, gpu=g.sku, gpus=gpus, begin=begin, end=begin + hours,
                               rent=price.per_gpu_hour * gpus * billed))
-    return out
+    return _unbeaten_rentals(out, {c.gpu for c in catalog.cloud if c.max_gpus is None})
+
+
+def _unbeaten_rentals(out: list[Choice], uncapped: set[str]) -> list[Choice]:
+    """The rentals no other beats: an uncapped rental meets no other, so only the cheapest
+    of them matters; a capped one is beaten by one of its SKU at no higher cost that holds
+    no more GPUs over a sub-interval (of two alike, the first is kept)."""
+    def beats(o: Choice, c: Choice) -> bool:
+        return (o.gpu == c.gpu and o.rent <= c.rent + 1e-9 and o.gpus <= c.gpus
+                and o.begin >= c.begin - EPS and o.end <= c.end + EPS)
+
+    capped = [c for c in out if c.gpu not in uncapped]
+    kept = [c for i, c in enumerate(capped) if not any(
+        beats(o, c) and (not beats(c, o) or j < i) for j, o in enumerate(capped) if j != i)]
+    return kept + sorted((c for c in out if c.gpu in uncapped), key=lambda c: c.rent)[:1]
 
 
 def within_rent_cap(rented: list[Choice], new: Choice, cap: int | None) -> bool:
@@ -173,9 +190,23 @@ def search(choices: list[list[Choice]], prices: list[float], share: float,
     picked: dict[int, Choice] = {}
     best: tuple[float, list[Choice]] = (math.inf, [])
 
+    def future(depth: int) -> float:
+        """A lower bound on what the runs not yet placed add: each pays at least its least
+        rent or energy, and the total capex grows at least as much as for any one of them
+        placed alone now (capex is a maximum over periods: it never falls as runs join)."""
+        least, most = 0.0, 0.0
+        for i in order[depth:]:
+            alone = [c.rent + c.energy for c in choices[i]]
+            grow = [a + (0.0 if c.config is None else share * prices[c.config] * max(
+                0, max(use[c.config][c.first:c.last + 1]) + c.servers - bought[c.config]))
+                for a, c in zip(alone, choices[i])]
+            least += min(alone)
+            most = max(most, min(grow) - min(alone))
+        return least + most
+
     def visit(depth: int, cost: float) -> None:
         nonlocal best
-        if cost >= best[0] - 1e-9:
+        if cost >= best[0] - 1e-9 or cost + future(depth) >= best[0] - 1e-9:
             return
         if depth == len(order):
             best = (cost, [picked[i] for i in range(len(choices))])
