@@ -28,12 +28,11 @@ Every (configuration, degree, period range) is enumerated with the fewest server
 finish the run in that range (more servers over the same periods never cost less), every
 rented (GPU, degree, begin), and every combination across runs (depth first, cut where the
 partial cost plus a lower bound of the rest reaches the best). Configurations and choices
-are pruned only where another is
-never worse: as many replicas per server or more at no higher price (under tco, no more watts
-per replica); same configuration with no
-more servers over no more periods (and, under tco, no more energy); the cheapest rental of
-an uncapped SKU (it meets no other); a capped rental of no higher cost, no more GPUs, over a
-sub-interval.
+are pruned only where another is never worse: as many replicas per server or more at no
+higher price (under tco, no more watts per replica); the same configuration with no more
+servers over no more periods (under tco, no more energy); the cheapest rental of an
+uncapped SKU (it meets no other); a capped rental of no higher cost and no more GPUs over
+a sub-interval.
 
 Scope (stated, not hidden): no site, inventory or budget. Renting ignores ``policy.exclude``
 (it names what not to buy, as owned servers are exempt) unless ``rent_excluded`` is False,
