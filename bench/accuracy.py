@@ -12,7 +12,7 @@ Comparison basis (like with like):
   max_allocated  Estimate.allocated_gb = vram_gb_per_gpu - CUDA context - NCCL buffers
                  - allocator cache (torch.cuda.max_memory_allocated counts none of them; it
                  does count tensors such as the de-quantisation scratch, which the estimate
-                 keeps in overhead_gb). Every case runs on one GPU, so NCCL buffers are 0.
+                 keeps in overhead_gb). A case runs on one GPU unless it gives ``degree``.
 Tolerance: a case's own ``tolerance`` field when it has one, else +-15% measured, +-1% formula.
 The ``before`` column is the estimate of the model before the 4-bit fix (commit 45de1e7),
 kept to show what changed.
@@ -36,8 +36,9 @@ from solver.estimate.replica import estimate
 from solver.inputs.catalog import GpuSku
 from solver.inputs.loading import load_catalog
 from solver.inputs.model import ModelArch
+from solver.inputs.policy import Policy
 from solver.inputs.presets import resolve
-from solver.inputs.workload import Policy, Workload
+from solver.inputs.workload import Workload
 
 CASES_PATH = REPO / "tests" / "data" / "memory_cases.yaml"
 DOC_PATH = REPO / "docs" / "memory-model.md"
@@ -128,7 +129,9 @@ def _workload(spec: dict) -> Workload:
 def evaluate(case: dict, gpus: dict[str, GpuSku] | None = None) -> CaseResult:
     """Estimate one case and pick the value comparable with its measurement."""
     gpus = gpus or _gpus()
-    e = estimate(_workload(case["workload"]), gpus[case.get("gpu", DEFAULT_GPU)], 1, Policy())
+    degree = int(case.get("degree", 1))  # GPUs of one replica (tensor parallel or ZeRO ranks)
+    e = estimate(_workload(case["workload"]), gpus[case.get("gpu", DEFAULT_GPU)], degree,
+                 Policy())
     metric = case["metric"]
     if metric == "formula":
         parts = [p.strip() for p in case["compare"].split("+")]

@@ -23,6 +23,7 @@ from dataclasses import dataclass
 
 from bench.bruteforce import _cores, _degrees_for
 from solver.estimate.replica import estimate, replica_throughput
+from solver.estimate.weights import lora_params, lora_targets
 from solver.inputs.catalog import Catalog, Platform
 from solver.inputs.workload import Workload
 
@@ -34,9 +35,15 @@ class Way:
     gpu: str
     degree: int
     rate: float
-    """Tokens/s one replica delivers (T2 x data-parallel efficiency)."""
+    """Tokens/s one replica delivers (T2), before data-parallel efficiency."""
     ram_gb: float
     cores: int
+    grad_bytes: float = 0.0
+    """Gradient bytes all-reduced per step (N2)."""
+    step_tokens: float = 1.0
+    """Tokens per optimizer step (global batch x sequence length)."""
+    nvlink_gbps: float = 0.0
+    nvlink_gpus: int = 0
 
 
 @dataclass(frozen=True)
@@ -54,21 +61,60 @@ class Config:
     price: float
     power_w: float
     """P1: platform power_w + GPUs x GPU power_w."""
+    net_gbps: float = 0.0
+    """N2: the platform's included NICs on its fastest fabric, Gb/s."""
 
 
 def run_ways(w: Workload, gpus: list, policy) -> list[Way]:
     """Every GPU and degree a replica of ``w`` fits on (R8, R10, memory), with its rate."""
-    eff = policy.data_parallel_efficiency
     out = []
+    per = 4.0 if w.precision == "fp32" else 2.0
+    params = (lora_params(w.arch, w.lora_rank or 0, lora_targets(w))
+              if w.kind in ("lora", "qlora") else w.arch.params_b * 1e9)
     for g in gpus:
         for d in _degrees_for(g, policy):
             e = estimate(w, g, d, policy)
             if not e.fits:
                 continue
-            rate = replica_throughput(w, g, d, policy, e).tokens_per_s * eff
+            rate = replica_throughput(w, g, d, policy, e).tokens_per_s
             if rate > 0:
-                out.append(Way(g.sku, d, rate, e.host_ram_gb, _cores(w, d)))
+                out.append(Way(g.sku, d, rate, e.host_ram_gb, _cores(w, d), params * per,
+                               (w.global_batch or 1) * (w.seq_len or 1), g.nvlink_gbps,
+                               g.nvlink_gpus))
     return out
+
+
+def efficiency(way: Way, per_server: int, servers: int, net_gbps: float, policy) -> float:
+    """N2 by this oracle's own arithmetic: a ring of the server's replicas over its GPU
+    link, then a ring of the servers over their network, half (comm_overlap) hidden; 1 for
+    one replica, at most the policy's cap otherwise; 0 when servers have no network."""
+    n = per_server * servers
+    if n <= 1:
+        return 1.0
+    def ring(k: int, gb_per_s: float, hop: float) -> float:
+        return 2 * (k - 1) * hop + 2 * (k - 1) / k * way.grad_bytes / (gb_per_s * 1e9 * 0.8)
+    comm = 0.0
+    if per_server > 1:
+        nv = way.nvlink_gbps > 0 and per_server * way.degree <= way.nvlink_gpus
+        comm += ring(per_server, way.nvlink_gbps / 2 if nv else 31.5,
+                     33.7e-6 / 14 if nv else 42.56e-6 / 14)
+    if servers > 1:
+        if net_gbps <= 0:
+            return 0.0
+        comm += ring(servers, net_gbps / 8, 5e-6)
+    overlap = 0.5 if policy.comm_overlap is None else policy.comm_overlap
+    compute = way.step_tokens / (n * way.rate)
+    return min(policy.data_parallel_efficiency, compute / (compute + (1 - overlap) * comm))
+
+
+def net_gbps(p: Platform, catalog: Catalog) -> float:
+    """A platform's included NICs on its fastest fabric, Gb/s (0: none)."""
+    kinds: dict[str, float] = {}
+    for inc in p.included_nics:
+        nic = next((n for n in catalog.network.nics if n.sku == inc.nic), None)
+        if nic is not None:
+            kinds[nic.kind] = kinds.get(nic.kind, 0.0) + inc.count * nic.ports * nic.gbps
+    return max(kinds.values(), default=0.0)
 
 
 def server_configs(catalog: Catalog) -> list[Config]:
@@ -90,7 +136,7 @@ def server_configs(catalog: Catalog) -> list[Config]:
                 if k >= 1:
                     out.append(Config(p.sku, g.sku, k, ram, tb, p.cpu_cores,
                                       p.price + k * g.price + ram_price + tb_price,
-                                      p.power_w + k * g.power_w))
+                                      p.power_w + k * g.power_w, net_gbps(p, catalog)))
     return out
 
 
@@ -146,7 +192,7 @@ def full_configs(catalog: Catalog, fits: list[tuple[Way, float]], line: float) -
                 for n in range(p.memory_channels, p.dimm_slots + 1, p.memory_channels):
                     cfg = Config(p.sku, g.sku, k, n * m.size_gb, disk[0], p.cpu_cores,
                                  p.price + k * g.price + n * m.price + disk[1],
-                                 p.power_w + k * g.power_w)
+                                 p.power_w + k * g.power_w, net_gbps(p, catalog))
                     held = sum(per_server(cfg, w, tb, line) for w, tb in users)
                     if held and (best is None or (-held, cfg.price) < best[0]):
                         best = ((-held, cfg.price), cfg)

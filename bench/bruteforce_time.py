@@ -54,6 +54,7 @@ from bench.bruteforce import _without, optimum
 from bench.bruteforce_servers import (
     Config,
     Way,
+    efficiency,
     full_configs,
     per_server,
     run_ways,
@@ -85,8 +86,21 @@ class Choice:
     """Under objective tco: the energy its servers draw while it runs."""
 
 
+def _fewest(run: RunSpec, way: Way, m: int, hours: float, least: int, net: float,
+            policy) -> tuple[int, float] | None:
+    """The fewest servers (m replicas each, at least ``least``) whose replicas, at the
+    data-parallel efficiency their links give (N2), train the run's tokens in ``hours``."""
+    first = max(least, math.ceil(run.tokens / (m * way.rate * 3600 * hours) - 1e-9))
+    for s in range(first, first + 65):
+        eff = efficiency(way, m, s, net, policy)
+        if eff > 0 and s * m * way.rate * eff * 3600 * hours >= run.tokens * (1 - 1e-12):
+            return s, eff
+    return None
+
+
 def pool_choices(run: RunSpec, ways: list[Way], disk_tb: float, configs: list[Config],
-                 cuts: tuple[float, ...], line: float, kwh: float = 0.0) -> list[Choice]:
+                 cuts: tuple[float, ...], line: float, kwh: float = 0.0,
+                 policy=None) -> list[Choice]:
     """Every (config, degree, range of whole periods inside the run's window) with the
     fewest servers that finish its tokens there, and their energy (s x kW x D x ``kwh``,
     the price of a kWh at rated power); then only the choices no other of the same config
@@ -105,9 +119,11 @@ def pool_choices(run: RunSpec, ways: list[Way], disk_tb: float, configs: list[Co
                     if cuts[b + 1] > run.deadline_h + EPS:
                         break
                     hours = cuts[b + 1] - cuts[a]
-                    s = max(least, math.ceil(
-                        run.tokens / (m * way.rate * 3600 * hours) - 1e-9))
-                    d = run.tokens / (s * m * way.rate * 3600)
+                    found = _fewest(run, way, m, hours, least, cfg.net_gbps, policy)
+                    if found is None:
+                        continue
+                    s, eff = found
+                    d = run.tokens / (s * m * way.rate * eff * 3600)
                     key = (ci, a, b, round(s * cfg.power_w / 1000 * d * kwh, 6))
                     best[key] = min(best.get(key, s), s)
     out = []
@@ -134,9 +150,13 @@ def rent_choices(run: RunSpec, w: Workload, catalog: Catalog, policy,
         if g is None:
             continue
         for way in run_ways(w, [g], policy):
-            n = max(run.min_replicas, math.ceil(
-                run.tokens / (way.rate * (run.deadline_h - begin) * 3600) - 1e-9))
-            hours = run.tokens / (n * way.rate * 3600)
+            span = run.deadline_h - begin
+            n, eff = 1, 1.0  # one replica alone has no data-parallel loss (N2)
+            if run.min_replicas > 1 or way.rate * 3600 * span < run.tokens * (1 - 1e-12):
+                eff = policy.data_parallel_efficiency
+                n = max(run.min_replicas, 2, math.ceil(
+                    run.tokens / (way.rate * eff * span * 3600) - 1e-9))
+            hours = run.tokens / (n * way.rate * eff * 3600)
             gpus = n * way.degree
             if price.max_gpus is not None and gpus > price.max_gpus:
                 continue
@@ -308,7 +328,7 @@ def brute_force_schedule(wf: WorkloadFile, catalog: Catalog, *, full_servers: bo
     else:
         configs = useful_configs(server_configs(bought), fits, line, energy=tco is not None)
     choices = [
-        pool_choices(r, ws, disk[r.workload], configs, cuts, line, kwh)
+        pool_choices(r, ws, disk[r.workload], configs, cuts, line, kwh, policy)
         + rent_choices(r, by_name[r.workload], catalog if rent_excluded else bought, policy,
                        cuts)
         for r, ws in zip(runs.runs, ways)]

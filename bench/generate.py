@@ -25,8 +25,9 @@ import yaml
 
 from solver.inputs.catalog import Catalog
 from solver.inputs.loading import load_catalog
+from solver.inputs.policy import Policy
 from solver.inputs.presets import PRESETS
-from solver.inputs.workload import Policy, Workload, WorkloadFile
+from solver.inputs.workload import Workload, WorkloadFile
 from solver.optimize.replicas import replica_options
 
 ROOT = Path(__file__).resolve().parent.parent

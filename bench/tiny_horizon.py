@@ -25,7 +25,8 @@ from bench.bruteforce import TINY_MODELS, _degrees_for, tiny_catalog
 from bench.bruteforce_time import brute_force_time
 from solver.estimate.replica import estimate, replica_throughput
 from solver.inputs.catalog import Catalog
-from solver.inputs.workload import Policy, WorkloadFile
+from solver.inputs.policy import Policy
+from solver.inputs.workload import WorkloadFile
 
 START = dt.date(2027, 1, 1)
 

@@ -78,6 +78,8 @@ class Placement:
     """Inference: time per output token at the batch it serves, ms."""
     ttft_ms: float | None = None
     """Inference: time to the first token (one prompt's prefill), ms."""
+    measured: tuple[str, ...] = ()
+    """E2: figures taken from the workload's measurements (``peak_gb``, ``tokens_per_s``)."""
 
 
 @dataclass(frozen=True)
@@ -373,6 +375,7 @@ class PlanOption:
                                      else None),
                     "tpot_ms": round(p.tpot_ms, 2) if p.tpot_ms is not None else None,
                     "ttft_ms": round(p.ttft_ms, 1) if p.ttft_ms is not None else None,
+                    **({"measured": list(p.measured)} if p.measured else {}),
                 }
                 for p in self.placements
             ],

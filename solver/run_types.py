@@ -45,6 +45,8 @@ class RunEntry:
     """Tokens the run must train (x growth)."""
     tokens_per_s: float
     """What one replica delivers (T2), before data-parallel efficiency."""
+    efficiency: float = 1.0
+    """Data-parallel efficiency of its replicas where they run (N2): 1 for one replica."""
 
     @property
     def gpu_hours(self) -> float:
@@ -66,6 +68,7 @@ class RunEntry:
             "deadline_h": round(self.deadline_h, 4),
             "tokens": self.tokens,
             "tokens_per_s": round(self.tokens_per_s, 1),
+            "dp_efficiency": round(self.efficiency, 4),
         }
 
 

@@ -2,9 +2,9 @@
 
 A one-month horizon (744 h) from 2027-01-01; table estimates (``solver_fixtures``):
 - ``serve``, always on: 10 GB on one ``small`` GPU (24 GB, usable 19.2 at 20% headroom);
-- ``pre``, one run of 324M tokens within 10 days ([0, 240] h): on ``small`` 1,000 tokens/s a
-  replica, × 0.9 data-parallel efficiency × 100 h × 3,600 s = 324M tokens exactly;
-- ``tune``, weekly until 2027-01-08, 32.4M tokens within 2 days: runs at [0, 48] and
+- ``pre``, one run of 360M tokens within 10 days ([0, 240] h): on ``small`` 1,000 tokens/s a
+  replica (alone, so no data-parallel loss: N2) × 100 h × 3,600 s = 360M tokens exactly;
+- ``tune``, weekly until 2027-01-08, 36M tokens within 2 days: runs at [0, 48] and
   [168, 216] h; 2,000 tokens/s on a rented ``big`` (5 h), 500 on ``small`` (20 h).
 
 The valid plan: s1 (2 small GPUs) holds serve on GPU 0, and pre on GPU 1 over [0, 100] h;
@@ -43,9 +43,9 @@ def workload_file(policy: dict | None = None, pre: dict | None = None,
         "workloads": [
             {"name": "serve", "kind": "inference", "model": MODEL, "context": 16, "batch": 1},
             {"name": "pre", "kind": "train", "model": MODEL, "seq_len": 128,
-             "global_batch": 8, "tokens": 3.24e8, "deadline_days": 10, **(pre or {})},
+             "global_batch": 8, "tokens": 3.6e8, "deadline_days": 10, **(pre or {})},
             {"name": "tune", "kind": "lora", "lora_rank": 8, "model": MODEL, "seq_len": 128,
-             "global_batch": 8, "tokens": 3.24e7, "deadline_days": 2,
+             "global_batch": 8, "tokens": 3.6e7, "deadline_days": 2,
              "repeat": {"every": "weekly", "until": dt.date(2027, 1, 8)}, **(tune or {})},
         ],
         **({"site": site} if site else {}),
@@ -71,7 +71,7 @@ def tables(monkeypatch):
 def run(workload: str, n: int, begin: float, end: float, window: tuple[float, float],
         gpu: str = "small", servers: tuple[str, ...] | None = ("s1",),
         rented: Rented | None = None, replicas: int = 1) -> RunEntry:
-    tokens = 3.24e8 if workload == "pre" else 3.24e7
+    tokens = 3.6e8 if workload == "pre" else 3.6e7
     return RunEntry(workload, n, begin, end, replicas, gpu, 1, servers, rented, window[0],
                     window[1], tokens, RATES[workload][gpu])
 
@@ -162,9 +162,9 @@ def test_too_few_replicas(cat):
 
 
 def test_too_few_tokens_in_the_window(cat):
-    """99 h instead of 100 h: 320.76M tokens < 324M."""
+    """99 h instead of 100 h: 356.4M tokens < 360M."""
     errs = errors(with_run(plan(), 0, end_h=99.0), cat)
-    assert any("trains 320,760,000 tokens < 324,000,000 (H3)" in e for e in errs), errs
+    assert any("trains 356,400,000 tokens < 360,000,000 (H3)" in e for e in errs), errs
 
 
 def test_a_run_left_out_or_scheduled_twice(cat):
@@ -234,7 +234,7 @@ def test_rented_over_max_gpus(cat):
     """Five big GPUs at once; the cloud rents at most four."""
     bill = Rented(gpus=5, hours=10.0, cost=100.0, per_gpu_hour=2.0)
     option = with_run(replace(plan(), time=replace(plan().time, rent=100.0)), 1, replicas=5,
-                      rented=bill)
+                      rented=bill, efficiency=0.9)
     errs = errors(option, cat)
     assert errs == ["big: 5 GPUs rented at 0.00 h, the cloud has at most 4 (H5)"]
 

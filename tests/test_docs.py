@@ -18,12 +18,15 @@ from click.testing import CliRunner
 from pydantic import BaseModel
 
 from cli import main
-from solver.inputs.catalog import Catalog, CloudPrice, GpuSku, MemorySku, Platform, StorageSku
+from solver.inputs.catalog import Catalog, GpuSku, MemorySku, Platform, StorageSku
 from solver.inputs.data_spec import DataSpec
+from solver.inputs.fabric import CloudPrice
 from solver.inputs.horizon import Horizon, Repeat
+from solver.inputs.measurements import Measurement
 from solver.inputs.model import ModelArch, ModelConfigRef
 from solver.inputs.ownership import OwnedServer, Site, TcoPolicy
-from solver.inputs.workload import Policy, Workload, WorkloadFile
+from solver.inputs.policy import Policy
+from solver.inputs.workload import Workload, WorkloadFile
 
 ROOT = Path(__file__).resolve().parents[1]
 DOCS = ROOT / "docs"
@@ -51,6 +54,7 @@ INPUT_SECTIONS = [
     ("workloads.md", "Inline model mapping", ModelArch),
     ("workloads.md", "Config reference", ModelConfigRef),
     ("workloads.md", "`data`", DataSpec),
+    ("workloads.md", "`measurements[]`", Measurement),
     ("workloads.md", "`policy.tco`", TcoPolicy),
     ("workloads.md", "`policy.horizon`", Horizon),
     ("workloads.md", "`repeat`", Repeat),

@@ -18,8 +18,9 @@ from solver.estimate import weights as W
 from solver.inputs.catalog import GpuSku
 from solver.inputs.data_spec import DataSpec
 from solver.inputs.model import ModelArch
+from solver.inputs.policy import Policy
 from solver.inputs.presets import preset
-from solver.inputs.workload import Policy, Workload
+from solver.inputs.workload import Workload
 
 H100 = GpuSku(sku="h100-sxm", vram_gb=80, mem_bw_gbps=3350, bf16_tflops=989, power_w=700,
               form_factor="sxm", nvlink_gbps=900, price=28000)
@@ -220,8 +221,10 @@ def test_default_lora_targets_give_the_same_estimate_as_before(kind, default):
 
 
 @pytest.mark.parametrize(("name", "degree", "before"), [
-    # q3's jobs on one H100 SXM, before lora_targets existed (hard-coded q, v / all-linear):
-    ("code-lora-8b", 1, 76.576), ("qlora-70b-experiments", 1, 63.637),
+    # q3's jobs on one H100 SXM, before lora_targets existed (hard-coded q, v / all-linear);
+    # the checkpointed qlora job is 1.573 GB lower since issue 37 (logits and the layer being
+    # recomputed are not alive together): 63.637 before.
+    ("code-lora-8b", 1, 76.576), ("qlora-70b-experiments", 1, 62.064),
 ])
 def test_shipped_lora_jobs_estimate_as_before(name, degree, before):
     from pathlib import Path
@@ -383,9 +386,11 @@ def test_fits_is_the_headroom_line():
 def test_data_ram_formula():
     w = Workload(name="p", kind="preprocess",
                  data=DataSpec(in_memory_gb=100, expansion=2.0, workers=8))
-    assert H.data_ram_gb(w) == pytest.approx(100 * 2.0 * 1.5 * 1.2)
-    big = w.model_copy(update={"data": DataSpec(in_memory_gb=200, expansion=2.5, workers=16)})
-    assert H.data_ram_gb(big) == pytest.approx(200 * 2.5 * 2.0 * 1.2)  # factor capped at 2
+    # A preprocess job has no DataLoader prefetch queue: no loader factor (issue 37).
+    assert H.data_ram_gb(w) == pytest.approx(100 * 2.0 * 1.2)
+    assert H.loader_factor(8) == 1.5 and H.loader_factor(16) == 2.0  # capped at 2
+    big = train(preset("gpt2"), data=DataSpec(in_memory_gb=200, expansion=2.5, workers=16))
+    assert H.data_ram_gb(big) == pytest.approx(200 * 2.5 * 2.0 * 1.2)
 
 
 def test_preprocess_needs_host_ram_only():

@@ -9,7 +9,7 @@ import pytest
 from test_report import CATALOG, ROOT, _option, sample_plan
 
 from solver.inputs.loading import load_catalog, load_workloads
-from solver.inputs.workload import Policy
+from solver.inputs.policy import Policy
 from solver.plan_types import Placement, Server
 from solver.report import metrics
 from solver.report.metrics import option_metrics, target_label, target_status

@@ -13,7 +13,7 @@ from pathlib import Path
 import pytest
 
 from solver.inputs.loading import load_catalog, load_workloads
-from solver.inputs.workload import Policy
+from solver.inputs.policy import Policy
 from solver.plan_types import BomLine, DirectionFigure, Placement, PlanOption, Server
 from solver.report import chargeback, placement_tables, run_tables
 from solver.report import tables as report

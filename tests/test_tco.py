@@ -405,7 +405,7 @@ def test_renting_compares_only_what_is_bought():
     running cost: energy 0.4 x 13,140 = $5,256, support 10% x 3 x 12,200 = $3,660, the rack
     it adds 3 x $1,200 = $3,600: $12,516 ($347.67 a month). Break-even = 12,200 ÷ (1,460 −
     347.67) = 10.97 months. Counting the owned GPUs too said 3.4 months."""
-    from solver.inputs.catalog import CloudPrice
+    from solver.inputs.fabric import CloudPrice
     from solver.inputs.ownership import Site, TcoPolicy
     from solver.optimize.owning import own_cost
     from solver.plan_types import Server

@@ -15,19 +15,21 @@ from bench import throughput_accuracy as accuracy
 CASES = Path(__file__).parent / "data" / "throughput_cases.yaml"
 
 CASE_LIST = accuracy.load_cases(CASES)
+INFORMATIONAL = {c["id"] for c in CASE_LIST if c.get("informational")}
 KNOWN_OUT = {
-    # torchtune's LoRA figure (3,083 tokens/s with activation checkpointing on, 16.2 GiB peak)
-    # is 52.5 GFLOP/token x 3,083 = 162 TFLOPS executed: 98% of the card's 165.2 dense BF16
-    # peak. No efficiency from a published figure reaches that; docs/throughput-model.md §7.
-    # Strict: a model change that brings it within 25% turns this into a failure to revisit.
-    "torchtune-4090-llama31-8b-lora",
+    # gpt-fast's int4 (G=32) weight-only kernel reads 863 GB/s at batch 1 on an A100 (its
+    # README), 62% of what its bf16 loop reaches: de-quantising int4 costs ALU time the
+    # bandwidth model does not charge. docs/throughput-model.md section 7. Strict: a model
+    # change that brings it within 25% turns this into a failure to revisit.
+    "gpt-fast-a100-llama2-7b-int4-bs1",
 }
+SCORED = [c for c in CASE_LIST if c["id"] not in INFORMATIONAL]
 
 
 @pytest.mark.parametrize("case", [
-    pytest.param(c, marks=pytest.mark.xfail(strict=True, reason="implies ~98% of peak"))
-    if c["id"] in KNOWN_OUT else c for c in CASE_LIST
-], ids=[c["id"] for c in CASE_LIST])
+    pytest.param(c, marks=pytest.mark.xfail(strict=True, reason="known miss, documented"))
+    if c["id"] in KNOWN_OUT else c for c in SCORED
+], ids=[c["id"] for c in SCORED])
 def test_case_within_tolerance(case):
     r = accuracy.evaluate(case)
     assert abs(r.error) <= accuracy.CASE_TOLERANCE, (
@@ -43,14 +45,14 @@ def test_median_error_over_all_cases():
 
 def test_every_case_is_evaluated_training_and_inference():
     results = accuracy.evaluate_all(CASES)
-    assert len(results) == len(CASE_LIST) >= 9
+    assert len(results) == len(CASE_LIST) >= 25
     kinds = {c["workload"]["kind"] for c in CASE_LIST}
     assert {"train", "lora", "qlora", "inference"} <= kinds
 
 
 def test_known_out_cases_are_documented():
     doc = (Path(__file__).parents[1] / "docs" / "throughput-model.md").read_text(encoding="utf-8")
-    for case_id in KNOWN_OUT:
+    for case_id in KNOWN_OUT | INFORMATIONAL:
         assert case_id in doc
 
 

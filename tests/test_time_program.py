@@ -4,8 +4,8 @@ rows are taken out of the program.
 Every instance uses the table estimator (tests/solver_fixtures.py): one GPU "big" (USD 10,000)
 in a 2-slot "box2" platform (USD 2,000) with 2 x d32 DIMMs (USD 100 each, R14's two
 channels): a run server is box2 + 2 x big + 2 x d32 = USD 22,200 and holds two replicas. A
-replica trains 1,000 tokens/s x 0.9 data-parallel efficiency = 3.24M tokens an hour; every run
-needs TOKENS = 3.24M x 168, one replica for its whole 7-day window. Renting "big" costs USD 1
+replica trains 1,000 tokens/s = 3.6M tokens an hour (one replica has no data-parallel traffic,
+N2); every run needs TOKENS = 3.6M x 168, one replica for its whole 7-day window. Renting "big" costs USD 1
 per GPU-hour, so a run rented costs USD 168.
 """
 
@@ -14,7 +14,7 @@ from __future__ import annotations
 import pytest
 
 from solver.errors import CheckError
-from solver.inputs.catalog import CloudPrice
+from solver.inputs.fabric import CloudPrice
 from solver.inputs.workload import WorkloadFile
 from solver.optimize.runs import program
 from solver.optimize.runs.plan import plan_over_time
@@ -22,7 +22,7 @@ from tests.solver_fixtures import catalog, install, install_rates
 
 SERVER = 2000 + 2 * 10000 + 2 * 100
 RUN_RENT = 168.0
-TOKENS = 1000 * 0.9 * 3600 * 168
+TOKENS = 1000 * 3600 * 168
 MODEL = {"params_b": 1, "hidden": 1024, "layers": 2, "heads": 8, "vocab": 1000}
 
 

@@ -12,7 +12,8 @@ import math
 
 from ..estimate.memory import Estimate
 from ..estimate.throughput import planned_target
-from ..inputs.workload import Policy, Workload
+from ..inputs.policy import Policy
+from ..inputs.workload import Workload
 from ..plan_types import Placement, Server
 from ..rules import usable
 from .subject import TOL, Skus, Subject, Usage, estimate_once

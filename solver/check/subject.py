@@ -19,9 +19,11 @@ from typing import TypeVar, cast
 
 from ..estimate.memory import Estimate
 from ..estimate.replica import estimate
-from ..inputs.catalog import Catalog, CloudPrice, GpuSku, MemorySku, Platform, StorageSku
+from ..inputs.catalog import Catalog, GpuSku, MemorySku, Platform, StorageSku
+from ..inputs.fabric import CloudPrice, NicSku
 from ..inputs.kinds import TRAINING_KINDS
-from ..inputs.workload import Policy, Workload, WorkloadFile
+from ..inputs.policy import Policy
+from ..inputs.workload import Workload, WorkloadFile
 from ..plan_types import PlanOption
 
 TOL = 1e-6
@@ -47,6 +49,8 @@ class Skus:
     storage: dict[str, StorageSku]
     cloud: dict[str, CloudPrice] = field(default_factory=dict)
     """H5: the rental price of a GPU SKU, by SKU."""
+    nics: dict[str, NicSku] = field(default_factory=dict)
+    """N1: the catalog's network cards, by SKU."""
 
     @classmethod
     def of(cls, catalog: Catalog) -> Skus:
@@ -57,6 +61,7 @@ class Skus:
             memory={m.sku: m for m in catalog.memory},
             storage={s.sku: s for s in catalog.storage},
             cloud={c.gpu: c for c in catalog.cloud},
+            nics={n.sku: n for n in catalog.network.nics},
         )
 
     def price(self, sku: str) -> float | None:

@@ -7,7 +7,8 @@ import math
 
 from ..estimate.replica import replica_throughput
 from ..estimate.throughput import delivered_fraction, latency_misses, planned_target
-from ..inputs.workload import Policy, Workload
+from ..inputs.policy import Policy
+from ..inputs.workload import Workload
 from ..plan_types import Placement
 from .memory import served
 from .subject import TOL, Subject, estimate_once

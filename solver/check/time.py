@@ -13,11 +13,11 @@ import math
 from collections import Counter
 
 from ..estimate.replica import replica_throughput
-from ..estimate.throughput import delivered_fraction
 from ..inputs.catalog import Catalog, GpuSku
 from ..inputs.workload import Workload, WorkloadFile
 from ..plan_types import PlanOption
 from ..run_types import RunEntry
+from .fabric import expected_efficiency
 from .moments import check_h4
 from .subject import TOL, Subject, estimate_once
 from .windows import REL, Window, horizon_hours, name, shapes, sound_runs, windows
@@ -77,11 +77,15 @@ def _volume_errors(sub: Subject, r: RunEntry, w: Workload, g: GpuSku,
     if not math.isclose(r.tokens_per_s, rate, rel_tol=REL):
         errs.append(f"{name(r)}: reports {r.tokens_per_s:,.1f} tokens/s a replica, the "
                     f"estimator gives {rate:,.1f} on {g.sku} x{r.gpus} (H3)")
-    done = (r.replicas * rate * delivered_fraction(w, policy)
-            * max(0.0, r.end_h - r.begin_h) * 3600)
+    servers = {s.id: s for s in sub.option.servers}
+    eff = expected_efficiency(r, w, g, servers, sub.skus, policy)
+    if not math.isclose(r.efficiency, eff, rel_tol=1e-6):
+        errs.append(f"{name(r)}: reports data-parallel efficiency {r.efficiency:.4f}, its "
+                    f"replicas' links give {eff:.4f} (N2)")
+    done = r.replicas * rate * eff * max(0.0, r.end_h - r.begin_h) * 3600
     if done < tokens * (1 - REL):
         errs.append(f"{name(r)}: {r.replicas} x {rate:,.1f} tokens/s x "
-                    f"{delivered_fraction(w, policy):g} over {r.end_h - r.begin_h:,.2f} h "
+                    f"{eff:.4f} over {r.end_h - r.begin_h:,.2f} h "
                     f"trains {done:,.0f} tokens < {tokens:,.0f} (H3)")
     return errs
 

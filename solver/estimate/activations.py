@@ -94,9 +94,10 @@ def layer_activation_bytes(w: Workload, mb: int, seq: int) -> float:
 def activations_bytes(w: Workload, mb: int, degree: int) -> float:
     """Activation memory per GPU, bytes: all layers (or checkpoints + one layer) + logits.
 
-    Without recomputation: L x layer bytes. With full recomputation (activation
-    checkpointing): L x s x b x h x e (layer inputs, Korthikanti's 2sbh) + one layer's
-    full set while it is recomputed. Logits: s x b x vocab x ``logit_bytes`` (the compute
+    Without recomputation: L x layer bytes + logits. With full recomputation (activation
+    checkpointing): L x s x b x h x e (layer inputs, Korthikanti's 2sbh) + the larger of
+    one layer's full set while it is recomputed and the logits at the loss (the logits are
+    released before the first recomputation). Logits: s x b x vocab x ``logit_bytes`` (the compute
     dtype once where the loss upcasts chunk by chunk; 12 bytes for qlora's un-chunked
     transformers loss). All divided by the tensor(+sequence)-parallel degree
     (Korthikanti Table 2).
@@ -105,18 +106,19 @@ def activations_bytes(w: Workload, mb: int, degree: int) -> float:
     seq = given(w, "seq_len")
     e = BYTES[w.precision]
     layer = layer_activation_bytes(w, mb, seq)
-    if w.activation_checkpointing:
-        body = a.layers * seq * mb * a.hidden * e + layer
-    else:
-        body = a.layers * layer
     logits = seq * mb * a.vocab * logit_bytes(w)
-    return (body + logits) / degree
+    if w.activation_checkpointing:
+        # The logits are freed once the loss's backward has run, before the first layer is
+        # recomputed: the peak is the larger of the two phases over the checkpoints.
+        return (a.layers * seq * mb * a.hidden * e + max(layer, logits)) / degree
+    return (a.layers * layer + logits) / degree
 
 
 def logit_bytes(w: Workload) -> float:
-    """Bytes per logit held at the loss: the compute dtype once (chunked loss), or
-    ``HF_LOSS_BYTES_PER_LOGIT`` for qlora (transformers' un-chunked FP32 loss)."""
-    return HF_LOSS_BYTES_PER_LOGIT if w.kind == "qlora" else BYTES[w.precision]
+    """Bytes per logit held at the loss (E1 ``loss``): the compute dtype once for a chunked
+    loss, ``HF_LOSS_BYTES_PER_LOGIT`` for a full one (transformers' un-chunked FP32 loss);
+    the default is full for qlora, chunked for train and lora (``Workload.loss_kind``)."""
+    return HF_LOSS_BYTES_PER_LOGIT if w.loss_kind == "full" else BYTES[w.precision]
 
 
 def activations_korthikanti(s: int, b: int, h: int, a: int, layers: int, t: int = 1,

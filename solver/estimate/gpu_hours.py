@@ -21,7 +21,8 @@ from dataclasses import dataclass
 
 from ..inputs.catalog import Catalog, GpuSku
 from ..inputs.kinds import TRAINING_KINDS
-from ..inputs.workload import Policy, Workload, WorkloadFile
+from ..inputs.policy import Policy
+from ..inputs.workload import Workload, WorkloadFile
 from ..optimize.replicas import policy_degrees
 from .replica import estimate, replica_throughput
 

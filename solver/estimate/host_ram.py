@@ -5,7 +5,8 @@ Pure functions; units GB (10^9 bytes).
 
 from __future__ import annotations
 
-from ..inputs.workload import Policy, Workload
+from ..inputs.policy import Policy
+from ..inputs.workload import Workload
 
 # --- Host RAM (R11, R12) -------------------------------------------------------------------
 LOADER_PREFETCH_SHARE = 1 / 16
@@ -25,10 +26,21 @@ def loader_factor(workers: int) -> float:
     return min(MAX_LOADER_FACTOR, 1.0 + LOADER_PREFETCH_SHARE * workers)
 
 
+LOADER_KINDS = ("train", "lora", "qlora")
+"""Kinds that feed their GPUs through a PyTorch DataLoader with worker processes and a
+``prefetch_factor`` queue. A preprocess job (a cleaning, dedup or tokenising pass, e.g.
+``datasets.map(num_proc=...)`` or a multiprocessing pool) has no DataLoader: each worker
+processes its own shard of the data already counted in ``in_memory_gb x expansion``, so
+nothing is prefetched on top. A serving engine has none either (it batches requests)."""
+
+
 def data_ram_gb(w: Workload) -> float:
-    """R11 data RAM, GB = in_memory_gb x expansion x loader_factor(workers) x (1 + 20%)."""
+    """R11 data RAM, GB = in_memory_gb x expansion x loader factor x (1 + 20%); the loader
+    factor is ``loader_factor(workers)`` for kinds with a DataLoader (``LOADER_KINDS``) and 1
+    for preprocess and inference, which have no prefetch queue."""
     d = w.data
-    return d.in_memory_gb * d.expansion * loader_factor(d.workers) * (1.0 + SYSTEM_RESERVE)
+    factor = loader_factor(d.workers) if w.kind in LOADER_KINDS else 1.0
+    return d.in_memory_gb * d.expansion * factor * (1.0 + SYSTEM_RESERVE)
 
 
 def ram_ratio(w: Workload, degree: int, policy: Policy) -> float:

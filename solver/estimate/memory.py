@@ -27,21 +27,18 @@ from dataclasses import asdict, dataclass, replace
 from .. import rules
 from ..inputs.catalog import GpuSku
 from ..inputs.model import ModelArch
-from ..inputs.workload import Policy, Workload
+from ..inputs.policy import Policy
+from ..inputs.workload import Workload
 from .activations import activations_bytes
 from .host_ram import data_ram_gb, ram_ratio
+from .states import data_parallel_ranks, training_states
 from .weights import (
     BYTES,
     FP32_BYTES,
     GB,
-    LORA_PARAM_BYTES,
-    OPTIMIZER_BYTES,
     dequant_scratch_bytes,
     given,
     inference_weights_bytes,
-    lora_params,
-    lora_targets,
-    qlora_base_bytes,
 )
 
 # --- Inference runtime ---------------------------------------------------------------------
@@ -131,6 +128,9 @@ class Estimate:
     """R12 part of the host-RAM need, GB."""
     gpu_vram_gb: float = 0.0
     """VRAM of one card of this SKU, GB (0 without a GPU)."""
+    offload_ram_gb: float = 0.0
+    """E1 ``optimizer_offload: cpu``: optimizer state and master copy held in host RAM,
+    GB per replica (included in ``host_ram_gb``)."""
 
     @property
     def reserved_gb(self) -> float:
@@ -182,6 +182,16 @@ def dequant_scratch_gb(w: Workload, degree: int) -> float:
     return dequant_scratch_bytes(w.arch, dtype_bytes) / GB / degree
 
 
+def scratch_gb(w: Workload, degree: int) -> float:
+    """Transient copies counted in overhead and in max_allocated, GB per GPU: the
+    de-quantisation scratch (split d ways only with tensor parallelism) and, under
+    ZeRO-2/3, the sharding buffers (``states.States.buffers``)."""
+    if w.kind not in ("train", "lora", "qlora"):
+        return dequant_scratch_gb(w, degree)
+    tp = degree if w.sharding_mode == "none" else 1
+    return dequant_scratch_gb(w, tp) + training_states(w, degree).buffers / GB
+
+
 # --- Component breakdowns ------------------------------------------------------------------
 def allocator_cache_gb(transient_gb: float) -> float:
     """Caching-allocator reserve past max_allocated: a fraction of the transient memory."""
@@ -212,29 +222,21 @@ def training_breakdown(w: Workload, degree: int, mb: int) -> MemoryBreakdown:
     qlora: frozen base NF4 (4.127 bits) + non-quantised tensors after PEFT's k-bit
            preparation (``qlora_base_bytes``); adapters as lora (default every linear layer);
            overhead adds one de-quantised layer (``dequant_scratch_bytes``).
-    Every model state is divided by ``degree``.
+    How the states split over ``degree`` and the E1 modes is ``states.training_states``;
+    activations are / d with tensor parallelism, whole under ZeRO/FSDP (each rank its own
+    micro-batch of ``mb``).
     """
-    a = w.arch
-    p = a.params_b * 1e9
-    e = BYTES[w.precision]
-    k = OPTIMIZER_BYTES[w.optimizer]
-    if w.kind == "train":
-        weights, grads, opt = p * e, p * e, p * k
-        master = p * FP32_BYTES if (w.uses_master_weights and e < FP32_BYTES) else 0.0
-    else:
-        pa = lora_params(a, w.lora_rank or 0, lora_targets(w))
-        base = qlora_base_bytes(w) if w.kind == "qlora" else p * e
-        weights = base + pa * LORA_PARAM_BYTES
-        grads, opt, master = pa * LORA_PARAM_BYTES, pa * k, 0.0
-    act = activations_bytes(w, mb, degree) / GB
+    st = training_states(w, degree)
+    tp = degree if w.sharding_mode == "none" else 1
+    act = activations_bytes(w, mb, tp) / GB
     bd = MemoryBreakdown(
-        weights_gb=weights / GB / degree,
-        gradients_gb=grads / GB / degree,
-        optimizer_gb=opt / GB / degree,
-        master_weights_gb=master / GB / degree,
+        weights_gb=st.weights / GB,
+        gradients_gb=st.gradients / GB,
+        optimizer_gb=st.optimizer / GB,
+        master_weights_gb=st.master / GB,
         activations_gb=act,
     )
-    return _with_overhead(bd, act, degree, dequant_scratch_gb(w, degree))
+    return _with_overhead(bd, act, degree, scratch_gb(w, degree))
 
 
 def kv_cache_bytes(a: ModelArch, tokens: float, batch: int, dtype_bytes: float,
@@ -248,19 +250,27 @@ def kv_cache_bytes(a: ModelArch, tokens: float, batch: int, dtype_bytes: float,
     return 2 * a.layers * heads_per_gpu * a.d_head * tokens * batch * dtype_bytes
 
 
+def kv_value_bytes(w: Workload) -> float:
+    """Bytes of one KV-cache value: ``kv_cache_precision`` (fp8: 1, vLLM
+    ``kv_cache_dtype=fp8``), else the compute dtype (4 for fp32, else 2; vLLM ``auto``)."""
+    if w.kv_cache_precision is not None:
+        return BYTES[w.kv_cache_precision]
+    return FP32_BYTES if w.precision == "fp32" else BYTES["bf16"]
+
+
 def inference_breakdown(w: Workload, degree: int) -> MemoryBreakdown:
     """Inference per GPU: weights + KV cache + transient prefill buffers + overhead, GB."""
     a = w.arch
     act_b = FP32_BYTES if w.precision == "fp32" else BYTES["bf16"]  # compute dtype
     weights = inference_weights_bytes(a, w.precision)
     context, batch = given(w, "context"), given(w, "batch")
-    kv = kv_cache_bytes(a, context, batch, act_b, degree)
+    kv = kv_cache_bytes(a, context, batch, kv_value_bytes(w), degree)
     chunk = min(context * batch, PREFILL_CHUNK_TOKENS)
     per_tok = (INFER_ACT_VALUES_PER_TOKEN_H * a.hidden + 2 * a.d_ff * a.n_active_experts) * act_b
     act = (chunk * per_tok + batch * a.vocab * FP32_BYTES) / degree
     bd = MemoryBreakdown(weights_gb=weights / GB / degree, kv_cache_gb=kv / GB,
                          activations_gb=act / GB)
-    return _with_overhead(bd, act / GB, degree, dequant_scratch_gb(w, degree))
+    return _with_overhead(bd, act / GB, degree, scratch_gb(w, degree))
 
 
 # --- Micro-batch (R9) ----------------------------------------------------------------------
@@ -271,7 +281,7 @@ def auto_micro_batch(w: Workload, degree: int, usable_gb: float) -> int:
     answer is closed form; one check each side guards float rounding. Returns 1 when even
     a micro-batch of 1 does not fit (the caller reports fits=False).
     """
-    top = given(w, "global_batch")
+    top = math.ceil(given(w, "global_batch") / data_parallel_ranks(w, degree))
     n1 = training_breakdown(w, degree, 1).total_gb
     if n1 > usable_gb + FIT_EPS_GB:
         return 1
@@ -315,26 +325,40 @@ def memory_estimate(w: Workload, gpu: GpuSku | None, degree: int, policy: Policy
         else:
             mb = w.micro_batch
         bd = training_breakdown(w, degree, mb)
-        global_batch = given(w, "global_batch")
-        accum = math.ceil(global_batch / mb)
-        if mb * accum != global_batch:
-            # Not divisible: the last micro-batch of each step carries the remainder, so the
-            # global batch stays exact; memory is sized by the full micro-batch.
-            last = global_batch - mb * (accum - 1)
-            note = f"{global_batch} = {accum - 1} x {mb} + last micro-batch {last}"
+        accum, note = _accumulation(w, degree, mb)
     need = bd.total_gb
     fits = need <= usable + FIT_EPS_GB
     if not fits:
         note = (note + "; " if note else "") + "does not fit even at this micro-batch"
     basis = need * degree if w.shareable else gpu.vram_gb * degree
     ratio_ram = ram_ratio(w, degree, policy) * basis
+    offload = training_states(w, degree).offloaded / GB if w.kind != "inference" else 0.0
     return Estimate(
         workload=w.name, gpu=gpu.sku, degree=degree, fits=fits, vram_gb_per_gpu=need,
-        usable_vram_gb=usable, host_ram_gb=max(data, ratio_ram), micro_batch=mb,
+        usable_vram_gb=usable, host_ram_gb=max(data, ratio_ram) + offload, micro_batch=mb,
         grad_accum_steps=accum, breakdown=bd, note=note, comm_buffers_gb=comm_buffers_gb(degree),
         batch=w.batch if isinstance(w.batch, int) else None,
         cuda_context_gb=CUDA_CONTEXT_GB,
         allocator_cache_gb=(bd.overhead_gb - CUDA_CONTEXT_GB - comm_buffers_gb(degree)
-                            - dequant_scratch_gb(w, degree)),
+                            - scratch_gb(w, degree)),
         data_ram_gb=data, ratio_ram_gb=ratio_ram, gpu_vram_gb=gpu.vram_gb,
+        offload_ram_gb=offload,
     )
+
+
+def _accumulation(w: Workload, degree: int, mb: int) -> tuple[int, str]:
+    """R9: accumulation steps = ceil(global_batch / (mb x ranks)), ranks = d under ZeRO/FSDP
+    (each rank its own micro-batch), else 1; and the note when it does not divide."""
+    global_batch = given(w, "global_batch")
+    ranks = data_parallel_ranks(w, degree)
+    per_step = mb * ranks
+    accum = math.ceil(global_batch / per_step)
+    if per_step * accum == global_batch:
+        return accum, ""
+    if ranks > 1:
+        return accum, (f"{ranks} ranks x micro-batch {mb} x {accum} steps = "
+                       f"{per_step * accum} sequences per step (global_batch {global_batch})")
+    # Not divisible: the last micro-batch of each step carries the remainder, so the global
+    # batch stays exact; memory is sized by the full micro-batch.
+    last = global_batch - mb * (accum - 1)
+    return accum, f"{global_batch} = {accum - 1} x {mb} + last micro-batch {last}"

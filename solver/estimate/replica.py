@@ -13,7 +13,9 @@ from __future__ import annotations
 from dataclasses import replace
 
 from ..inputs.catalog import GpuSku
-from ..inputs.workload import Policy, Workload
+from ..inputs.policy import Policy
+from ..inputs.workload import Workload
+from .measured import with_measured_memory, with_measured_speed
 from .memory import Estimate, memory_estimate
 from .throughput import Throughput, decode_step, inference_throughput, training_throughput
 
@@ -44,7 +46,7 @@ def serving_batch(w: Workload, gpu: GpuSku, degree: int, policy: Policy,
 
 
 # --- Memory -------------------------------------------------------------------------------
-def estimate(w: Workload, gpu: GpuSku | None, degree: int, policy: Policy) -> Estimate:
+def estimated(w: Workload, gpu: GpuSku | None, degree: int, policy: Policy) -> Estimate:
     """One replica of ``w`` on ``degree`` GPUs of ``gpu``: per-GPU VRAM, host RAM, fit (R15).
 
     ``batch: auto`` (inference) is first resolved with :func:`serving_batch` on this GPU and
@@ -85,10 +87,10 @@ def throughput(w: Workload, gpu: GpuSku, degree: int, policy: Policy,
     return training_throughput(w, gpu, degree, est.micro_batch or 1)
 
 
-def replica_throughput(w: Workload, gpu: GpuSku, degree: int, policy: Policy,
-                       est: Estimate | None = None) -> Throughput:
+def estimated_throughput(w: Workload, gpu: GpuSku, degree: int, policy: Policy,
+                         est: Estimate | None = None) -> Throughput:
     """One replica of ``w`` as a plan runs it (the program, the checker and the brute force
-    all call this). Training: :func:`throughput` at the estimate's micro-batch. Inference:
+    all call this, through :func:`replica_throughput`). Training: :func:`throughput` at the estimate's micro-batch. Inference:
     at ``batch``, or, with ``max_tpot_ms``, at the serving batch capped at ``batch`` (the
     largest batch up to ``batch`` whose decode step meets it: memory is sized for ``batch``,
     so any smaller batch fits too)."""
@@ -97,3 +99,19 @@ def replica_throughput(w: Workload, gpu: GpuSku, degree: int, policy: Policy,
         if b != w.batch:
             w = w.model_copy(update={"batch": b})
     return throughput(w, gpu, degree, policy, est)
+
+
+# --- What a plan reads: the estimate, or the team's measurement of the cell (E2) ---------
+def estimate(w: Workload, gpu: GpuSku | None, degree: int, policy: Policy) -> Estimate:
+    """One replica of ``w`` on ``degree`` GPUs of ``gpu``: :func:`estimated`, with the
+    workload's measured peak memory of this cell in place of its need and fit where it
+    gives one (``measured.with_measured_memory``)."""
+    return with_measured_memory(w, estimated(w, gpu, degree, policy))
+
+
+def replica_throughput(w: Workload, gpu: GpuSku, degree: int, policy: Policy,
+                       est: Estimate | None = None) -> Throughput:
+    """One replica of ``w`` as a plan runs it: :func:`estimated_throughput`, with the
+    workload's measured tokens/s of this cell where it gives one
+    (``measured.with_measured_speed``)."""
+    return with_measured_speed(w, estimated_throughput(w, gpu, degree, policy, est))

@@ -4,10 +4,12 @@ Every formula, constant and source is written out in ``docs/throughput-model.md`
 in the names: FLOPs, bytes, seconds, TFLOPS (10^12 FLOP/s), GB/s (10^9 bytes/s).
 
 Training: seconds per token = FLOPs per token / (d x peak x MFU) [+ QLoRA de-quantisation]
-[+ all-reduce traffic when the replica spans GPUs beyond one NVLink domain].
-Inference: one decode step reads the weights and the batch's KV cache and does
-2 x active params FLOPs per sequence, so it takes the slower of the two:
-max(bytes / (bandwidth x MBU), FLOPs / (peak x MFU)); prefill is compute-bound.
+[+ tensor-parallel all-reduces when the replica spans GPUs beyond one NVLink domain].
+Inference: one decode step runs the linear layers (weights read, 2 x active params FLOPs per
+sequence) and attention (the batch's KV cache) as separate kernels, each the slower of its
+bytes / (bandwidth x MBU) and its FLOPs / (peak x MFU), then the tensor-parallel all-reduces
+and the serving framework's step overhead (comms.py); prefill is compute-bound, plus the same
+all-reduces and overhead. The class MFU is scaled by the board's power-limited clock.
 
 This module is speed at a given batch (:func:`training_throughput` at a micro-batch,
 :func:`inference_throughput` at a serving batch) and a workload's target
@@ -22,7 +24,9 @@ from dataclasses import dataclass
 
 from ..inputs.catalog import GpuSku
 from ..inputs.model import ModelArch
-from ..inputs.workload import Policy, Workload
+from ..inputs.policy import Policy
+from ..inputs.workload import Workload
+from . import comms
 from .memory import kv_cache_bytes
 from .weights import (
     BYTES,
@@ -69,22 +73,19 @@ MBU_BY_ARCH = {"ampere": 0.65, "ada": 0.65, "hopper": 0.65}
 """Fraction of memory bandwidth a tuned decode loop reaches: gpt-fast batch 1 on one A100
 reads 1,397 GB/s of 2,039 (68.5%); Databricks measured 55-60% on 2-4 GPUs with tensor
 parallelism (TensorRT-LLM). 0.65 sits between the single-GPU and the sharded figures."""
+POWER_REFERENCE = {"ampere": (400.0, 312.0), "hopper": (700.0, 989.0)}
+"""(board power W, dense BF16 TFLOPS) of the board each class MFU was measured on: A100 SXM4
+(llm-foundry, fms-fsdp), H100 SXM5 (Megatron-LM, llm-foundry). Ada has no measured MFU."""
+CLOCK_POWER_EXPONENT = 1.0 / 3.0
+"""Dynamic power is C V^2 f and, in the DVFS range, voltage rises with frequency, so power
+grows as f^3: a board given r times the reference's watts per TFLOPS sustains r^(1/3) of its
+tensor clock (an A100 PCIe at 300 W: 0.909 of the 400 W SXM board's)."""
 DEFAULT_MFU = 0.45
 """GPU of unknown generation: the lowest class figure (conservative)."""
 DEFAULT_MBU = 0.55
 """GPU of unknown generation: the low end of the published decode range (Databricks)."""
 
-# --- Parallelism -------------------------------------------------------------------------
-# Inside one NVLink domain communication costs nothing extra (``link_gbps`` is None there):
-# the MFU/MBU figures above were measured on 8-GPU NVLink baseboards (FSDP, Megatron tensor
-# parallel) and include it.
-PCIE_GBPS = 31.5
-"""PCIe 4.0 x16, one direction: 16 GT/s x 16 lanes x 128/130 / 8 (PCI-SIG). Used for the
-all-reduces of a replica that spans GPUs beyond its NVLink domain (not overlapped)."""
-TP_ALLREDUCES_PER_LAYER_FORWARD = 2
-"""Megatron tensor parallelism: one all-reduce after attention, one after the MLP, per layer
-and pass (Shoeybi et al. 2019, operators f and g); the backward has two more."""
-
+# --- Parallelism: communication and the framework's floor live in comms.py -------------
 # --- QLoRA de-quantisation ------------------------------------------------------------
 DEQUANT_WRITE_BYTES = 2.0
 """QLoRA: each NF4 weight is read (4.127 bits) and written back as a 16-bit copy in every
@@ -116,6 +117,9 @@ class Throughput:
     """Inference: prefill of one prompt, ms (no queueing)."""
     bound: str = "compute"
     """"compute" or "bandwidth": which side limits a decode step (training: compute)."""
+    floor_ms: float | None = None
+    """Inference: what each step (decode or prefill) pays whatever the GPU's speed, ms: the
+    latency of its tensor-parallel all-reduces and the framework's step overhead (N4)."""
 
     @property
     def efficiency(self) -> float:
@@ -139,7 +143,18 @@ def mfu_for(w: Workload, gpu: GpuSku) -> float:
         return w.efficiency
     if gpu.mfu is not None:
         return gpu.mfu
-    return MFU_BY_ARCH.get(gpu.arch or "", DEFAULT_MFU)
+    return MFU_BY_ARCH.get(gpu.arch or "", DEFAULT_MFU) * clock_factor(gpu)
+
+
+def clock_factor(gpu: GpuSku) -> float:
+    """Share of the reference board's sustained tensor clock this board holds under its power
+    limit: (its W per dense TFLOPS / the reference's) ^ (1/3), at most 1; 1 where its arch
+    has no reference. The class MFU was measured on the reference board (POWER_REFERENCE)."""
+    ref = POWER_REFERENCE.get(gpu.arch or "")
+    if ref is None:
+        return 1.0
+    ratio = (gpu.power_w / gpu.bf16_tflops) / (ref[0] / ref[1])
+    return min(1.0, ratio ** CLOCK_POWER_EXPONENT)
 
 
 def mbu_for(w: Workload, gpu: GpuSku) -> float:
@@ -160,19 +175,6 @@ def peak_tflops(gpu: GpuSku, precision: str) -> float:
     if precision == "fp8" and gpu.fp8_tflops:
         return gpu.fp8_tflops
     return gpu.bf16_tflops
-
-
-def link_gbps(gpu: GpuSku, degree: int) -> float | None:
-    """Bandwidth of the all-reduces of a replica on ``degree`` GPUs beyond its NVLink domain,
-    GB/s; None when it stays inside one domain (communication already in MFU/MBU)."""
-    if degree <= 1 or degree <= gpu.nvlink_gpus:
-        return None
-    return PCIE_GBPS
-
-
-def allreduce_bytes_per_gpu(values: float, value_bytes: float, degree: int) -> float:
-    """Ring all-reduce: each GPU sends 2 (d - 1) / d of the buffer (NCCL's bus bandwidth)."""
-    return 2.0 * (degree - 1) / degree * values * value_bytes
 
 
 # --- FLOPs -------------------------------------------------------------------------------
@@ -244,16 +246,18 @@ def dequant_seconds_per_token(w: Workload, gpu: GpuSku, degree: int, micro_batch
     return bytes_ / (gpu.mem_bw_gbps * GBPS * mbu) / (micro_batch * given(w, "seq_len"))
 
 
-def training_comm_seconds_per_token(w: Workload, gpu: GpuSku, degree: int) -> float:
-    """All-reduces of tensor parallelism over PCIe, per token: 2 per layer per pass (forward,
-    backward, recompute) of hidden values in the compute dtype, not overlapped."""
-    bw = link_gbps(gpu, degree)
-    if bw is None:
+def training_comm_seconds_per_token(w: Workload, gpu: GpuSku, degree: int,
+                                    micro_batch: int) -> float:
+    """Tensor-parallel all-reduces of a replica beyond its NVLink domain, per token: 2 per
+    layer per pass (forward, backward, recompute) of micro_batch x seq x hidden values in the
+    compute dtype, not overlapped (comms.tp_seconds), shared by the micro-batch's tokens.
+    Inside one NVLink domain none is added: the class MFU was measured with the run's own
+    communication there (Megatron-LM's tensor parallelism inside NVLink; FSDP's all-gathers)."""
+    if not comms.beyond_nvlink(gpu, degree):
         return 0.0
-    a = w.arch
+    tokens = micro_batch * given(w, "seq_len")
     passes = 3 if w.activation_checkpointing else 2
-    n = TP_ALLREDUCES_PER_LAYER_FORWARD * passes * a.layers
-    return n * allreduce_bytes_per_gpu(a.hidden, BYTES[w.precision], degree) / (bw * GBPS)
+    return comms.tp_seconds(w.arch, gpu, degree, tokens, passes, BYTES[w.precision]) / tokens
 
 
 def training_throughput(w: Workload, gpu: GpuSku, degree: int, micro_batch: int) -> Throughput:
@@ -262,7 +266,7 @@ def training_throughput(w: Workload, gpu: GpuSku, degree: int, micro_batch: int)
     flops = training_flops_per_token(w)
     compute = flops / (degree * peak_tflops(gpu, w.precision) * TFLOPS * mfu)
     seconds = (compute + dequant_seconds_per_token(w, gpu, degree, micro_batch, mbu)
-               + training_comm_seconds_per_token(w, gpu, degree))
+               + training_comm_seconds_per_token(w, gpu, degree, micro_batch))
     return Throughput(w.name, gpu.sku, degree, 1.0 / seconds, flops, micro_batch, "mfu",
                       mfu, mbu)
 
@@ -276,47 +280,59 @@ def request_lengths(w: Workload) -> tuple[int, int]:
     return prompt, output
 
 
-def kv_dtype_bytes(precision: str) -> float:
-    """KV cache in the compute dtype (memory.py's convention): 4 bytes for fp32, else 2."""
-    return FP32_BYTES if precision == "fp32" else BYTES["bf16"]
+def kv_dtype_bytes(w: Workload) -> float:
+    """Bytes per KV-cache value: 1 with ``kv_cache_precision: fp8``; else the compute dtype's
+    (memory.py's convention): 4 for fp32, 2 otherwise."""
+    if getattr(w, "kv_cache_precision", None) == "fp8":
+        return 1.0
+    return FP32_BYTES if w.precision == "fp32" else BYTES["bf16"]
+
+
+def _rates(w: Workload, gpu: GpuSku) -> tuple[float, float]:
+    """(bytes/s, FLOP/s) a serving step reaches: bandwidth x MBU, peak x MFU."""
+    return (gpu.mem_bw_gbps * GBPS * mbu_for(w, gpu),
+            peak_tflops(gpu, w.precision) * TFLOPS * mfu_for(w, gpu))
 
 
 def decode_step(w: Workload, gpu: GpuSku, degree: int, batch: int) -> tuple[float, str]:
-    """Seconds of one decode step for ``batch`` sequences, and its bound.
+    """Seconds of one decode step for ``batch`` sequences, and the bound of its matmuls.
 
-    bytes per GPU = weights / d + KV cache of the batch at the mean context (prompt + half
-    the output: in steady state sequences are spread over their decode); FLOPs per GPU =
-    batch x decode FLOPs / d; time = max(bytes / (BW x MBU), FLOPs / (peak x MFU)) [+ PCIe
-    all-reduces: 2 per layer of batch x hidden values].
+    The linear layers and attention are separate kernels, each bound by the slower of its
+    bytes and its FLOPs (roofline), and run one after the other:
+    linear = max(weights / d / (BW x MBU), b x 2N / d / (peak x MFU));
+    attention = max(KV cache of the batch at the mean context (prompt + half the output) / d
+    / (BW x MBU), b x attention FLOPs / d / (peak x MFU));
+    step = linear + attention + tensor-parallel all-reduces of b x hidden values (2 per
+    layer) + the framework's step overhead (comms.py).
     """
     a = w.arch
     prompt, output = request_lengths(w)
     ctx = prompt + output / 2
-    read = inference_weights_bytes(a, w.precision) / degree + kv_cache_bytes(
-        a, ctx, batch, kv_dtype_bytes(w.precision), degree)
-    t_mem = read / (gpu.mem_bw_gbps * GBPS * mbu_for(w, gpu))
-    flops = batch * decode_flops_per_token(a, ctx) / degree
-    t_compute = flops / (peak_tflops(gpu, w.precision) * TFLOPS * mfu_for(w, gpu))
-    comm = 0.0
-    bw = link_gbps(gpu, degree)
-    if bw is not None:
-        n = TP_ALLREDUCES_PER_LAYER_FORWARD * a.layers
-        comm = n * allreduce_bytes_per_gpu(batch * a.hidden, kv_dtype_bytes(w.precision),
-                                           degree) / (bw * GBPS)
-    if t_mem >= t_compute:
-        return t_mem + comm, "bandwidth"
-    return t_compute + comm, "compute"
+    bw, peak = _rates(w, gpu)
+    t_weights = inference_weights_bytes(a, w.precision) / degree / bw
+    t_matmul = batch * FORWARD_FLOPS_PER_PARAM * active_params(a) / degree / peak
+    kv = kv_cache_bytes(a, ctx, batch, kv_dtype_bytes(w), degree)
+    t_attn = max(kv / bw, batch * attention_forward_flops(a, ctx) / degree / peak)
+    floor = comms.tp_seconds(a, gpu, degree, batch, 1) + comms.step_overhead_s(w)
+    bound = "bandwidth" if t_weights >= t_matmul else "compute"
+    return max(t_weights, t_matmul) + t_attn + floor, bound
 
 
 def prefill_seconds(w: Workload, gpu: GpuSku, degree: int) -> float:
-    """One prompt's prefill: compute-bound, but never faster than one read of the weights."""
+    """One prompt's prefill: compute-bound, but never faster than one read of the weights;
+    plus the all-reduces of the prompt's activations and the framework's step overhead."""
     a = w.arch
     prompt, _ = request_lengths(w)
-    t_compute = prefill_flops(a, prompt) / degree / (
-        peak_tflops(gpu, w.precision) * TFLOPS * mfu_for(w, gpu))
-    t_mem = inference_weights_bytes(a, w.precision) / degree / (
-        gpu.mem_bw_gbps * GBPS * mbu_for(w, gpu))
-    return max(t_compute, t_mem)
+    bw, peak = _rates(w, gpu)
+    t_gpu = max(prefill_flops(a, prompt) / degree / peak,
+                inference_weights_bytes(a, w.precision) / degree / bw)
+    return t_gpu + comms.tp_seconds(a, gpu, degree, prompt, 1) + comms.step_overhead_s(w)
+
+
+def latency_floor_s(w: Workload, gpu: GpuSku, degree: int) -> float:
+    """What every step of a replica pays whatever its speed: the latency of its all-reduces
+    (no payload) and the framework's step overhead, seconds (the floor of TPOT and TTFT)."""
+    return comms.tp_latency_seconds(w.arch, gpu, degree) + comms.step_overhead_s(w)
 
 
 def inference_throughput(w: Workload, gpu: GpuSku, degree: int, batch: int) -> Throughput:
@@ -325,14 +341,14 @@ def inference_throughput(w: Workload, gpu: GpuSku, degree: int, batch: int) -> T
     once per output_tokens tokens); TPOT = step; TTFT = prefill of one prompt."""
     step, bound = decode_step(w, gpu, degree, batch)
     prefill = prefill_seconds(w, gpu, degree)
-    _, output = request_lengths(w)
+    prompt, output = request_lengths(w)
     tokens_per_s = batch / (step + batch * prefill / output)
-    prompt, _ = request_lengths(w)
     flops = decode_flops_per_token(w.arch, prompt + output / 2)
     kind = "mbu" if bound == "bandwidth" else "mfu"
     return Throughput(w.name, gpu.sku, degree, tokens_per_s, flops, batch, kind,
                       mfu_for(w, gpu), mbu_for(w, gpu), tpot_ms=step * 1e3,
-                      ttft_ms=prefill * 1e3, bound=bound)
+                      ttft_ms=prefill * 1e3, bound=bound,
+                      floor_ms=latency_floor_s(w, gpu, degree) * 1e3)
 
 
 # --- Targets (T1, T3) ---------------------------------------------------------------------

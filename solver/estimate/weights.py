@@ -173,3 +173,43 @@ def inference_weights_bytes(a: ModelArch, precision: str) -> float:
         return p * BYTES[precision]
     extra = INT8_ROW_SCALE_BYTES if precision == "int8" else 0.0
     return quantised_weights_bytes(a, QUANT_BITS[precision], extra)
+
+
+# --- Memory modes (E1) ---------------------------------------------------------------------
+OPTIMIZER_STATES = {"adam": 2, "adamw": 2, "sgd": 1}
+"""Optimizer state tensors per parameter: Adam/AdamW momentum and variance, SGD momentum.
+PyTorch creates them with ``torch.zeros_like(param)``, so in the parameter's dtype."""
+
+
+def optimizer_bytes_per_param(w: Workload) -> float:
+    """R3 state bytes per trained parameter. Full training in bf16 without a master copy
+    (pure bf16, ``master_weights: false``) steps the bf16 weights themselves, and PyTorch's
+    Adam/AdamW/SGD keep their states in the weights' dtype (``zeros_like``): 2 bytes per
+    state. Otherwise ``OPTIMIZER_BYTES`` (FP32 states; bitsandbytes 8-bit states are
+    1 byte whatever the weights). fp16 without a master copy keeps R3's FP32 states: pure
+    fp16 training is not run in practice (fp16 needs loss scaling on FP32 weights), and the
+    SPEC's R5 example pins 8 bytes for it."""
+    if (w.kind == "train" and w.precision == "bf16" and not w.uses_master_weights
+            and w.optimizer in OPTIMIZER_STATES):
+        return OPTIMIZER_STATES[w.optimizer] * BYTES["bf16"]
+    return OPTIMIZER_BYTES[w.optimizer]
+
+
+def largest_tensor_params(a: ModelArch) -> float:
+    """Parameters of the largest single weight tensor: the embedding or LM head (vocab x
+    hidden) or the largest linear matrix of a block (an expert's, for MoE)."""
+    return max(a.vocab * a.hidden, largest_linear_params(a))
+
+
+def block_params(a: ModelArch) -> float:
+    """Parameters of one transformer block (every expert counted): (P - embeddings -
+    final norm) / L."""
+    p = a.params_b * 1e9
+    return max(0.0, p - embedding_params(a) - a.hidden) / a.layers
+
+
+def shard_unit_params(a: ModelArch) -> float:
+    """Parameters of the largest unit a fully-sharded (ZeRO-3/FSDP) replica gathers at once:
+    a transformer block, or the embedding / LM head (each its own unit, as torchtune's
+    ``custom_sharded_layers`` and FSDP auto-wrapping by module do)."""
+    return max(block_params(a), a.vocab * a.hidden)

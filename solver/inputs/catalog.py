@@ -22,6 +22,7 @@ from pydantic import (
 )
 
 from .base import Label, Name, StrictModel, Text, clip
+from .fabric import CloudPrice, IncludedNic, Network
 
 Sku = str
 FormFactor = Literal["pcie", "sxm", "sxm4", "sxm5"]
@@ -133,6 +134,10 @@ class Platform(StrictModel):
     includes: list[Label] = Field(default_factory=list, max_length=50)
     """What the platform's price covers (O2): CPUs, power supplies, NICs, boot drive...;
     data drives, GPUs and DIMMs are always separate lines."""
+    nic_slots: int | None = Field(default=None, ge=0, le=64)
+    """N1: NIC slots beside the GPUs; default not known."""
+    included_nics: list[IncludedNic] = Field(default_factory=list, max_length=16)
+    """N1: the NICs its price includes, by network.nics SKU and count."""
 
     @model_validator(mode="after")
     def _gpu_counts_within_slots(self) -> Platform:
@@ -217,22 +222,6 @@ class StorageSku(StrictModel):
     """Unit price in the catalog's currency."""
 
 
-class CloudPrice(StrictModel):
-    """What renting one GPU costs in a public cloud (P5)."""
-
-    gpu: Name
-    """GPU SKU of this catalog."""
-    per_gpu_hour: float = Field(ge=0, le=10_000)
-    """Price of one GPU for one hour, in the catalog's currency (on-demand)."""
-    max_gpus: int | None = Field(default=None, ge=1, le=1_000_000)
-    """H5: most GPUs of this SKU that can be rented at any instant; default no limit."""
-    min_hours: float | None = Field(default=None, gt=0, le=8760)
-    """H5: shortest rental billed, hours (a rental shorter than this is billed this long);
-    default none."""
-    source: Text = ""
-    """Where the price comes from, with its date."""
-
-
 class Catalog(StrictModel):
     """A whole priced catalog."""
 
@@ -252,6 +241,8 @@ class Catalog(StrictModel):
     """Drive SKUs."""
     cloud: list[CloudPrice] = Field(default_factory=list, max_length=MAX_SKUS_PER_KIND)
     """P5: GPU-hour rental prices, to compare buying with renting; default none."""
+    network: Network = Field(default_factory=Network)
+    """N1: NICs, switches and the price of a link; default none (networks not priced)."""
 
     @field_validator("currency")
     @classmethod
@@ -288,6 +279,16 @@ class Catalog(StrictModel):
     def cloud_price(self, gpu: Sku) -> float | None:
         """Rental price of one GPU-hour of that SKU (P5); None when the catalog has none."""
         return next((c.per_gpu_hour for c in self.cloud if c.gpu == gpu), None)
+
+    @model_validator(mode="after")
+    def _known_nics(self) -> Catalog:
+        known = {n.sku for n in self.network.nics}
+        bad = sorted({f"{p.sku}: {i.nic}" for p in self.platforms for i in p.included_nics
+                      if i.nic not in known})
+        if bad:
+            raise ValueError(f"included_nics name NICs network.nics does not list ({', '.join(bad)})."
+                             " To fix: add them under network.nics, or correct the SKU")
+        return self
 
     @model_validator(mode="after")
     def _unique_skus(self, info: ValidationInfo) -> Catalog:

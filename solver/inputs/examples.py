@@ -30,10 +30,12 @@ FIELD_EXAMPLES: dict[str, Any] = {
     "dataset_tb": 2, "checkpoints_tb": 1, "start": "2027-01-04", "deadline": "2027-01-31",
     "months": 36, "step_days": 1, "every_days": 14, "until": "2027-06-30", "max_gpus": 64,
     "min_hours": 1,
+    "step_overhead_ms": 0.5,
     "params_b": 7, "hidden": 4096, "layers": 32, "heads": 32, "kv_heads": 8,
     "vocab": 32000, "intermediate": 14336, "active_experts": 2, "head_dim": 128,
     "racks": 2, "rack_kw": 15, "rack_units": 42, "kwh_price": 0.12,
     "rack_cost_per_year": 12000, "support_pct_per_year": 0.1, "dimm_count": 16,
+    "gpu": "rtx-4090", "peak_gb": 17.5, "meter": "nvidia_smi",
     # catalog
     "currency": "USD", "prices_as_of": "2026-10-01", "vram_gb": 80, "mem_bw_gbps": 3350,
     "bf16_tflops": 989, "fp8_tflops": 1979, "power_w": 700, "nvlink_gbps": 900,
@@ -42,6 +44,9 @@ FIELD_EXAMPLES: dict[str, Any] = {
     "memory_channels": 8, "drive_bays": 8, "mfu": 0.4, "mbu": 0.7, "arch": "hopper",
     "form_factor": "pcie", "form_factors": ["pcie"], "type": "ddr5", "memory_type": "ddr5",
     "mlp": "swiglu", "gpu_counts": [1, 2, 4, 8], "lora_targets": ("q", "v"),
+    # memory modes (E1)
+    "optimizer_in_backward": True, "optimizer_offload": "cpu", "loss": "chunked",
+    "sharding": "zero3", "kv_cache_precision": "fp8",
 }
 """A realistic value per field name, where a default is none or would not show the unit."""
 _FALLBACKS = (1, 0.5, 0, 8, 100, 1000, True, "auto")

@@ -102,7 +102,7 @@ def kind_problems(kind: str, given: dict[str, Any]) -> list[str]:
     if missing:
         out.append(f"{_a(kind)} '{kind}' workload needs {', '.join(missing)}. To fix: add "
                    f"{_add(missing)} to it")
-    return out + _target_problems(kind, given, lengths)
+    return out + _target_problems(kind, given, lengths) + _mode_problems(kind, given)
 
 
 def _target_problems(kind: str, given: dict[str, Any], lengths: bool) -> list[str]:
@@ -155,3 +155,24 @@ def _run_problems(given: dict[str, Any]) -> list[str]:
                        "run is tokens to train by a deadline. To fix: add "
                        f"{_add(['tokens'])} or remove {', '.join(lone)}")
     return out
+
+
+TRAINING_MODES = ("optimizer_in_backward", "optimizer_offload", "loss", "sharding")
+"""E1 memory-mode fields of training kinds."""
+INFERENCE_MODES = ("kv_cache_precision",)
+"""E1 memory-mode fields of inference."""
+
+
+def _mode_problems(kind: str, given: dict[str, Any]) -> list[str]:
+    """E1: the memory modes belong to their kinds (training modes to train, lora and qlora;
+    the KV-cache dtype to inference)."""
+    wrong = [f for f in TRAINING_MODES if kind not in TRAINING_KINDS and given.get(f) is not None]
+    wrong += [f for f in INFERENCE_MODES if kind != "inference" and given.get(f) is not None]
+    if not wrong:
+        return []
+    where = ("training kinds (train, lora, qlora)" if wrong[0] in TRAINING_MODES
+             else "inference")
+    msg = (f"{', '.join(wrong)} {'is' if len(wrong) == 1 else 'are'} not for "
+           f"{_a(kind)} '{kind}' workload ({wrong[0]} is for {where}). "
+           f"To fix: remove {', '.join(wrong)} or change kind")
+    return [msg]

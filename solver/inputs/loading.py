@@ -19,6 +19,7 @@ from ..errors import InputError
 from .catalog import Catalog, duplicate_sku_problems
 from .exclude import exclude_problems
 from .kinds import kind_problems
+from .measurements import measurement_problems
 from .messages import format_validation
 from .names import duplicate_name_problems
 from .owned import inventory_problems, site_problem
@@ -122,6 +123,7 @@ def check_against_catalog(path: Path, wf: WorkloadFile, catalog_path: Path, cata
     problems = [f"{path}: {p}" for p in exclude_problems(wf.policy.exclude, catalog)]
     problems += exclude_problems(cli_exclude, catalog, where="--exclude")
     problems += [f"{path}: {p}" for p in inventory_problems(wf, catalog)]
+    problems += [f"{path}: {p}" for p in measurement_problems(wf.workloads, catalog)]
     site = site_problem(wf, catalog)
     if site is not None:
         problems.append(f"{path}: {site}")

@@ -19,10 +19,9 @@ from __future__ import annotations
 
 import math
 from pathlib import Path
-from typing import Annotated, Any, Literal
+from typing import Any, Literal
 
 from pydantic import (
-    BeforeValidator,
     Field,
     PositiveFloat,
     PositiveInt,
@@ -34,7 +33,7 @@ from pydantic import (
 from .base import Name, StrictModel, clip
 from .catalog import IsoDate
 from .data_spec import DataSpec
-from .horizon import Horizon, RepeatSpec, time_problems
+from .horizon import RepeatSpec, time_problems
 from .kinds import (
     DEFAULT_LORA_TARGETS,
     LORA_MODULES,
@@ -42,10 +41,12 @@ from .kinds import (
     kind_problems,
     lora_targets_value,
 )
+from .measurements import Measurements
 from .model import ModelArch, ModelSpec
-from .money import Money
+from .modes import MemoryModes
 from .names import WorkloadName, duplicate_name_problems
-from .ownership import OwnedServer, Site, TcoPolicy
+from .ownership import OwnedServer, Site
+from .policy import Policy
 from .presets import resolve
 
 # Hard caps that make an absurd file fail fast instead of hanging the solver.
@@ -53,25 +54,14 @@ MAX_WORKLOADS = 5000
 MAX_REPLICAS = 10_000
 MAX_PLANNED_REPLICAS = 100_000
 """Sum over the mix of ceil(replicas x growth): a pool beyond this is not a purchase plan."""
-PARALLEL_DEGREES = (1, 2, 4, 8, 16, 32, 64)
 
 Kind = Literal["train", "lora", "qlora", "inference", "preprocess"]
 Precision = Literal["fp32", "fp16", "bf16", "fp8", "int8", "int4"]
 Optimizer = Literal["adamw", "adam", "sgd", "adamw8bit"]
 
 
-def _list_as_tuple(value: Any) -> Any:
-    """A YAML or JSON list of SKUs is kept as a tuple (the policy is frozen and hashable)."""
-    if isinstance(value, str):  # pydantic reports a ValueError, not a TypeError, as input
-        raise ValueError(f"'{clip(value)}' is one SKU, not a list. To fix: write a list, "  # noqa: TRY004
-                         f"e.g. [{clip(value)}]")
-    return tuple(value) if isinstance(value, list) else value
 
-
-SkuList = Annotated[tuple[Name, ...], BeforeValidator(_list_as_tuple)]
-"""SKUs written as a list (``[rtx-4090, ddr4-3200-32g]``), kept as a tuple."""
-
-class Workload(StrictModel):
+class Workload(MemoryModes):  # E1 memory-mode fields: modes.py
     """One job of the mix; ``replicas`` copies run at once."""
 
     name: WorkloadName
@@ -147,6 +137,12 @@ class Workload(StrictModel):
     efficiency: float | None = Field(default=None, gt=0, le=1)
     """Fraction of the GPU's datasheet rates this job's software stack reaches, in (0, 1]:
     replaces the MFU (training, prefill) and MBU (decode) defaults for this workload."""
+    # --- Serving framework (N4) ----------------------------------------------------------------
+    step_overhead_ms: float | None = Field(default=None, ge=0, le=1000)
+    """Inference: ms the serving framework adds to every step (decode step or prefill) beyond
+    its kernels, in [0, 1000]; default 0.5 (vLLM with multi-step scheduling)."""
+    measurements: Measurements | None = None
+    """E2: measured peak_gb / tokens_per_s per GPU SKU and degree; they replace the estimate."""
 
     @model_validator(mode="before")
     @classmethod
@@ -283,68 +279,6 @@ class Workload(StrictModel):
 
 MAX_OUTPUT_TOKENS_PER_S = 1e12
 """Largest serving target, tokens_per_s or requests_per_s x output_tokens."""
-
-
-def _power_of_two(name: str, value: int) -> int:
-    if value not in PARALLEL_DEGREES:
-        raise ValueError(
-            f"{name} must be a power of two, got {value}. "
-            f"To fix: use one of {', '.join(map(str, PARALLEL_DEGREES))}"
-        )
-    return value
-
-
-class Policy(StrictModel):
-    """How to plan: headroom, parallelism caps, growth, budget, RAM ratios."""
-
-    headroom: float = Field(default=0.20, ge=0.0, lt=1.0)
-    """Fraction of VRAM and RAM kept free, in [0, 1) (R15: 0.2)."""
-    max_parallel_degree: int = 8
-    """Most GPUs one replica may span, a power of two (R8)."""
-    max_pcie_parallel_degree: int = 2
-    """Most GPUs one replica may span outside an NVLink domain, a power of two (R10)."""
-    growth: float = Field(default=1.0, gt=0.0, le=100.0)
-    """Demand multiplier: replicas planned = ceil(replicas x growth) (R19)."""
-    budget: Money | None = None
-    """Optional spending cap in the catalog's currency: 1500000, or with a suffix 1.5M, 500k."""
-    ram_ratio_single_gpu_train: float = Field(default=1.5, ge=0, le=100)
-    """R12: host RAM = 1.5 x VRAM for single-GPU training."""
-    ram_ratio_multi_gpu_train: float = Field(default=0.8, ge=0, le=100)
-    """R12: host RAM = 0.8 x total VRAM for multi-GPU training."""
-    ram_ratio_inference: float = Field(default=0.5, ge=0, le=100)
-    """R12: host RAM = 0.5 x VRAM for inference serving."""
-    data_parallel_efficiency: float = Field(default=0.9, gt=0, le=1)
-    """T3: share of the summed replica throughput a data-parallel training run keeps
-    (gradient all-reduce, stragglers), in (0, 1]; training kinds with a target only."""
-    exclude: SkuList = Field(default=(), max_length=1000)
-    """SKUs of any kind (GPU, platform, DIMM, drive) the plan must not buy; each must be a
-    SKU of the catalog."""
-    tco: TcoPolicy | None = None
-    """P2: how to price energy, support and racks over a horizon; default none (options
-    then report capital cost and power only)."""
-    horizon: Horizon | None = None
-    """H1: the span hardware is bought for and finite runs are scheduled in; default none
-    (every workload runs all the time, as before)."""
-    rent: Literal["allowed", "never"] = "allowed"
-    """H5: whether runs may use rented GPUs where the catalog has cloud prices (with a
-    horizon only)."""
-    objective: Literal["capex", "tco"] = "capex"
-    """P2: what the program minimises: capital cost (default) or total cost of ownership
-    (needs ``tco``)."""
-
-    @model_validator(mode="after")
-    def _objective_needs_tco(self) -> Policy:
-        if self.objective == "tco" and self.tco is None:
-            raise ValueError(
-                "objective: tco needs policy.tco to price energy. To fix: add "
-                "policy.tco with at least kwh_price (e.g. tco: {kwh_price: 0.12}), or set "
-                "objective: capex")
-        return self
-
-    @field_validator("max_parallel_degree", "max_pcie_parallel_degree")
-    @classmethod
-    def _pow2(cls, v: int, info: ValidationInfo) -> int:
-        return _power_of_two(str(info.field_name), v)
 
 
 class WorkloadFile(StrictModel):

@@ -16,7 +16,8 @@ from dataclasses import dataclass
 
 from ..estimate.replica import estimate
 from ..inputs.catalog import Catalog
-from ..inputs.workload import PARALLEL_DEGREES, Policy, Workload, WorkloadFile
+from ..inputs.policy import PARALLEL_DEGREES, Policy
+from ..inputs.workload import Workload, WorkloadFile
 from .replicas import degrees_on, max_slots
 
 TRAINING = ("train", "lora", "qlora")

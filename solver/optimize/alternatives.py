@@ -31,7 +31,7 @@ from dataclasses import dataclass
 from typing import Any
 
 from ..inputs.catalog import Catalog
-from ..inputs.workload import Policy
+from ..inputs.policy import Policy
 from ..plan_types import DirectionFigure, PlanOption, amount_in
 from ..rules.power import server_power_w
 from .lp import pulp

@@ -23,7 +23,8 @@ from dataclasses import dataclass
 
 from ..estimate.replica import estimate
 from ..inputs.catalog import Catalog
-from ..inputs.workload import PARALLEL_DEGREES, Policy, WorkloadFile
+from ..inputs.policy import PARALLEL_DEGREES, Policy
+from ..inputs.workload import WorkloadFile
 from ..result import Baseline, SolveStatus
 from ..rules.storage import stored_tb
 from .budget import Budget

@@ -22,7 +22,8 @@ from ..estimate.memory import Estimate
 from ..estimate.throughput import delivered_fraction, planned_target
 from ..inputs.catalog import Catalog, GpuSku, Platform, StorageSku
 from ..inputs.ownership import Site
-from ..inputs.workload import Policy, WorkloadFile
+from ..inputs.policy import Policy
+from ..inputs.workload import WorkloadFile
 from ..rules import usable
 from ..rules.power import power_w, rack_gpus, rack_holds, rack_units
 from ..rules.storage import disk_holds

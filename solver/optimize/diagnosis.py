@@ -9,7 +9,8 @@ from dataclasses import replace
 
 from ..errors import SolverError
 from ..inputs.catalog import MAX_PRICE, Catalog
-from ..inputs.workload import Policy, WorkloadFile
+from ..inputs.policy import Policy
+from ..inputs.workload import WorkloadFile
 from ..result import Termination
 from ..rules import headroom_line, usable
 from ..rules.storage import stored_tb

@@ -22,7 +22,8 @@ from ..estimate.throughput import (
     target_tokens_per_s,
 )
 from ..inputs.catalog import Catalog, GpuSku
-from ..inputs.workload import MAX_PLANNED_REPLICAS, PARALLEL_DEGREES, Policy, Workload
+from ..inputs.policy import PARALLEL_DEGREES, Policy
+from ..inputs.workload import MAX_PLANNED_REPLICAS, Workload
 from ..rules.cores import replica_cores
 
 
@@ -183,12 +184,13 @@ def timed_reason(w: Workload, catalog: Catalog, policy: Policy,
     if w.max_tpot_ms is not None:
         r, e = min(rates, key=lambda re: re[0].tpot_ms or math.inf)
         parts.append(f"the shortest time per output token is {r.tpot_ms:.1f} ms (batch "
-                     f"{r.batch}) on {e.gpu} x{e.degree}, over max_tpot_ms {w.max_tpot_ms:g}")
+                     f"{r.batch}) on {e.gpu} x{e.degree}{_floor(r)}, over max_tpot_ms "
+                     f"{w.max_tpot_ms:g}")
     if w.max_ttft_ms is not None:
         r, e = min(rates, key=lambda re: re[0].ttft_ms or math.inf)
         if (r.ttft_ms or 0.0) > w.max_ttft_ms:
-            parts.append(f"the shortest time to first token is {r.ttft_ms:.0f} ms on "
-                         f"{e.gpu} x{e.degree}, over max_ttft_ms {w.max_ttft_ms:g}")
+            parts.append(f"the shortest time to first token is {r.ttft_ms:.1f} ms on "
+                         f"{e.gpu} x{e.degree}{_floor(r)}, over max_ttft_ms {w.max_ttft_ms:g}")
     ok = [(r, e) for r, e in rates if not latency_misses(w, r)]
     need = planned_target(w, policy)
     if ok and need is not None:
@@ -202,6 +204,14 @@ def timed_reason(w: Workload, catalog: Catalog, policy: Policy,
         return None
     return (f"{w.name}: no GPU option meets its targets: {'; '.join(parts)}. To fix: relax the "
             "limit or target, lower the batch, prompt or precision, or add a faster GPU")
+
+
+def _floor(r: Throughput) -> str:
+    """N4: the latency floor of a replica (all-reduce latency and framework step overhead)."""
+    if not r.floor_ms:
+        return ""
+    return (f" (its floor, all-reduce latency and the framework's step overhead, is "
+            f"{r.floor_ms:.2f} ms)")
 
 
 def _dominated(o: ReplicaOption, d: int, ram: float, cores: float, rate: float,

@@ -9,7 +9,8 @@ from __future__ import annotations
 
 import time
 
-from ..inputs.workload import Policy, WorkloadFile
+from ..inputs.policy import Policy
+from ..inputs.workload import WorkloadFile
 from ..rules import usable
 from . import tuning
 from .budget import Budget

@@ -20,12 +20,22 @@ from collections.abc import Sequence
 from dataclasses import dataclass, fields
 
 from ..errors import InputError
+from ..estimate.bands import GPUS_LABELS, bands_json, gpus_class, row_bands, short_text
 from ..estimate.gpu_hours import GpuHoursRow, gpu_hours_rows, is_finite
+from ..estimate.measured import (
+    MeasuredMemory,
+    measured_json,
+    memory_of,
+    speed_of,
+    with_measured_speed,
+)
 from ..estimate.memory import Estimate
 from ..estimate.replica import estimate, throughput
 from ..estimate.throughput import Throughput
 from ..inputs.catalog import Catalog, GpuSku
-from ..inputs.workload import Policy, Workload, WorkloadFile
+from ..inputs.measurements import measurement_problems
+from ..inputs.policy import Policy
+from ..inputs.workload import Workload, WorkloadFile
 from ..optimize.advice import checkpointing_gain, checkpointing_gains
 from ..optimize.replicas import policy_degrees
 from ..rules.cores import replica_cores
@@ -65,39 +75,51 @@ def _select_gpus(catalog: Catalog, gpu_skus: tuple[str, ...]) -> list[GpuSku]:
 
 @dataclass(frozen=True)
 class EstimateRow(Estimate):
-    """A memory estimate with the throughput of the same replica (None for preprocess) and
-    the CPU cores it needs (O3)."""
+    """A memory estimate with the throughput of the same replica (None for preprocess), the
+    CPU cores it needs (O3), the measurement behind its figures where the workload gives one
+    (E2) and the error band of its regime (E3)."""
 
     speed: Throughput | None = None
     cpu_cores: int = 0
     """CPU cores one replica needs on its server (``rules.cores.replica_cores``)."""
+    kind: str = ""
+    """The workload's kind (which quantities carry an error band)."""
+    measured: MeasuredMemory | None = None
+    """E2: the measured peak that replaced the estimate's need, with the estimate beside it."""
 
     def to_json(self) -> dict:
-        """The memory row, its CPU cores and the throughput keys (module docstring)."""
+        """The memory row, its CPU cores, the throughput keys (module docstring), then
+        ``measured`` (only where measured) and ``band``."""
         row = super().to_json()
         row["cpu_cores"] = self.cpu_cores
-        if self.speed is None:
-            return row
-        if self.fits:
-            row.update(self.speed.to_json())
-        else:
-            row.update({k: None for k in self.speed.to_json()})
+        if self.speed is not None:
+            if self.fits:
+                row.update(self.speed.to_json())
+            else:
+                row.update({k: None for k in self.speed.to_json()})
+        row.update(measured_json(self, self.speed))
+        row.update(bands_json(self.kind, self.degree))
         return row
 
 
 def estimate_row(w: Workload, gpu: GpuSku | None, degree: int, policy: Policy) -> EstimateRow:
-    """Memory estimate and throughput of one replica of ``w`` on ``degree`` GPUs of ``gpu``."""
+    """Memory estimate and throughput of one replica of ``w`` on ``degree`` GPUs of
+    ``gpu``, each the workload's measurement where it gives one for this cell (E2)."""
     e = estimate(w, gpu, degree, policy)
-    speed = None if gpu is None else throughput(w, gpu, degree, policy, e)
-    return EstimateRow(**{f.name: getattr(e, f.name) for f in fields(e)}, speed=speed,
-                       cpu_cores=replica_cores(w, degree))
+    speed = None if gpu is None else with_measured_speed(w, throughput(w, gpu, degree, policy, e))
+    return EstimateRow(**{f.name: getattr(e, f.name) for f in fields(Estimate)}, speed=speed,
+                       cpu_cores=replica_cores(w, degree), kind=w.kind, measured=memory_of(e))
 
 
 def estimate_rows(wf: WorkloadFile, catalog: Catalog, gpu_skus: tuple[str, ...] = ()
                   ) -> list[EstimateRow]:
     """Every workload x GPU (all, or ``gpu_skus``) x allowed degree; one degree-0 row for
-    each preprocess workload. Raises InputError for an unknown GPU SKU."""
+    each preprocess workload. Raises InputError for an unknown GPU SKU (``--gpu`` or a
+    measurement's)."""
     gpus = _select_gpus(catalog, tuple(gpu_skus))
+    problems = measurement_problems(wf.workloads, catalog)
+    if problems:
+        raise InputError("measurements name GPUs the catalog does not have", problems)
     rows: list[EstimateRow] = []
     for w in wf.workloads:
         if w.kind == "preprocess":
@@ -140,7 +162,7 @@ _COLUMNS = (
     (Column("GPUs per replica"), lambda e: str(e.degree)),
     (Column("fits"), lambda e: "yes" if e.fits else "NO"),
     (Column("allocated", keep=6), lambda e: f"{e.allocated_gb:.1f}"),
-    (Column("needed"), lambda e: f"{e.vram_gb_per_gpu:.1f}"),
+    (Column("needed"), lambda e: f"{e.vram_gb_per_gpu:.1f}" + _mark(memory_of(e))),
     (Column("usable"), lambda e: f"{e.usable_vram_gb:.1f}"),
     (Column("weights", keep=7), lambda e: f"{e.breakdown.weights_gb:.1f}"),
     (Column("grads + optimizer", keep=7), lambda e: f"{_grad_opt(e):.1f}"),
@@ -151,7 +173,8 @@ _COLUMNS = (
      else f"{e.micro_batch} x {e.grad_accum_steps}"),
     (Column("host RAM", keep=4), lambda e: f"{e.host_ram_gb:.1f}"),
     (Column("CPU cores", keep=4), lambda e: str(e.cpu_cores)),
-    (Column("tokens/s", keep=1), lambda e: _speed(e, lambda t: _tokens(t.tokens_per_s))),
+    (Column("tokens/s", keep=1), lambda e: _speed(
+        e, lambda t: _tokens(t.tokens_per_s) + _mark(speed_of(t)))),
     (Column("ms per output token", keep=1), lambda e: _speed(
         e, lambda t: "-" if t.tpot_ms is None else f"{t.tpot_ms:.1f}")),
     (Column("ms to first token", keep=1), lambda e: _speed(
@@ -178,6 +201,11 @@ def _speed(e, cell) -> str:
     """A throughput cell; '-' without a GPU or when the replica does not fit."""
     t = getattr(e, "speed", None)
     return cell(t) if t is not None and e.fits else "-"
+
+
+def _mark(measured: object) -> str:
+    """``*`` after a figure that is the workload's measurement (E2), else nothing."""
+    return "*" if measured is not None else ""
 
 
 def _flag(e: Estimate) -> str:
@@ -223,7 +251,12 @@ def render_estimate_table(wf: WorkloadFile, catalog: Catalog, rows: Sequence[Est
          "it takes (the share it uses)."),
         ("tokens/s: one replica (training tokens, or output tokens for inference); "
         "see docs/throughput-model.md."),
+        ("error band: how far the estimate of that kind of job fell from published "
+         "measurements (docs/memory-model.md, docs/throughput-model.md)."),
     ]
+    if any(memory_of(r) or speed_of(getattr(r, "speed", None)) for r in rows):
+        legend.append("*: the workload's own measurement (measurements:) in place of the "
+                      "estimate; the line under the table gives the estimate and its error.")
     parts = wrap(f"Memory estimate for {wf.name}, GB per GPU (GB = 10^9 bytes; see "
                  "docs/memory-model.md)", width)
     parts += bullets(legend, width, indent="")
@@ -241,6 +274,7 @@ def render_estimate_table(wf: WorkloadFile, catalog: Catalog, rows: Sequence[Est
                        width)
         if not any(e.fits for e in mine):
             parts.append("  -> fits no GPU and degree shown here")
+        parts += _measured_notes(mine, width) + _band_notes(w, mine, width)
         gain = checkpointing_gain(w, catalog, wf.policy)
         if gain is not None:
             parts += wrap(f"-> with activation_checkpointing: true a replica would fit "
@@ -249,6 +283,43 @@ def render_estimate_table(wf: WorkloadFile, catalog: Catalog, rows: Sequence[Est
     if hours is not None and any(is_finite(w) for w in wf.workloads):
         parts += ["", *_gpu_hours_section(wf, catalog, hours, width)]
     return "\n".join(parts)
+
+
+def _measured_notes(rows: Sequence[Estimate], width: int) -> list[str]:
+    """One line per row with a measured figure (``*``): the measurement, what it means for
+    the fit, and the estimate beside it with its error (E2)."""
+    out = []
+    for e in rows:
+        mem, speed = memory_of(e), speed_of(getattr(e, "speed", None))
+        said = []
+        if mem is not None:
+            extra = ("" if mem.meter == "nvidia_smi" else
+                     f" + {e.vram_gb_per_gpu - mem.peak_gb:.1f} GB it does not see")
+            said.append(f"peak {mem.peak_gb:.1f} GB by {mem.meter}{extra} = needed "
+                        f"{e.vram_gb_per_gpu:.1f} GB (the estimate: {mem.estimated_gb:.1f} GB, "
+                        f"{mem.error:+.0%})")
+        if speed is not None:
+            said.append(f"{_tokens(speed.tokens_per_s)} tokens/s (the estimate: "
+                        f"{_tokens(speed.estimated_tokens_per_s)}, {speed.error:+.0%})")
+        if said:
+            out += wrap(f"* measured on {e.gpu} x {e.degree}: {'; '.join(said)}", width,
+                        indent="  ", hang="    ")
+    return out
+
+
+def _band_notes(w: Workload, rows: Sequence[Estimate], width: int) -> list[str]:
+    """The error band of each quantity shown, one line per GPUs class the rows are in (E3)."""
+    lines: list[str] = []
+    for cls, degree in (("one", 1), ("several", 2)):
+        if not any(gpus_class(e.degree) == cls for e in rows if e.gpu is not None):
+            continue
+        said = [short_text(b, q) for q, b in row_bands(w.kind, degree).items()]
+        if said:
+            lines.append(f"{GPUS_LABELS[cls]}: {'; '.join(said)}")
+    if not lines:
+        return []
+    return [*wrap("error band of these estimates on published measurements:", width,
+                  indent="  "), *bullets(lines, width, indent="    ")]
 
 
 _HOURS_COLUMNS = (

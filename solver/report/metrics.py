@@ -26,7 +26,7 @@ from typing import Literal
 
 from .. import rules
 from ..inputs.catalog import Catalog
-from ..inputs.workload import Policy
+from ..inputs.policy import Policy
 from ..plan_types import PlanOption, Server
 
 USE_TARGET = 0.85

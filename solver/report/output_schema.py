@@ -66,7 +66,8 @@ _LINE = _obj({"sku": "text",
              description="One line of the bill of materials.")
 _PLACEMENT = _obj({
     "workload": "text", "replica": "int", "server": "text", "gpu": "text?", "gpus": "int",
-    "vram_gb_per_gpu": "number", "host_ram_gb": "number", "tokens_per_s": "number?"},
+    "vram_gb_per_gpu": "number", "host_ram_gb": "number", "tokens_per_s": "number?",
+    "measured": "text[]"}, optional=("measured",),
     description="Where one replica runs.")
 _THROUGHPUT = _obj({
     "workload": "text", "tokens_per_s": "number", "target_tokens_per_s": "number",
@@ -133,14 +134,26 @@ _NOTHING = _obj({
 _BREAKDOWN = _obj({f"{k}_gb": "number" for k in (
     "weights", "gradients", "optimizer", "master_weights", "activations", "kv_cache",
     "overhead")}, description="The parts of vram_gb_per_gpu, GB per GPU.")
+_BAND = _obj({"regime": "text", "cases": "int", "within_pct": "int", "median_pct": "number",
+              "low_pct": "number", "high_pct": "number", "text": "text"},
+             description="E3: the estimate's error on the published cases of its regime.")
+_MEASURED = _obj({"peak_gb": "number", "meter": "text", "estimated_peak_gb": "number",
+                  "peak_error": "number", "tokens_per_s": "number",
+                  "estimated_tokens_per_s": "number", "tokens_per_s_error": "number"},
+                 optional=("peak_gb", "meter", "estimated_peak_gb", "peak_error",
+                           "tokens_per_s", "estimated_tokens_per_s", "tokens_per_s_error"),
+                 description="E2: the workload's own measurement of this cell, the "
+                             "estimate of it and the estimate's error.")
 _ROW = _obj({
     "workload": "text", "gpu": "text?", "degree": "int", "fits": "bool",
     "vram_gb_per_gpu": "number", "allocated_gb": "number", "reserved_gb": "number",
     "comm_buffers_gb": "number", "host_ram_gb": "number", "micro_batch": "int?",
     "grad_accum_steps": "int?", "batch": "int?", "cpu_cores": "int",
     "breakdown": _BREAKDOWN, "tokens_per_s": "number?", "mfu": "number?", "mbu": "number?",
-    "tpot_ms": "number?", "ttft_ms": "number?"},
-    optional=("tokens_per_s", "mfu", "mbu", "tpot_ms", "ttft_ms"),
+    "tpot_ms": "number?", "ttft_ms": "number?",
+    "band": {"type": "object", "additionalProperties": _nullable(_BAND)},
+    "measured": _MEASURED},
+    optional=("tokens_per_s", "mfu", "mbu", "tpot_ms", "ttft_ms", "band", "measured"),
     description="One workload on one GPU at one parallel degree.")
 _FEWEST: dict[str, str | dict] = {"fewest_gpus": "int?", "gpus": "text[]"}
 _CHECKPOINTING = _obj({**_FEWEST, "workload": "text", "with_checkpointing": _obj(_FEWEST)},

@@ -16,6 +16,7 @@ from ..inputs.workload import WorkloadFile
 from ..result import PlanResult
 from ..rules.cores import replica_cores
 from .chargeback import team_of, workload_costs
+from .measured_cells import band_columns, measured_columns
 
 
 def placement_table(result: PlanResult, wf: WorkloadFile, catalog: Catalog) -> pd.DataFrame:
@@ -77,8 +78,11 @@ def _serving(w, p, catalog: Catalog, wf: WorkloadFile) -> dict[str, float | int 
 
 
 def memory_table(result: PlanResult, wf: WorkloadFile, catalog: Catalog) -> pd.DataFrame:
-    """The estimator's VRAM breakdown per workload for the GPU and degree it was placed on."""
+    """The estimator's VRAM breakdown per workload for the GPU and degree it was placed on;
+    the workload's measurements of that cell beside it where the file gives any (E2:
+    ``measured_columns``) and the error band of its regime (E3: ``band_columns``)."""
     by_name = {w.name: w for w in wf.workloads}
+    measured = any(w.measurements for w in wf.workloads)
     seen = set()
     rows = []
     for opt in result.options:
@@ -105,6 +109,8 @@ def memory_table(result: PlanResult, wf: WorkloadFile, catalog: Catalog) -> pd.D
                     "usable_vram_gb": est.usable_vram_gb,
                     "fits": "yes" if est.fits else "no",
                     "host_ram_gb": est.host_ram_gb,
+                    **(measured_columns(w, gpu, est, wf) if measured else {}),
+                    **band_columns(w.kind, est.degree),
                 }
             )
     return pd.DataFrame(rows)

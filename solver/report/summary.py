@@ -13,10 +13,12 @@ from collections.abc import Sequence
 from pathlib import Path
 
 from ..inputs.catalog import Catalog
-from ..inputs.workload import Policy, WorkloadFile
+from ..inputs.policy import Policy
+from ..inputs.workload import WorkloadFile
 from ..optimize.full import FullPlan
 from ..plan_types import PlanOption
 from ..result import PlanResult
+from .measured_cells import measured_lines
 from .metrics import USE_TARGET, option_metrics
 from .quote import quote_lines, quote_text
 from .running import own_cost_lines, serving_section, throughput_lines
@@ -76,6 +78,7 @@ def render_plan_summary(result: PlanResult, catalog: Catalog, name: str,
     if wf is not None:
         lines += _demand_lines(wf, width)
     lines += throughput_lines(result, width)
+    lines += measured_lines(result, width)  # E2
     if wf is not None and result.options:
         lines += serving_section(result.options[0], wf, catalog, width)
     lines += own_cost_lines(result, width)

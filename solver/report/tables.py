@@ -16,7 +16,7 @@ from collections.abc import Callable
 import pandas as pd
 
 from ..inputs.catalog import Catalog, GpuSku, MemorySku, Platform, StorageSku
-from ..inputs.workload import Policy
+from ..inputs.policy import Policy
 from ..plan_types import PlanOption
 from ..result import PlanResult
 from .metrics import option_metrics

@@ -4,7 +4,7 @@ name."""
 
 from __future__ import annotations
 
-from ..inputs.workload import Policy
+from ..inputs.policy import Policy
 from ..plan_types import DirectionFigure, PlanOption
 from ..result import Baseline, PlanResult
 from ..rules import headroom_line

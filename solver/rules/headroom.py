@@ -8,7 +8,7 @@ drift apart. (The parallel degrees live beside the input rule that validates the
 
 from __future__ import annotations
 
-from ..inputs.workload import Policy
+from ..inputs.policy import Policy
 
 
 def headroom_line(policy: Policy) -> float:

@@ -37,7 +37,8 @@ from __future__ import annotations
 from dataclasses import dataclass
 
 from ...inputs.catalog import Catalog
-from ...inputs.workload import Policy, WorkloadFile
+from ...inputs.policy import Policy
+from ...inputs.workload import WorkloadFile
 from ...plan_types import BomLine, Placement, Server
 from ..candidates import Candidates
 from ..outcome import Outcome

@@ -12,7 +12,7 @@ from dataclasses import dataclass, field
 from functools import cached_property
 
 from ...inputs.catalog import Catalog
-from ...inputs.workload import Policy
+from ...inputs.policy import Policy
 from ...rules.storage import local_datasets
 from ..candidates import ServerType, cores_of, fits_disk
 from ..replicas import ReplicaOption

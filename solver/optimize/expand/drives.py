@@ -11,7 +11,7 @@ from dataclasses import replace
 
 from ...inputs.catalog import Catalog, MemorySku, Platform, StorageSku
 from ...inputs.ownership import Site
-from ...inputs.workload import Policy
+from ...inputs.policy import Policy
 from ...plan_types import Server
 from ...rules import headroom_line
 from ..candidates import ServerType, allowed_drives, within_site

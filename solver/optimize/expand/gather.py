@@ -11,7 +11,7 @@ from collections.abc import Callable
 from typing import Any
 
 from ...inputs.catalog import Catalog
-from ...inputs.workload import Policy
+from ...inputs.policy import Policy
 from ...rules import headroom_line
 from ..candidates import allowed_drives
 from .box import Box, Item, family

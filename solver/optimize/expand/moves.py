@@ -4,7 +4,7 @@ and ``memory.shed`` (DIMMs), checked on both servers, then made.
 
 from __future__ import annotations
 
-from ...inputs.workload import Policy
+from ...inputs.policy import Policy
 from ...rules import usable
 from ..candidates import ServerType, cores_of
 from .box import Box, Item, fits

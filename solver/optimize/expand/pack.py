@@ -12,7 +12,7 @@ from collections.abc import Callable
 from dataclasses import dataclass
 from typing import Any
 
-from ...inputs.workload import Policy
+from ...inputs.policy import Policy
 from ...rules import usable
 from ...rules.storage import local_datasets
 from ..candidates import ServerType, cores_of, fits_disk

@@ -9,7 +9,7 @@ from __future__ import annotations
 from collections.abc import Callable
 
 from ...inputs.catalog import Catalog
-from ...inputs.workload import Policy
+from ...inputs.policy import Policy
 from ...rules import usable
 from ..candidates import Candidates, ServerType, type_accepts
 from ..outcome import Outcome

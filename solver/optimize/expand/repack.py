@@ -8,7 +8,7 @@ from __future__ import annotations
 from collections.abc import Callable
 
 from ...inputs.catalog import Catalog
-from ...inputs.workload import Policy
+from ...inputs.policy import Policy
 from ...rules import usable
 from ..candidates import Candidates, ServerType, cores_of
 from ..family_pack import Kind, ServerConfig, cheapest_cover

@@ -4,6 +4,7 @@ replica's GPU indices), the owned servers left idle (P4), and the bill of materi
 
 from __future__ import annotations
 
+from ...estimate.measured import measured_keys
 from ...inputs.catalog import Catalog
 from ...inputs.workload import WorkloadFile
 from ...plan_types import BomLine, Placement, Server
@@ -59,6 +60,7 @@ def _placement(o: ReplicaOption, replica: int, sid: str, indices: tuple[int, ...
         tokens_per_s=o.tokens_per_s,
         tpot_ms=o.rate.tpot_ms if o.rate is not None else None,
         ttft_ms=o.rate.ttft_ms if o.rate is not None else None,
+        measured=measured_keys(e, o.rate),
     )
 
 

@@ -3,7 +3,7 @@
 
 from __future__ import annotations
 
-from ...inputs.workload import Policy
+from ...inputs.policy import Policy
 from ...rules import usable
 from ..lp import pulp
 from ..outcome import Kind, kind_of

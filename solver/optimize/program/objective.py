@@ -5,7 +5,8 @@ from __future__ import annotations
 
 from ...inputs.catalog import Catalog
 from ...inputs.ownership import TcoPolicy
-from ...inputs.workload import Policy, WorkloadFile
+from ...inputs.policy import Policy
+from ...inputs.workload import WorkloadFile
 from ..candidates import Candidates
 from ..lp import pulp
 from .model import Model

@@ -6,7 +6,7 @@ from __future__ import annotations
 import math
 from collections.abc import Callable
 
-from ...inputs.workload import Policy
+from ...inputs.policy import Policy
 from ...rules import usable
 from ..candidates import Candidates, ServerType
 from ..replicas import ReplicaOption

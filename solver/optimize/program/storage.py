@@ -4,7 +4,8 @@ each local dataset and the disk rows under the headroom line (R15 on disks)."""
 from __future__ import annotations
 
 from ...inputs.catalog import Catalog, StorageSku
-from ...inputs.workload import Policy, Workload, WorkloadFile
+from ...inputs.policy import Policy
+from ...inputs.workload import Workload, WorkloadFile
 from ...rules import headroom_line
 from ..candidates import Candidates, allowed_drives
 from ..lp import pulp

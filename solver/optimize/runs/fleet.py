@@ -16,7 +16,8 @@ from collections.abc import Iterable
 from dataclasses import dataclass
 
 from ...inputs.catalog import Catalog, GpuSku, MemorySku, Platform, StorageSku
-from ...inputs.workload import Policy, Workload
+from ...inputs.policy import Policy
+from ...inputs.workload import Workload
 from ...rules.headroom import usable
 from ...rules.power import power_w, rack_units
 from ..replicas import ReplicaOption

@@ -43,9 +43,9 @@ def entries(chosen: list[PoolWay | RentWay], ids: dict[int, list[str]]) -> list[
     for w in sorted(chosen, key=lambda w: (w.begin_h, w.run.key)):
         r = w.run
         common = {"workload": r.workload, "run": r.run, "begin_h": w.begin_h, "end_h": w.end_h,
-                      "replicas": w.replicas, "gpu": w.option.gpu or "", "gpus": w.option.degree,
-                      "start_h": r.start_h, "deadline_h": r.deadline_h, "tokens": r.tokens,
-                      "tokens_per_s": w.option.tokens_per_s or 0.0}
+                  "replicas": w.replicas, "gpu": w.option.gpu or "", "gpus": w.option.degree,
+                  "start_h": r.start_h, "deadline_h": r.deadline_h, "tokens": r.tokens,
+                  "tokens_per_s": w.option.tokens_per_s or 0.0, "efficiency": w.efficiency}
         if isinstance(w, RentWay):
             gpus = w.replicas * w.option.degree
             out.append(RunEntry(**common, servers=None,  # type: ignore[arg-type]

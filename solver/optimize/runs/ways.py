@@ -6,14 +6,18 @@ from __future__ import annotations
 from dataclasses import dataclass
 
 from ...errors import InfeasibleError
-from ...estimate.throughput import delivered_fraction
+from ...estimate.data_parallel import dp_efficiency, network_gbps
+from ...estimate.throughput import delivered_fraction, latency_misses
 from ...horizon.runs import RunSet, RunSpec, period_cuts
 from ...inputs.catalog import Catalog
+from ...inputs.policy import Policy
 from ...inputs.workload import MAX_PLANNED_REPLICAS, Workload, WorkloadFile
+from ...rules.cores import replica_cores
 from ...rules.time import replicas_to_finish
-from ..replicas import ReplicaOption, replica_options
+from .. import replicas
+from ..replicas import ReplicaOption, degrees_on, replica_options
 from .fleet import RunServer, run_servers
-from .options import MAX_SERVERS_PER_RUN, PoolWay, RentWay, pool_ways, rent_ways
+from .options import MAX_SERVERS_PER_RUN, Efficiency, PoolWay, RentWay, pool_ways, rent_ways
 
 Way = PoolWay | RentWay
 
@@ -42,8 +46,7 @@ def run_inputs(wf: WorkloadFile, catalog: Catalog, runs: RunSet, *, rent: bool =
     by_name = {w.name: w for w in wf.workloads}
     options: dict[str, list[ReplicaOption]] = {}
     for name in sorted({r.workload for r in runs.runs}):
-        opts, _ = replica_options(by_name[name], catalog, wf.policy)
-        options[name] = [o for o in opts if o.gpu is not None and o.tokens_per_s]
+        options[name] = run_options(by_name[name], catalog, wf.policy)
     configs = run_servers(((by_name[n], o) for n, o in options.items()), catalog,
                           wf.policy) if buy else ()
     cuts = period_cuts(runs)
@@ -53,12 +56,13 @@ def run_inputs(wf: WorkloadFile, catalog: Catalog, runs: RunSet, *, rent: bool =
     for r in runs.runs:
         w = by_name[r.workload]
         eff = delivered_fraction(w, wf.policy)
-        pool = pool_ways(r, w, options[r.workload], configs, cuts, wf.policy, eff)
+        pool = pool_ways(r, w, options[r.workload], configs, cuts, wf.policy,
+                         _efficiency(w, catalog, wf.policy))
         rented = (rent_ways(r, options[r.workload], catalog, cuts, eff)
                   if rent and wf.policy.rent == "allowed" else [])
         if not pool and not rented:
             problems.append(_no_way(r, w, wf, catalog, rent))
-        ways[r.key] = [*pool, *rented]
+        ways[r.key] = [*undominated(pool, tco_energy=True), *rented]
         for p in pool:
             local[p.config] = max(local.get(p.config, 0.0), w.local_tb + w.pool_tb)
     if problems:
@@ -84,3 +88,70 @@ def _no_way(r: RunSpec, w: Workload, wf: WorkloadFile, catalog: Catalog, rent: b
             f"replicas of {best.gpu} x{best.degree} at once (the fastest per GPU), more than "
             f"plan-buy will {where} for one run (about {limit:,}). To fix: lengthen its "
             "window (deadline_days), or lower tokens")
+
+
+def undominated(pool: list[PoolWay], tco_energy: bool = True) -> list[PoolWay]:
+    """The pool ways of one run that no other of its ways dominates: a way is dropped when
+    another on the same configuration occupies a subset of its periods with at most its
+    servers and at most its server-hours (its energy under objective tco). Any plan using
+    the dropped way stays feasible, at no higher cost, with the other one instead: an
+    exact reduction of the program."""
+    by_config: dict[int, list[PoolWay]] = {}
+    for w in pool:
+        by_config.setdefault(w.config, []).append(w)
+    kept: list[PoolWay] = []
+    for group in by_config.values():
+        group.sort(key=lambda w: (w.servers, w.periods[1] - w.periods[0], _hours(w)))
+        mine: list[PoolWay] = []
+        for w in group:
+            if not any(_dominates(o, w, tco_energy) for o in mine):
+                mine.append(w)
+        kept += mine
+    return kept
+
+
+def _hours(w: PoolWay) -> float:
+    return w.servers * (w.end_h - w.begin_h)
+
+
+def _dominates(o: PoolWay, w: PoolWay, tco_energy: bool) -> bool:
+    return (o.servers <= w.servers and w.periods[0] <= o.periods[0]
+            and o.periods[1] <= w.periods[1]
+            and (not tco_energy or _hours(o) <= _hours(w) + 1e-9))
+
+
+def _efficiency(w: Workload, catalog: Catalog, policy: Policy) -> Efficiency:
+    """N2 for this run's ways: η of its replicas on a configuration's servers."""
+    gpus = {g.sku: g for g in catalog.gpus}
+    platforms = {p.sku: p for p in catalog.platforms}
+
+    def eff(o: ReplicaOption, cfg: RunServer, per_server: int, servers: int) -> float:
+        return dp_efficiency(w, gpus[cfg.gpu], o.degree, o.tokens_per_s or 0.0, per_server,
+                             servers, network_gbps(platforms[cfg.platform], catalog), policy)
+    return eff
+
+
+def run_options(w: Workload, catalog: Catalog, policy: Policy) -> list[ReplicaOption]:
+    """Every GPU and parallel degree a replica of a run fits on, with its throughput.
+
+    Unlike the purchase program's options, a larger degree is never dropped because k
+    replicas of a smaller one do as well in the same GPUs: those k replicas pay the
+    data-parallel loss (N2), the one replica does not."""
+    out = []
+    for g in catalog.gpus:
+        if g.sku in policy.exclude:
+            continue
+        for d in degrees_on(g, catalog, policy):
+            # Through the replicas module, whose estimator the tests may replace.
+            e = replicas.estimate(w, g, d, policy)
+            if not e.fits:
+                continue
+            try:
+                rate = replicas.replica_throughput(w, g, d, policy, e)
+            except ValueError:
+                continue
+            if rate.tokens_per_s > 0 and not latency_misses(w, rate):
+                out.append(ReplicaOption(w.name, g.sku, d, False, e.vram_gb_per_gpu,
+                                         e.host_ram_gb, e, replica_cores(w, d), rate,
+                                         w.local_tb))
+    return out

@@ -68,5 +68,12 @@ LABELS = {
     "gpu_share": "GPU share",
     "gpu_cost": "GPU cost",
     "host_bw_gbps_per_gpu": "Host bandwidth per GPU (GB/s)",
+    # E2/E3 (Memory sheet): a cell's measurements beside the estimate, and its error band
+    "peak_error_pct": "Estimate's error on the peak",
+    "measured_tokens_per_s": "Measured tokens/s",
+    "estimated_tokens_per_s": "Estimated tokens/s",
+    "tokens_per_s_error_pct": "Estimate's error on tokens/s",
+    "memory_band": "Memory error band (published cases)",
+    "throughput_band": "Tokens/s error band (published cases)",
 }
 

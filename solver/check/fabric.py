@@ -1,0 +1,73 @@
+"""The checker's own reading of N2: the data-parallel efficiency a scheduled run gets from
+where its replicas are (one server's GPU link, and the servers' network between them).
+
+Its own arithmetic on purpose (``estimate/data_parallel.py`` is what it checks): the ring
+all-reduce of the gradients, hierarchical over a server's GPUs then its NICs, a share hidden
+behind the backward pass, the rest added to the step's compute; at most the policy's cap,
+and 1 for a single replica. The estimator's constants (link rates, latencies) are inputs,
+like a GPU's datasheet."""
+
+from __future__ import annotations
+
+from collections import Counter
+
+from ..estimate.comms import (
+    NCCL_PROTOCOL_EFFICIENCY,
+    NVLINK_HOP_LATENCY_S,
+    PCIE_GBPS,
+    PCIE_HOP_LATENCY_S,
+)
+from ..estimate.data_parallel import DEFAULT_OVERLAP, NETWORK_HOP_LATENCY_S
+from ..estimate.weights import lora_params, lora_targets
+from ..inputs.catalog import GpuSku
+from ..inputs.policy import Policy
+from ..inputs.workload import Workload
+from ..plan_types import Server
+from ..run_types import RunEntry
+from .subject import Skus
+
+
+def _ring(k: int, nbytes: float, gb_per_s: float, hop_s: float) -> float:
+    if k <= 1:
+        return 0.0
+    return 2 * (k - 1) * hop_s + 2 * (k - 1) / k * nbytes / (gb_per_s * 1e9
+                                                           * NCCL_PROTOCOL_EFFICIENCY)
+
+
+def _nic_gbps(server: Server, skus: Skus) -> float:
+    platform = skus.platforms.get(server.platform)
+    total: dict[str, float] = {}
+    for inc in platform.included_nics if platform is not None else ():
+        nic = skus.nics.get(inc.nic)
+        if nic is not None:
+            total[nic.kind] = total.get(nic.kind, 0.0) + inc.count * nic.ports * nic.gbps
+    return max(total.values(), default=0.0)
+
+
+def expected_efficiency(r: RunEntry, w: Workload, g: GpuSku, servers: dict[str, Server],
+                        skus: Skus, policy: Policy) -> float:
+    """η the run's replicas get where the schedule puts them (module docstring)."""
+    if r.replicas <= 1:
+        return 1.0
+    cap = policy.data_parallel_efficiency
+    if r.servers is None:
+        return cap
+    per = 4.0 if w.precision == "fp32" else 2.0
+    params = (lora_params(w.arch, w.lora_rank or 0, lora_targets(w))
+              if w.kind in ("lora", "qlora") else w.arch.params_b * 1e9)
+    grad = params * per
+    held = Counter(r.servers)
+    m, s = max(held.values()), len(held)
+    comm = 0.0
+    if m > 1:
+        nvlink = g.nvlink_gbps > 0 and m * r.gpus <= g.nvlink_gpus
+        comm += _ring(m, grad, g.nvlink_gbps / 2 if nvlink else PCIE_GBPS,
+                      NVLINK_HOP_LATENCY_S if nvlink else PCIE_HOP_LATENCY_S)
+    if s > 1:
+        slowest = min(_nic_gbps(servers[sid], skus) for sid in held if sid in servers)
+        if slowest <= 0:
+            return 0.0
+        comm += _ring(s, grad, slowest / 8, NETWORK_HOP_LATENCY_S)
+    overlap = DEFAULT_OVERLAP if policy.comm_overlap is None else policy.comm_overlap
+    compute = (w.global_batch or 1) * (w.seq_len or 1) / (r.replicas * r.tokens_per_s)
+    return min(cap, compute / (compute + (1 - overlap) * comm))
