@@ -13,12 +13,15 @@ everything else. The stated model it enumerates:
   DIMMs and drives the catalog sells, or with ``full_servers`` only the run program's
   one full configuration per platform and GPU); n = s x m ≥ ⌈replicas x growth⌉;
 - it occupies a range [a..b] of whole consecutive grid periods inside its window, and its
-  tokens fit in it: D = tokens / (n x tokens/s x dp_eff x 3600) ≤ t_{b+1} - t_a;
+  tokens fit in it: D = tokens / (n x tokens/s x dp_eff x 3600) ≤ t_{b+1} - t_a, dp_eff
+  the data-parallel efficiency its links give (N2, ``bruteforce_servers.efficiency``: 1 for
+  one replica, a ring over the server's GPU link then its network, the policy's a cap);
 - at every period, the servers of S used by the runs occupying it ≤ N_S, the servers of S
   bought (a run server holds one run at a time, never an always-on replica);
-- or the run rents n = max(min replicas, ⌈tokens / (tokens/s x dp_eff x (deadline - t) x
-  3600)⌉) replicas of degree d on a cloud GPU from t, its start or any grid cut inside its
-  window, active over [t, t + D), billed max(D, min_hours) hours per GPU; with max_gpus,
+- or the run rents n replicas of degree d on a cloud GPU from t, its start or any grid cut
+  inside its window: one when one finishes by the deadline (dp_eff 1), else max(min
+  replicas, 2, ⌈tokens / (tokens/s x dp_eff x (deadline - t) x 3600)⌉) at the policy's
+  dp_eff; active over [t, t + D), billed max(D, min_hours) hours per GPU; with max_gpus,
   the rented GPUs of a SKU active at any instant ≤ max_gpus;
 - cost = capex_share x (capex of always-on + Σ_S N_S x price_S) + rent; under
   ``objective: tco``, capex_share x (TCO of always-on + (1 + support % x years) x Σ_S N_S x
@@ -34,7 +37,9 @@ servers over no more periods (under tco, no more energy); the cheapest rental of
 uncapped SKU (it meets no other); a capped rental of no higher cost and no more GPUs over
 a sub-interval.
 
-Scope (stated, not hidden): no site, inventory or budget. Renting ignores ``policy.exclude``
+Floats are compared as the program does: a run may end 1e-9 h past its range, or need up to
+1 + 1e-9 replicas' worth of a rental. Scope (stated, not hidden): no site, inventory or
+budget. Renting ignores ``policy.exclude``
 (it names what not to buy, as owned servers are exempt) unless ``rent_excluded`` is False,
 the run program's reading.
 """
@@ -93,7 +98,7 @@ def _fewest(run: RunSpec, way: Way, m: int, hours: float, least: int, net: float
     first = max(least, math.ceil(run.tokens / (m * way.rate * 3600 * hours) - 1e-9))
     for s in range(first, first + 65):
         eff = efficiency(way, m, s, net, policy)
-        if eff > 0 and s * m * way.rate * eff * 3600 * hours >= run.tokens * (1 - 1e-12):
+        if eff > 0 and run.tokens / (s * m * way.rate * eff * 3600) <= hours + 1e-9:
             return s, eff
     return None
 
@@ -152,7 +157,7 @@ def rent_choices(run: RunSpec, w: Workload, catalog: Catalog, policy,
         for way in run_ways(w, [g], policy):
             span = run.deadline_h - begin
             n, eff = 1, 1.0  # one replica alone has no data-parallel loss (N2)
-            if run.min_replicas > 1 or way.rate * 3600 * span < run.tokens * (1 - 1e-12):
+            if run.min_replicas > 1 or run.tokens / (way.rate * 3600 * span) - 1e-9 > 1:
                 eff = policy.data_parallel_efficiency
                 n = max(run.min_replicas, 2, math.ceil(
                     run.tokens / (way.rate * eff * span * 3600) - 1e-9))
