@@ -78,6 +78,7 @@ RULES: dict[str, tuple[Check, ...]] = {
     "P3": (check_p3,),
     "P4": (check_p4, check_bom, check_exclude),
     "H3": (check_h3,),
+    "N2": (check_h3,),
     "H4": (check_h4,),
     "H5": (check_h5,),
     "H6": (check_h6,),

@@ -87,7 +87,7 @@ _RUN = _obj({
     "workload": "text", "run": "int", "begin_h": "number", "end_h": "number",
     "replicas": "int", "gpu": "text", "gpus": "int", "servers": "text[]?",
     "rented": _nullable(_RENTED), "start_h": "number", "deadline_h": "number",
-    "tokens": "number", "tokens_per_s": "number"},
+    "tokens": "number", "tokens_per_s": "number", "dp_efficiency": "number"},
     description="One run of a finite workload in the schedule (H3).")
 _HORIZON_KEYS: dict[str, str | dict] = {
     "runs": {"type": "array", "items": _RUN}, "capex_charged": "number",

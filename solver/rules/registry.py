@@ -203,5 +203,15 @@ _H = [
          _r("define_objective"), "check_h6", "bruteforce_time.brute_force_time", TIME_DOC),
 ]
 
-RULES: dict[str, Rule] = {r.id: r for r in (*_R, *_O, *_T, *_P, *_H)}
+_N = [
+    Rule("N1", "The catalog's network: NICs, switches, link price; platforms' included NICs", "solver.estimate.data_parallel.network_gbps", None, None,
+         None, "docs/catalog.md#network"),
+    Rule("N2", "A run's data-parallel efficiency from its all-reduce over GPU link and network", "solver.estimate.data_parallel."
+         "dp_efficiency", None, "check_h3", "bruteforce_servers.efficiency", TIME_DOC),
+    Rule("N4", "Tensor-parallel all-reduces and step overhead add to step time, TPOT and TTFT",
+         "solver.estimate.comms.tp_seconds", None, None, None,
+         f"{THROUGHPUT_DOC}#5-parallel-degree-d"),
+]
+
+RULES: dict[str, Rule] = {r.id: r for r in (*_R, *_O, *_T, *_P, *_H, *_N)}
 """Every plan rule, by id."""
