@@ -13,12 +13,15 @@ everything else. The stated model it enumerates:
   DIMMs and drives the catalog sells, or with ``full_servers`` only the run program's
   one full configuration per platform and GPU); n = s x m ≥ ⌈replicas x growth⌉;
 - it occupies a range [a..b] of whole consecutive grid periods inside its window, and its
-  tokens fit in it: D = tokens / (n x tokens/s x dp_eff x 3600) ≤ t_{b+1} - t_a;
+  tokens fit in it: D = tokens / (n x tokens/s x dp_eff x 3600) ≤ t_{b+1} - t_a, dp_eff
+  the data-parallel efficiency its links give (N2, ``bruteforce_servers.efficiency``: 1 for
+  one replica, a ring over the server's GPU link then its network, the policy's a cap);
 - at every period, the servers of S used by the runs occupying it ≤ N_S, the servers of S
   bought (a run server holds one run at a time, never an always-on replica);
-- or the run rents n = max(min replicas, ⌈tokens / (tokens/s x dp_eff x (deadline - t) x
-  3600)⌉) replicas of degree d on a cloud GPU from t, its start or any grid cut inside its
-  window, active over [t, t + D), billed max(D, min_hours) hours per GPU; with max_gpus,
+- or the run rents n replicas of degree d on a cloud GPU from t, its start or any grid cut
+  inside its window: one when one finishes by the deadline (dp_eff 1), else max(min
+  replicas, 2, ⌈tokens / (tokens/s x dp_eff x (deadline - t) x 3600)⌉) at the policy's
+  dp_eff; active over [t, t + D), billed max(D, min_hours) hours per GPU; with max_gpus,
   the rented GPUs of a SKU active at any instant ≤ max_gpus;
 - cost = capex_share x (capex of always-on + Σ_S N_S x price_S) + rent; under
   ``objective: tco``, capex_share x (TCO of always-on + (1 + support % x years) x Σ_S N_S x
@@ -26,13 +29,17 @@ everything else. The stated model it enumerates:
 
 Every (configuration, degree, period range) is enumerated with the fewest servers that
 finish the run in that range (more servers over the same periods never cost less), every
-rented (GPU, degree), and every combination across runs (depth first, cut where the partial
-cost already reaches the best). Configurations and choices are pruned only where another is
-never worse: as many replicas per server or more at no higher price (under tco, no more watts
-per replica); same configuration with no
-more servers over no more periods (and, under tco, no more energy).
+rented (GPU, degree, begin), and every combination across runs (depth first, cut where the
+partial cost plus a lower bound of the rest reaches the best). Configurations and choices
+are pruned only where another is never worse: as many replicas per server or more at no
+higher price (under tco, no more watts per replica); the same configuration with no more
+servers over no more periods (under tco, no more energy); the cheapest rental of an
+uncapped SKU (it meets no other); a capped rental of no higher cost and no more GPUs over
+a sub-interval.
 
-Scope (stated, not hidden): no site, inventory or budget. Renting ignores ``policy.exclude``
+Floats are compared as the program does: a run may end 1e-9 h past its range, or need up to
+1 + 1e-9 replicas' worth of a rental. Scope (stated, not hidden): no site, inventory or
+budget. Renting ignores ``policy.exclude``
 (it names what not to buy, as owned servers are exempt) unless ``rent_excluded`` is False,
 the run program's reading.
 """
@@ -88,10 +95,10 @@ def _fewest(run: RunSpec, way: Way, m: int, hours: float, least: int, net: float
             policy) -> tuple[int, float] | None:
     """The fewest servers (m replicas each, at least ``least``) whose replicas, at the
     data-parallel efficiency their links give (N2), train the run's tokens in ``hours``."""
-    first = max(least, math.ceil(run.tokens / (m * way.rate * 3600 * hours) * (1 - 1e-12)))
+    first = max(least, math.ceil(run.tokens / (m * way.rate * 3600 * hours) - 1e-9))
     for s in range(first, first + 65):
         eff = efficiency(way, m, s, net, policy)
-        if eff > 0 and s * m * way.rate * eff * 3600 * hours >= run.tokens * (1 - 1e-12):
+        if eff > 0 and run.tokens / (s * m * way.rate * eff * 3600) <= hours + 1e-9:
             return s, eff
     return None
 
@@ -150,10 +157,10 @@ def rent_choices(run: RunSpec, w: Workload, catalog: Catalog, policy,
         for way in run_ways(w, [g], policy):
             span = run.deadline_h - begin
             n, eff = 1, 1.0  # one replica alone has no data-parallel loss (N2)
-            if run.min_replicas > 1 or way.rate * 3600 * span < run.tokens * (1 - 1e-12):
+            if run.min_replicas > 1 or run.tokens / (way.rate * 3600 * span) - 1e-9 > 1:
                 eff = policy.data_parallel_efficiency
                 n = max(run.min_replicas, 2, math.ceil(
-                    run.tokens / (way.rate * eff * span * 3600) * (1 - 1e-12)))
+                    run.tokens / (way.rate * eff * span * 3600) - 1e-9))
             hours = run.tokens / (n * way.rate * eff * 3600)
             gpus = n * way.degree
             if price.max_gpus is not None and gpus > price.max_gpus:
@@ -161,10 +168,24 @@ def rent_choices(run: RunSpec, w: Workload, catalog: Catalog, policy,
             billed = max(hours, price.min_hours or 0.0)
             out.append(Choice(None, gpu=g.sku, gpus=gpus, begin=begin, end=begin + hours,
                               rent=price.per_gpu_hour * gpus * billed))
-    return out
+    return _unbeaten_rentals(out, {c.gpu for c in catalog.cloud if c.max_gpus is None})
 
 
-def _rent_fits(rented: list[Choice], new: Choice, cap: int | None) -> bool:
+def _unbeaten_rentals(out: list[Choice], uncapped: set[str]) -> list[Choice]:
+    """The rentals no other beats: an uncapped rental meets no other, so only the cheapest
+    of them matters; a capped one is beaten by one of its SKU at no higher cost that holds
+    no more GPUs over a sub-interval (of two alike, the first is kept)."""
+    def beats(o: Choice, c: Choice) -> bool:
+        return (o.gpu == c.gpu and o.rent <= c.rent + 1e-9 and o.gpus <= c.gpus
+                and o.begin >= c.begin - EPS and o.end <= c.end + EPS)
+
+    capped = [c for c in out if c.gpu not in uncapped]
+    kept = [c for i, c in enumerate(capped) if not any(
+        beats(o, c) and (not beats(c, o) or j < i) for j, o in enumerate(capped) if j != i)]
+    return kept + sorted((c for c in out if c.gpu in uncapped), key=lambda c: c.rent)[:1]
+
+
+def within_rent_cap(rented: list[Choice], new: Choice, cap: int | None) -> bool:
     """H5: over [begin, end) of ``new``, the GPUs of its SKU rented at once ≤ cap (their
     sum only rises where a rental begins, so checking each begin inside is enough)."""
     if cap is None:
@@ -184,15 +205,32 @@ def search(choices: list[list[Choice]], prices: list[float], share: float,
     if any(not c for c in choices):
         return None
     order = sorted(range(len(choices)), key=lambda i: len(choices[i]))
+    # Cheapest alone first, so a good schedule is found early and cuts the rest.
+    choices = [sorted(cs, key=lambda c: c.rent + c.energy if c.config is None else
+                      c.energy + share * prices[c.config] * c.servers) for cs in choices]
     use = [[0] * periods for _ in prices]
     bought = [0] * len(prices)
     rented: list[Choice] = []
     picked: dict[int, Choice] = {}
     best: tuple[float, list[Choice]] = (math.inf, [])
 
+    def future(depth: int) -> float:
+        """A lower bound on what the runs not yet placed add: each pays at least its least
+        rent or energy, and the total capex grows at least as much as for any one of them
+        placed alone now (capex is a maximum over periods: it never falls as runs join)."""
+        least, most = 0.0, 0.0
+        for i in order[depth:]:
+            alone = [c.rent + c.energy for c in choices[i]]
+            grow = [a + (0.0 if c.config is None else share * prices[c.config] * max(
+                0, max(use[c.config][c.first:c.last + 1]) + c.servers - bought[c.config]))
+                for a, c in zip(alone, choices[i])]
+            least += min(alone)
+            most = max(most, min(grow) - min(alone))
+        return least + most
+
     def visit(depth: int, cost: float) -> None:
         nonlocal best
-        if cost >= best[0] - 1e-9:
+        if cost >= best[0] - 1e-9 or cost + future(depth) >= best[0] - 1e-9:
             return
         if depth == len(order):
             best = (cost, [picked[i] for i in range(len(choices))])
@@ -200,7 +238,7 @@ def search(choices: list[list[Choice]], prices: list[float], share: float,
         for c in choices[order[depth]]:
             picked[order[depth]] = c
             if c.config is None:
-                if _rent_fits(rented, c, caps.get(c.gpu)):
+                if within_rent_cap(rented, c, caps.get(c.gpu)):
                     rented.append(c)
                     visit(depth + 1, cost + c.rent)
                     rented.pop()

@@ -160,6 +160,23 @@ def test_a_capped_rental_may_begin_at_a_later_cut_to_take_turns():
     assert brute_force_time(wf, catalog(cloud)) == pytest.approx(960.0)
 
 
+@pytest.mark.parametrize(("a", "cap", "expected"), [
+    # a rents 2 GPUs over [0, 480) (2T in 20 days); b can take 1 GPU for 480 h or 2 GPUs
+    # for 240 h from 0 (480 each): with a cap of 3 only the 1-GPU rental fits beside a:
+    # 960 + 480 = 1,440.
+    ({"tokens": 2 * T, "deadline_days": 20}, 3, 1440.0),
+    # a rents 2 GPUs over [240, 480) (start on day 10); with a cap of 2 only b's 2-GPU
+    # rental over [0, 240) fits before it: 480 + 480 = 960.
+    ({"start": "2027-01-11"}, 2, 960.0),
+])
+def test_a_capped_rental_on_fewer_gpus_or_ending_sooner_is_kept(a, cap, expected):
+    """b: T in [0, 480] h, 1.0 per GPU-hour, 36 months. Each case needs the one rental of b
+    that the other does not beat; buying b instead would cost 3,200 more."""
+    cloud = {"per_gpu_hour": 1.0, "max_gpus": cap}
+    wf = wfile(run("a", **a), run("b", deadline_days=20), months=36)
+    assert brute_force_time(wf, catalog(cloud)) == pytest.approx(expected)
+
+
 @pytest.mark.parametrize(("full", "ram_gb", "expected"), [
     (False, 10, 3200.0),  # any server: box2 with 1 GPU and 2 DIMMs
     (True, 10, 4200.0),   # bought full: 2 GPUs (2 DIMMs hold 2 replicas already)
@@ -277,15 +294,16 @@ def _every_choice(run, ways, local_tb, configs, cuts, line, kwh=0.0, policy=None
 
 @pytest.mark.parametrize("seed", SEEDS)
 def test_pruning_loses_nothing(seed, monkeypatch, default_catalog):
-    """With every config that holds a replica (none dropped as beaten) and every choice of
-    1..6 servers over every range, the least cost is the same: what the search prunes is
-    never better than what it keeps."""
+    """With every config that holds a replica (none dropped as beaten), every choice of 1..6
+    servers over every range and every rental, the least cost is the same: what the search
+    prunes is never better than what it keeps."""
     monkeypatch.undo()
     wf, cat = tiny_horizon_instance(seed, default_catalog)
     fast = brute_force_time(wf, cat)
     monkeypatch.setattr(bruteforce_time, "useful_configs", lambda configs, fits, line, energy: [
         c for c in configs if any(bruteforce_servers.per_server(c, w, tb, line) for w, tb in fits)])
     monkeypatch.setattr(bruteforce_time, "pool_choices", _every_choice)
+    monkeypatch.setattr(bruteforce_time, "_unbeaten_rentals", lambda out, uncapped: out)
     assert brute_force_time(wf, cat) == pytest.approx(fast, abs=0.01)
 
 
