@@ -10,6 +10,7 @@ is reported as feasible, with that bound.
 
 from __future__ import annotations
 
+import time
 from dataclasses import replace
 from typing import Any
 
@@ -33,6 +34,32 @@ from .schedule import entries, run_servers
 from .solve import RunSolution, solve_runs
 from .ways import RunInputs, run_inputs
 
+RUNS_SHARE = 0.6
+"""Share of --time-limit the run program keeps (the always-on plan has the rest)."""
+MAIN_SHARE = 0.6
+"""Share of what is left for the runs that their cheapest plan may take (the rest goes to
+the rent-nothing and rent-everything alternatives)."""
+MIN_SOLVE_S = 1.0
+
+
+class _Clock:
+    """--time-limit over a plan over time, counted from the command line's start."""
+
+    def __init__(self, started: float | None, limit: float | None) -> None:
+        self.started = time.perf_counter() if started is None else started
+        self.limit = limit
+
+    def left(self) -> float | None:
+        if self.limit is None:
+            return None
+        return max(0.0, self.limit - (time.perf_counter() - self.started))
+
+    def share(self, part: float) -> float | None:
+        """``part`` of the seconds left (at least MIN_SOLVE_S); None without a limit."""
+        left = self.left()
+        return None if left is None else max(MIN_SOLVE_S, part * left)
+
+
 ALTERNATIVES = (("rent nothing", False, True), ("rent every run", True, False))
 """The A1 directions a plan over time adds: (label, rent allowed, buy allowed)."""
 
@@ -42,17 +69,26 @@ def plan_over_time(wf: WorkloadFile, catalog: Catalog, **kwargs: Any) -> PlanRes
     runs = runs_of(wf)
     assert runs is not None, "plan_over_time needs policy.horizon"
     always = [w for w in wf.workloads if not is_run(w, wf)]
+    clock = _Clock(kwargs.get("started"), kwargs.get("time_limit"))
+    tell = kwargs.get("progress") or (lambda stage, best: None)
     if always:
-        # The always-on part is planned (and checked) as a file without a horizon.
+        # The always-on part is planned (and checked) as a file without a horizon; it
+        # leaves the runs their share of --time-limit.
         policy = wf.policy.model_copy(update={"horizon": None})
         wf_a = wf.model_copy(update={"workloads": always, "policy": policy})
-        base = pipeline.plan(wf_a, catalog, **kwargs)
+        more = dict(kwargs)
+        if clock.limit is not None and runs.runs:
+            more["reserve_s"] = kwargs.get("reserve_s", 0.0) + RUNS_SHARE * clock.limit
+            more["started"] = clock.started
+        base = pipeline.plan(wf_a, catalog, **more)
     else:
         base = _nothing_always_on(catalog)
     if not runs.runs:
         return replace(base, horizon=_info(wf, runs))
     solver = base.solver or kwargs.get("solver") or "highs"
-    limit, gap = kwargs.get("time_limit"), kwargs.get("gap", 1e-4)
+    gap = kwargs.get("gap", 1e-4)
+    tell("the runs' schedule", None)
+    limit = clock.share(MAIN_SHARE)
     share = runs.frame.capex_share
     tco = wf.policy.tco if wf.policy.objective == "tco" else None
     inputs = run_inputs(wf, catalog, runs)
@@ -65,9 +101,17 @@ def plan_over_time(wf: WorkloadFile, catalog: Catalog, **kwargs: Any) -> PlanRes
                                  limit, gap, "")
         coupled |= not bound_ok
         options.append(joined)
-    options += _alternatives(wf, catalog, runs, base.options[0], share, tco, solver, limit,
-                             gap)
-    result = _ranked(wf, runs, base, options, alone, share, coupled)
+    notes: tuple[str, ...] = ()
+    if clock.left() is None or (clock.left() or 0.0) >= MIN_SOLVE_S:
+        tell("the rent-nothing and rent-everything plans", None)
+        options += _alternatives(wf, catalog, runs, base.options[0], share, tco, solver,
+                                 clock.share(0.5), gap)
+    else:
+        notes = (("the rent-nothing and rent-everything alternatives were not planned: the "
+                 "time limit ran out"),)
+    limited = clock.limit is not None and not alone.optimal
+    result = _ranked(wf, runs, base, options, alone, share, coupled, limited)
+    result = replace(result, notes=result.notes + notes)
     for opt in result.options:
         problems = check_plan(opt, wf, catalog)
         if problems:
@@ -190,8 +234,8 @@ def _alternatives(wf: WorkloadFile, catalog: Catalog, runs: RunSet, first: PlanO
     return out
 
 
-def _ranked(wf: WorkloadFile, runs: RunSet, base: PlanResult, options: list[PlanOption], alone: RunSolution,
-            share: float, coupled: bool) -> PlanResult:
+def _ranked(wf: WorkloadFile, runs: RunSet, base: PlanResult, options: list[PlanOption],
+            alone: RunSolution, share: float, coupled: bool, limited: bool) -> PlanResult:
     """Options by horizon cost, the same plan offered twice left out, the status proven
     only when both programs were and nothing coupled them."""
     seen, kept = set(), []
@@ -207,13 +251,21 @@ def _ranked(wf: WorkloadFile, runs: RunSet, base: PlanResult, options: list[Plan
                                                   if cheapest and o.time else 0.0))
             for i, o in enumerate(kept)]
     proven = base.status == SolveStatus.OPTIMAL and alone.optimal and not coupled
+    first = base.options[0]
+    always_bound = share * (first.lower_bound if first.lower_bound is not None
+                            else first.objective_value(wf.policy.objective))
+    value = kept[0].time.horizon_cost if kept[0].time else 0.0
+    bound = always_bound + alone.bound
+    gap = max(0.0, (value - bound) / value) if value else 0.0
+    kept[0] = replace(kept[0], lower_bound=round(min(bound, value), 2))
     notes = base.notes + _notes(runs, alone, coupled)
     # The rule-of-thumb reference prices the always-on workloads only: beside a plan that
     # also buys and rents for runs it would compare unlike things, so it is left out.
+    termination = base.termination
+    if not proven and base.status == SolveStatus.OPTIMAL:
+        termination = Termination.TIME_LIMIT_WITH_PLAN if limited else Termination.NOT_PROVEN
     return replace(base, status=SolveStatus.OPTIMAL if proven else SolveStatus.FEASIBLE,
-                   baseline=None,
-                   termination=base.termination if proven or base.status != "optimal"
-                   else Termination.NOT_PROVEN,
+                   baseline=None, termination=termination, gap=round(gap, 6),
                    options=tuple(kept), horizon=_info(wf, runs), notes=notes)
 
 
