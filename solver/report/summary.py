@@ -72,7 +72,8 @@ def render_plan_summary(result: PlanResult, catalog: Catalog, name: str,
                                 wf.policy if wf is not None else Policy()) + [""]
         lines += _direction_lines(result, width)
         lines += _quote_lines(result, catalog, width, quotes)
-    lines += schedule_lines(result, width)
+    lines += schedule_lines(result, width, catalog, (wf.policy if wf is not None else
+                                                     Policy()).data_parallel_efficiency)
     if budget is not None:
         lines += _budget_lines(result, wf, full, budget, cur, width)
     if wf is not None:

@@ -186,7 +186,33 @@ def use_line(option: PlanOption, info: HorizonInfo) -> str:
     return "GPUs in use, averaged over the horizon: " + "; ".join(parts) + "."
 
 
-def schedule_lines(result: PlanResult, width: int) -> list[str]:
+def network_lines(option: PlanOption, catalog: Catalog, cap: float,
+                  width: int) -> list[str]:
+    """N2 in words: per workload whose runs spread over several bought servers, over what
+    network and at what data-parallel efficiency its typical run trains."""
+    servers = {s.id: s for s in option.servers}
+    out = []
+    for name, runs in _runs_of(option).items():
+        spread = [r for r in runs if r.servers is not None and len(set(r.servers)) > 1]
+        if not spread:
+            continue
+        r = sorted(spread, key=lambda r: r.end_h - r.begin_h)[len(spread) // 2]
+        held = r.servers or ()
+        platform = catalog.platform(servers[held[0]].platform)
+        nics = [(catalog.network.nic(i.nic), i.count) for i in platform.included_nics]
+        words = " + ".join(f"{n} x {nic.name or nic.sku}" for nic, n in nics if nic) or "none"
+        why = ("the most the policy allows (data_parallel_efficiency): the network hides its "
+               "all-reduce" if r.efficiency >= cap - 1e-9 else
+               "each step's gradient all-reduce, the part not hidden behind the backward "
+               "pass (policy.comm_overlap), costs the rest")
+        out += wrap(f"{name}: {len(set(held))} servers of {platform.sku} train together over "
+                    f"their network ({words}), at {r.efficiency:.0%} data-parallel "
+                    f"efficiency: {why}.", width)
+    return out
+
+
+def schedule_lines(result: PlanResult, width: int, catalog: Catalog | None = None,
+                   cap: float = 0.9) -> list[str]:
     """Option 1's schedule, summarised per workload, and its GPU use over the horizon."""
     info = result.horizon
     if info is None or not result.options:
@@ -200,6 +226,8 @@ def schedule_lines(result: PlanResult, width: int) -> list[str]:
                Column("first begins", justify="left", keep=2)]
     out += table(columns, schedule_rows(best, info), width)
     out += wrap(use_line(best, info), width)
+    if catalog is not None:
+        out += network_lines(best, catalog, cap, width)
     for name, n in sorted(info.dropped.items()):
         out += wrap(f"{name}: {counted(n, 'repetition')} left out: "
                     f"{'it' if n == 1 else 'they'} would end after the horizon.", width)
