@@ -139,7 +139,7 @@ def _join(wf: WorkloadFile, catalog: Catalog, runs: RunSet, inputs: RunInputs,
     schedule = entries(list(sol.chosen), ids)
     all_servers = (*opt.servers, *servers)
     capex = opt.total_cost + sol.capex
-    own = own_cost(all_servers, capex, wf.policy.tco, wf.site, catalog) if opt.own else None
+    own = own_cost(all_servers, capex, wf.policy.tco, wf.site, catalog)
     support = wf.policy.tco.support_rate() if tco is not None and wf.policy.tco else 0.0
     running = 0.0
     if tco is not None:  # runs alone (no always-on option's own cost) still pay these
