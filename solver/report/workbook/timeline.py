@@ -33,9 +33,8 @@ class TimelineSheet(BookBase):
             "Timeline", "Timeline: GPUs in use over the horizon (option 1)",
             f"{info.months} months from {info.start.isoformat()}, one column per {per}"
             + (" (from the horizon's first day)" if per == "week" else "")
-            + ". Each cell: the average number of GPUs in use over its column (GPU-hours "
-            "busy ÷ the column's hours); rented GPUs count for the hours billed. Option 1 "
-            "only: each option's runs are on its sheet.")
+            + ": average GPUs in use (rented ones for the hours billed). Option 1; each "
+            "option's runs are on its sheet.")
 
     def _timeline(self, sh: Sheet) -> None:
         info = self.result.horizon
