@@ -221,3 +221,15 @@ def test_schema_and_docs_describe_the_key(files):
     documented = sections("json.md")
     assert "gpu_hours" in documented["The estimate document"]
     assert set(documented["`gpu_hours[]` (estimate)"]) == keys
+
+
+def test_with_a_horizon_each_finite_job_says_what_renting_all_its_runs_costs():
+    """startup.yaml: 156 weekly LoRA runs in 36 months, at the cheapest GPU's rent each."""
+    from click.testing import CliRunner
+
+    from cli import main
+    out = CliRunner().invoke(main, ["estimate", str(ROOT / "workloads" / "startup.yaml")])
+    assert out.exit_code == 0, out.output
+    text = " ".join(out.output.split())
+    assert "finetune-70b-lora: 156 runs in the horizon (36 months):" in text
+    assert "pretrain-7b: 1 run in the horizon (36 months):" in text

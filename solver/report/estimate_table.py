@@ -32,6 +32,7 @@ from ..estimate.measured import (
 from ..estimate.memory import Estimate
 from ..estimate.replica import estimate, throughput
 from ..estimate.throughput import Throughput
+from ..horizon.runs import runs_of
 from ..inputs.catalog import Catalog, GpuSku
 from ..inputs.measurements import measurement_problems
 from ..inputs.policy import Policy
@@ -355,6 +356,28 @@ def _gpu_hours_section(wf: WorkloadFile, catalog: Catalog, hours: Sequence[GpuHo
         if is_finite(w) and w.name not in listed:
             out += wrap(f"-> {w.name}: a replica fits on no GPU shown here and not in "
                         "policy.exclude, so it has no GPU-hours", width, indent="  ", hang="     ")
+    return out + _horizon_totals(wf, hours, width)
+
+
+def _horizon_totals(wf: WorkloadFile, hours: Sequence[GpuHoursRow], width: int) -> list[str]:
+    """With a horizon, each finite job's runs in it and what renting them all costs at its
+    cheapest GPU (what `plan` weighs against buying)."""
+    runs = runs_of(wf)
+    if runs is None:
+        return []
+    count: dict[str, int] = {}
+    for r in runs.runs:
+        count[r.workload] = count.get(r.workload, 0) + 1
+    out = []
+    for name, n in count.items():
+        priced = [h for h in hours if h.workload == name and h.rent_cost is not None]
+        if not priced:
+            continue
+        best = min(priced, key=lambda h: h.rent_cost or 0.0)
+        out += wrap(f"{name}: {n} run{'s' if n != 1 else ''} in the horizon "
+                    f"({runs.frame.months} months): {_hours(n * best.gpu_hours)} GPU-hours "
+                    f"on {best.gpu}, {_rent(n * (best.rent_cost or 0.0), best.currency)} to "
+                    "rent them all.", width)
     return out
 
 
