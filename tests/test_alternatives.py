@@ -397,6 +397,7 @@ def test_a_capped_fewest_servers_search_is_proven_in_its_direction(default_catal
     import math
 
     import pulp
+    from conftest import WORKLOADS
 
     from solver.inputs.loading import load_workloads
     from solver.optimize.alternatives import define_cost_slack
@@ -404,7 +405,6 @@ def test_a_capped_fewest_servers_search_is_proven_in_its_direction(default_catal
     from solver.optimize.program import assemble as building
     from solver.optimize.program import build
     from solver.optimize.solve import solve
-    from conftest import WORKLOADS
 
     wf = load_workloads(WORKLOADS / "deadlines.yaml")
     monkeypatch.setattr(building, "FULL_BOARD_MIN_ROWS", 0)  # as in the test above

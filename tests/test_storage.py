@@ -410,7 +410,6 @@ def test_the_bound_solves_plan_replaces_a_dearer_cheapest(monkeypatch):
     plan, expanded, costs that: it replaces the plan in hand, proven optimal. (539,520 and
     539,070 before issue 37's estimates.)"""
     from bench.generate import generate
-
     from solver.inputs.loading import DEFAULT_CATALOG, load_catalog
     from solver.optimize import pipeline
 
