@@ -34,11 +34,14 @@ def _plan(name: str, monkeypatch, spare: bool):
     return pipeline.plan(wf, load_catalog(CATALOG), top=3, with_baseline=False)
 
 
-@pytest.mark.parametrize("name", ["q3", "deadlines"])
-def test_the_same_options_with_or_without_a_spare_core(name, monkeypatch):
+# How many options each file gives at top 3: since issue 37's estimates q3's fewest-servers
+# search (9 servers) is beaten by its no-consumer-GPUs plan (8) and left out, so 2; every
+# direction is still tried, each begun ahead of its turn while two options are wanted.
+@pytest.mark.parametrize("name, options", [("q3", 2), ("deadlines", 3)])
+def test_the_same_options_with_or_without_a_spare_core(name, options, monkeypatch):
     one = _plan(name, monkeypatch, spare=False)
     two = _plan(name, monkeypatch, spare=True)
-    assert len(one.options) == 3
+    assert len(one.options) == options
     assert [(o.label, o.total_cost, server_key(o)) for o in one.options] == \
         [(o.label, o.total_cost, server_key(o)) for o in two.options]
     assert one.notes == two.notes
@@ -46,11 +49,14 @@ def test_the_same_options_with_or_without_a_spare_core(name, monkeypatch):
 
 def test_q3_second_option_has_no_consumer_gpus(monkeypatch):
     """The no-consumer direction, begun from the cheapest plan, still reaches zero consumer
-    GPUs (at half its work it stopped at 'fewest consumer GPUs', USD 582,830)."""
+    GPUs (at half its work it stopped at 'fewest consumer GPUs', USD 582,830). USD 563,940
+    since issue 37's estimates (568,690 before); fewest servers, beaten by this plan's 8
+    servers, is left out."""
     result = _plan("q3", monkeypatch, spare=True)
     labels = [o.label for o in result.options]
-    assert labels == ["cheapest", "no consumer GPUs", "fewest servers"]
-    assert result.options[1].total_cost == 568_690
+    assert labels == ["cheapest", "no consumer GPUs"]
+    assert result.options[1].total_cost == 563_940
+    assert result.options[1].to_json()["direction"]["value"] == 0
 
 
 def _small_program():
@@ -127,7 +133,9 @@ def test_repaired_free_compares_with_the_solves_own_objective():
 
 @pytest.mark.skipif("cbc" not in available_solvers(), reason="needs CBC")
 @pytest.mark.parametrize(("name", "labels"), [
-    ("medium", ["cheapest", "fewest servers", "fewest SKUs"]),
+    # medium since issue 37's estimates: fewest servers proven no better than the cheapest,
+    # fewest SKUs still aimed at twice (begun ahead of its turn, then at it)
+    ("medium", ["cheapest", "fewest SKUs", "lowest power"]),
     ("q3", ["cheapest", "no consumer GPUs", "fewest servers"]),
 ])
 def test_cbc_plans_three_options(name, labels):
@@ -208,17 +216,23 @@ def test_a_round_after_a_plan_that_could_be_shown_ends_with_the_options_work(sho
 
 
 @pytest.mark.skipif("highs" not in available_solvers(), reason="needs HiGHS")
-def test_a_direction_over_the_slack_once_packed_searches_again_below_it():
-    """Generated 10-workload mix, seed 8: the fewest-servers direction, pushed to the edge
-    of the 5% slack, found 7 servers' worth of plan that cost USD 804,680 once its drives
-    were whole on each server, 233 over the slack, and was left out. Searched again with
-    that room kept below the slack, it finds one of 803,380 within it."""
+def test_a_direction_over_the_slack_once_packed_searches_again_below_it(monkeypatch):
+    """Generated 10-workload mix, seed 9: the lowest-power direction, pushed to the edge of
+    the 5% slack, found 12 servers' worth of plan that cost USD 348 over the slack once
+    packed, and was left out. Searched again with that room kept below the slack, it finds
+    one of 558,510 within it. (Seed 8's fewest-servers direction showed this before issue
+    37's estimates moved its plans; it now stays within the slack at once.)"""
     from bench.generate import generate
 
-    wf = generate(10, 8)
+    over = []
+    real = near_optimal.Within.over
+    monkeypatch.setattr(near_optimal.Within, "over",
+                        lambda self, *args: over.append(real(self, *args)) or over[-1])
+    wf = generate(10, 9)
     result = pipeline.plan(wf, load_catalog(CATALOG), top=3, with_baseline=False)
     cheapest = result.options[0].total_cost
-    fewest = [o for o in result.options if o.label == "fewest servers"]
-    assert cheapest == 766_140
-    assert len(fewest) == 1 and fewest[0].total_cost <= 1.05 * cheapest
-    assert len(fewest[0].servers) < len(result.options[0].servers)
+    power = [o for o in result.options if o.label == "lowest power"]
+    assert cheapest == 536_240
+    assert [round(x) for x in over if x > 0] == [348]  # the first search; the second is within
+    assert len(power) == 1 and power[0].total_cost == 558_510 <= 1.05 * cheapest
+    assert len(power[0].servers) < len(result.options[0].servers)

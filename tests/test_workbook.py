@@ -381,14 +381,15 @@ def test_end_to_end_plan_workbook_recalculates_to_the_solver_total(tmp_path):
     memory = pd.read_excel(out, sheet_name="Memory", header=3)
     assert set(memory["Fits"]) == {"yes"}  # every placement fits its GPU
     summary = pd.read_excel(out, sheet_name="Summary", header=3, index_col=0)
-    # q3's fewest servers: 5, proven the fewest within 5% (test_alternatives.py)
+    # q3's fewest servers since issue 37's estimates: its capped search ends on 9, its bound
+    # proves at least 4 (5 servers, proven, before)
     assert summary.loc["  In that direction", "Option 2"] == (
-        "5 servers against 10 servers for option 1 (the best possible)")
-    # 61 characters in a column of 26: the row is sized for them (no application grows a
-    # row for wrapped text in a written file)
+        "9 servers against 10 servers for option 1 (best possible: at least 4 servers)")
+    # 77 characters in a column of 26, four lines: the row is sized for them (no
+    # application grows a row for wrapped text in a written file; 61, three lines, 45)
     ws = openpyxl.load_workbook(out)["Summary"]
     row = next(c.row for c in ws["A"] if c.value == "  In that direction")
-    assert ws.row_dimensions[row].height == 45
+    assert ws.row_dimensions[row].height == 60
     assert pd.isna(summary.loc["  In that direction", "Option 1"])  # the cheapest: none
 
 
