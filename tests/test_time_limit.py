@@ -202,11 +202,14 @@ def test_a_run_ended_before_the_whole_programs_search_reports_the_lps_bound(monk
     assert result.termination == Termination.TIME_LIMIT_WITH_PLAN
     clock = next(n for n in result.notes if "wall clock" in n)
     assert "skipped" in clock and "ended 0" not in clock  # what did not happen goes unsaid
-    # The bound is the LP's, below the optimum: no plan of an unlimited run is cheaper.
+    # The bound is the LP's, below the optimum: no plan a longer search finds is cheaper.
+    # (Proving this mix's optimum took 4 minutes after issue 37's estimates: a minute's
+    # search gives a plan, at least the optimum, that the bound must not exceed.)
     bound = result.options[0].capex * (1 - result.gap)
-    full = pipeline.plan(wf, default_catalog, top=1, solver="highs", with_baseline=False)
-    assert bound <= full.options[0].capex * (1 + 1e-6)  # the gap is rounded to 6 places
-    assert full.termination != Termination.TIME_LIMIT_WITH_PLAN  # it had no time limit
+    monkeypatch.undo()
+    longer = pipeline.plan(wf, default_catalog, top=1, solver="highs", time_limit=60,
+                           with_baseline=False)
+    assert bound <= longer.options[0].capex * (1 + 1e-6)  # the gap is rounded to 6 places
 
 
 def test_root_rounds_fit_a_fifth_of_the_work_budget():
