@@ -66,6 +66,10 @@ class RentWay:
     (a cloud cluster is rented with its fabric)."""
 
 
+Way = PoolWay | RentWay
+"""One way a run can be done: on bought run servers or on rented GPUs."""
+
+
 def covering(cuts: tuple[float, ...], begin: float, end: float) -> tuple[int, int]:
     """The first and last periods of the grid that [begin, end) meets."""
     a = bisect.bisect_right(cuts, begin + 1e-9) - 1

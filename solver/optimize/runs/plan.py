@@ -131,7 +131,7 @@ def _join(wf: WorkloadFile, catalog: Catalog, runs: RunSet, inputs: RunInputs,
         again = solve_runs(inputs, catalog, share, tco, room, solver, limit, gap)
         if again is None:
             raise InfeasibleError("no plan exists for the runs within the budget and site",
-                                  [(f"the runs need {_money(sol.capex)} of servers; the "
+                                  [(f"the runs need {catalog.currency} {sol.capex:,.0f} of servers; the "
                                    "budget or site leaves too little. To fix: raise the "
                                    "budget, allow renting, or add racks")])
         sol = again
@@ -202,10 +202,9 @@ def _room_left(wf: WorkloadFile, catalog: Catalog, opt: PlanOption) -> Room:
     site = wf.site
     if site is None:
         return Room(capex=capex)
-    running = [s for s in opt.servers]
-    units = site.racks * site.rack_units - sum(server_units(s, catalog) for s in running)
+    units = site.racks * site.rack_units - sum(server_units(s, catalog) for s in opt.servers)
     watts = site.racks * site.rack_kw * 1000 - sum(server_power_w(s, catalog)
-                                                   for s in running)
+                                                   for s in opt.servers)
     return Room(capex=capex, units=max(0, units), watts=max(0.0, watts))
 
 
@@ -291,9 +290,5 @@ def _nothing_always_on(catalog: Catalog) -> PlanResult:
                        label="cheapest")
     return PlanResult(status=SolveStatus.OPTIMAL, currency=catalog.currency, options=(empty,),
                       termination=Termination.OPTIMAL)
-
-
-def _money(x: float) -> str:
-    return f"{x:,.0f}"
 
 

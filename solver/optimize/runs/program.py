@@ -24,9 +24,8 @@ from ...inputs.catalog import Catalog
 from ...inputs.ownership import TcoPolicy
 from ..lp import pulp
 from .fleet import RunServer
-from .options import PoolWay, RentWay
+from .options import PoolWay, RentWay, Way
 
-Way = PoolWay | RentWay
 SERVER_EPSILON = 1e-3
 
 

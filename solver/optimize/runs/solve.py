@@ -11,8 +11,8 @@ from ...inputs.catalog import Catalog
 from ...inputs.ownership import TcoPolicy
 from ..engines import make_engine, quiet_stdout
 from ..lp import pulp
-from .options import PoolWay, RentWay
-from .program import SERVER_EPSILON, Room, RunModel, Way, build, way_cost
+from .options import PoolWay, RentWay, Way
+from .program import SERVER_EPSILON, Room, RunModel, build, way_cost
 from .ways import RunInputs
 
 

@@ -17,9 +17,7 @@ from ...rules.time import replicas_to_finish
 from .. import replicas
 from ..replicas import ReplicaOption, degrees_on, replica_options
 from .fleet import RunServer, run_servers
-from .options import MAX_SERVERS_PER_RUN, Efficiency, PoolWay, RentWay, pool_ways, rent_ways
-
-Way = PoolWay | RentWay
+from .options import MAX_SERVERS_PER_RUN, Efficiency, PoolWay, Way, pool_ways, rent_ways
 
 
 @dataclass(frozen=True)
@@ -31,8 +29,6 @@ class RunInputs:
     configs: tuple[RunServer, ...]
     ways: dict[str, list[Way]]
     """Per run key, its ways (pool ways first)."""
-    local_tb: dict[int, float]
-    """Per configuration, the most TB a run stores on one of its servers (O4)."""
 
 
 def run_inputs(wf: WorkloadFile, catalog: Catalog, runs: RunSet, *, rent: bool = True,
@@ -51,7 +47,6 @@ def run_inputs(wf: WorkloadFile, catalog: Catalog, runs: RunSet, *, rent: bool =
                           wf.policy) if buy else ()
     cuts = period_cuts(runs)
     ways: dict[str, list[Way]] = {}
-    local: dict[int, float] = {}
     problems = []
     for r in runs.runs:
         w = by_name[r.workload]
@@ -62,12 +57,10 @@ def run_inputs(wf: WorkloadFile, catalog: Catalog, runs: RunSet, *, rent: bool =
                   if rent and wf.policy.rent == "allowed" else [])
         if not pool and not rented:
             problems.append(_no_way(r, w, wf, catalog, rent))
-        ways[r.key] = [*undominated(pool, tco_energy=True), *rented]
-        for p in pool:
-            local[p.config] = max(local.get(p.config, 0.0), w.local_tb + w.pool_tb)
+        ways[r.key] = [*undominated(pool), *rented]
     if problems:
         raise InfeasibleError("no plan exists: some runs cannot be done", problems)
-    return RunInputs(runs, cuts, configs, ways, local)
+    return RunInputs(runs, cuts, configs, ways)
 
 
 def _no_way(r: RunSpec, w: Workload, wf: WorkloadFile, catalog: Catalog, rent: bool) -> str:
@@ -90,7 +83,7 @@ def _no_way(r: RunSpec, w: Workload, wf: WorkloadFile, catalog: Catalog, rent: b
             "window (deadline_days), or lower tokens")
 
 
-def undominated(pool: list[PoolWay], tco_energy: bool = True) -> list[PoolWay]:
+def undominated(pool: list[PoolWay]) -> list[PoolWay]:
     """The pool ways of one run that no other of its ways dominates: a way is dropped when
     another on the same configuration occupies a subset of its periods with at most its
     servers and at most its server-hours (its energy under objective tco). Any plan using
@@ -104,7 +97,7 @@ def undominated(pool: list[PoolWay], tco_energy: bool = True) -> list[PoolWay]:
         group.sort(key=lambda w: (w.servers, w.periods[1] - w.periods[0], _hours(w)))
         mine: list[PoolWay] = []
         for w in group:
-            if not any(_dominates(o, w, tco_energy) for o in mine):
+            if not any(_dominates(o, w) for o in mine):
                 mine.append(w)
         kept += mine
     return kept
@@ -114,10 +107,10 @@ def _hours(w: PoolWay) -> float:
     return w.servers * (w.end_h - w.begin_h)
 
 
-def _dominates(o: PoolWay, w: PoolWay, tco_energy: bool) -> bool:
+def _dominates(o: PoolWay, w: PoolWay) -> bool:
     return (o.servers <= w.servers and w.periods[0] <= o.periods[0]
             and o.periods[1] <= w.periods[1]
-            and (not tco_energy or _hours(o) <= _hours(w) + 1e-9))
+            and _hours(o) <= _hours(w) + 1e-9)
 
 
 def _efficiency(w: Workload, catalog: Catalog, policy: Policy) -> Efficiency:
