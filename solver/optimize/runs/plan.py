@@ -22,7 +22,8 @@ from ...inputs.ownership import TcoPolicy
 from ...inputs.workload import WorkloadFile
 from ...plan_types import DirectionFigure, PlanOption
 from ...result import PlanResult, SolveStatus, Termination
-from ...rules.power import server_power_w, server_units
+from ...rules.fabric import fabric_of
+from ...rules.power import plan_power_w, plan_units
 from ...run_types import HorizonInfo, TimeCost
 from .. import pipeline
 from ..alternatives import TCO, directions
@@ -148,6 +149,7 @@ def _join(wf: WorkloadFile, catalog: Catalog, runs: RunSet, inputs: RunInputs,
     time_cost = TimeCost(share * capex, sol.rent, running, tuple(s.id for s in servers))
     joined = replace(opt, total_cost=round(capex, 2), servers=all_servers,
                      lines=bom_lines(all_servers, catalog), own=own, runs=tuple(schedule),
+                     fabric=fabric_of(all_servers, catalog),
                      time=time_cost, label=label or opt.label)
     return replace(joined, direction=_direction_with_runs(opt, joined, catalog)), fits
 
@@ -202,9 +204,8 @@ def _room_left(wf: WorkloadFile, catalog: Catalog, opt: PlanOption) -> Room:
     site = wf.site
     if site is None:
         return Room(capex=capex)
-    units = site.racks * site.rack_units - sum(server_units(s, catalog) for s in opt.servers)
-    watts = site.racks * site.rack_kw * 1000 - sum(server_power_w(s, catalog)
-                                                   for s in opt.servers)
+    units = site.racks * site.rack_units - plan_units(opt.servers, catalog)
+    watts = site.racks * site.rack_kw * 1000 - plan_power_w(opt.servers, catalog)
     return Room(capex=capex, units=max(0, units), watts=max(0.0, watts))
 
 
