@@ -183,16 +183,16 @@ def _fits(inputs: RunInputs, sol: RunSolution, room: Room) -> bool:
     if room.capex is not None and sol.capex > room.capex + 1e-6:
         return False
     if room.units is not None:
-        units = sum(c.units * n for c, n in zip(inputs.configs, sol.counts))
+        units = sum(c.units * n for c, n in zip(inputs.configs, sol.counts)) + sol.switch_units
         if units > room.units:
             return False
     if room.watts is not None:
-        peak: dict[int, float] = {}
+        peak: dict[int, float] = {-1: 0.0}
         for w in sol.chosen:
             if isinstance(w, PoolWay):
                 for p in range(w.periods[0], w.periods[1] + 1):
                     peak[p] = peak.get(p, 0.0) + w.servers * inputs.configs[w.config].power_w
-        if max(peak.values(), default=0.0) > room.watts + 1e-6:
+        if max(peak.values()) + sol.switch_w > room.watts + 1e-6:
             return False
     return True
 
