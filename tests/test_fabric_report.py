@@ -19,6 +19,7 @@ import pytest
 from recalc import recalculate, soffice, stored_vs_recalculated
 from test_report import CATALOG, WORKLOADS, sample_plan
 
+from solver.errors import InputError
 from solver.inputs.fabric import LINK_SKU
 from solver.optimize.expand.servers import bom_lines
 from solver.plan_types import PlanOption
@@ -29,6 +30,7 @@ from solver.report.plan_files import write_plan_files
 from solver.report.quote import fabric_quote_lines, quote_frame, quote_lines
 from solver.report.summary import render_plan_summary
 from solver.rules.fabric import fabric_of
+from solver.sweep.axes import parse_prices, priced_catalog
 
 SOURCES = {"workloads": WORKLOADS, "catalog": CATALOG}
 
@@ -218,3 +220,17 @@ def test_workbook_shows_the_network_with_live_formulas(plan, tmp_path):
     start = next(i for i, r in enumerate(checks) if r[col] == "Adds up")
     adds_up = [r[col] for r in checks[start + 1:] if str(r[0]).startswith("Option ")]
     assert adds_up == [True, True]
+
+
+def test_price_axes_scale_the_network(plan):
+    _, _, catalog = plan
+    axes = parse_prices(["network=2", f"{LINK_SKU}=0.5", "sw-eth-25g-48p=0.5"], catalog)
+    assert [t for t, _ in axes] == ["network", LINK_SKU, "sw-eth-25g-48p"]
+    dear = priced_catalog(catalog, tuple((t, v[0]) for t, v in axes))
+    net, base = dear.network, catalog.network
+    assert [n.price for n in net.nics] == [2 * n.price for n in base.nics]
+    assert dear.price_of("sw-eth-25g-48p") == catalog.price_of("sw-eth-25g-48p")  # 2 x 0.5
+    assert dear.price_of("sw-ib-400g-64p") == 2 * catalog.price_of("sw-ib-400g-64p")
+    assert net.link_price == base.link_price and dear.gpus == catalog.gpus
+    with pytest.raises(InputError, match="network"):
+        parse_prices(["netwrk=2"], catalog)
