@@ -69,11 +69,9 @@ def team_costs(opt: PlanOption, wf: WorkloadFile, catalog: Catalog) -> pd.DataFr
     on them is shown apart (``owned_gpu_equivalents``, ``owned_host_ram_gb``), so a team
     running only on owned servers is charged nothing. Per bought server, GPU and platform
     cost follow GPU-equivalents used (CPU-only platforms follow host RAM), DIMM cost follows
-    host RAM; the network (N3) is charged like platforms: each bought server carries the
-    NICs the plan adds to it and, of every fabric it is cabled to, the share its ports take
-    of the fabric's switches and cables (``network.network_by_server``), and that is split
-    as its platform is; a server nobody's job uses charges its share, like its platform,
-    to the idle row (no fair share). The drives bought follow the dataset + checkpoints TB of the workloads with a
+    host RAM; the network (N3) like platforms: a server's NICs added and its ports' share
+    of its fabrics (``network.network_by_server``) split as its platform is, so a server
+    nobody uses charges it to the idle row (no fair share). The drives bought follow the dataset + checkpoints TB of the workloads with a
     replica (or, over a horizon, a run) on a bought server. A server bought for runs follows
     the GPU-hours each team's runs take on it. Idle capacity on a server is shared pro rata
     by the teams on it, so the team costs add up to the option's purchase (its bill of

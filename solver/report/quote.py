@@ -32,7 +32,8 @@ class QuoteLine:
     qty: int
     platform: str
     parts: tuple[tuple[str, int], ...]
-    """(SKU, quantity) in one server: platform, GPUs, DIMMs, drives (``Server.parts``)."""
+    """(SKU, quantity) in one server: platform, GPUs, DIMMs, drives, NICs added
+    (``Server.parts``)."""
     description: str
     """"srv-8gpu-ddr5 with 8 x h100-pcie, 16 x 64 GB DDR5-4800, 2 x 3.84 TB NVMe U.2"."""
     unit_price: float

@@ -184,8 +184,8 @@ class OptionSheets(OptionTimeSections):
     def _includes(self, sh: Sheet, opt: PlanOption, row: int) -> int:
         """What each platform's price covers, so finance sees why a server has no data drive.
         Returns the first row free after it (a blank row between)."""
-        sh.section(row - 1, "What each platform's price includes (GPUs, DIMMs, data drives are "
-                            "the lines above)")
+        sh.section(row - 1, "What each platform's price includes (GPUs, DIMMs, data drives, NICs "
+                            "added are the lines above)")
         # Two text columns: numbers under the BOM's Kind/Quantity columns would read as lines.
         sh.header(row, ["Platform", "Includes"])
         for r, ln in enumerate(report.includes_table(opt, self.catalog).itertuples(index=False),
