@@ -88,8 +88,9 @@ class OptionSheets(OptionTimeSections):
             r = row + len(opt.servers) + 2
             sh.put(r, 0, "Not served:", f.bold)
             sh.put(r, 1, ", ".join(opt.unserved))
-        row = self._network(sh, opt, row + len(opt.servers) + (5 if opt.unserved else 3))
-        row = self._quote(sh, opt, row)
+        row = self._quote(sh, opt, row + len(opt.servers) + (5 if opt.unserved else 3))
+        # The fabric's layout after the quote, on its page: what its switch lines are for.
+        row = self._network(sh, opt, row)
         self._runs_table(sh, opt, self._includes(sh, opt, row))
         sh.widths[1] = min(max(sh.widths.get(1, 30), 30), 80)
         sh.finish()
