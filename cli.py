@@ -380,7 +380,7 @@ def plan(workloads: Path, catalog: Path, top: int, budget: float | None, out_dir
               help="policy.headroom values in [0, 1) (share of VRAM and host RAM kept free), "
                    "e.g. 0.1,0.2,0.3.")
 @click.option("--price", "prices", multiple=True, metavar="SKU_OR_KIND=MULT[,MULT...]",
-              help="Scale unit prices of a SKU or a kind (gpu, platform, memory, storage); "
+              help="Scale unit prices of a SKU or a kind (gpu, platform, memory, storage, network); "
                    "repeatable; each is one axis.")
 @click.option("--kwh-price", default=None, metavar="VALUES",
               help="policy.tco.kwh_price values (per kWh), e.g. 0.08,0.15,0.30.")
