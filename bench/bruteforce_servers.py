@@ -134,11 +134,13 @@ def nic_ports(p: Platform, catalog: Catalog,
     return tuple((k, g, n) for (k, g), n in sorted(ports.items()))
 
 
-def with_nics(configs: list[Config], catalog: Catalog, excluded: set[str] = frozenset()
-              ) -> list[Config]:
+def with_nics(configs: list[Config], catalog: Catalog, excluded: set[str] = frozenset(),
+              full: bool = False) -> list[Config]:
     """N3: every config with its included NICs, and with 1 up to its free slots (nic_slots
     minus the included cards) of one catalog NIC added where that makes its network faster
-    (a card that does not only adds price and ports: never better)."""
+    (a card that does not only adds price and ports: never better). ``full``: the run
+    program's restriction, per kind only its fastest card (most Gb/s over its ports, of
+    equal the cheaper) filling every free slot."""
     platforms = {p.sku: p for p in catalog.platforms}
     out = []
     for c in configs:
@@ -147,9 +149,9 @@ def with_nics(configs: list[Config], catalog: Catalog, excluded: set[str] = froz
         out.append(base)
         free = (p.nic_slots or 0) - sum(i.count for i in p.included_nics)
         for nic in catalog.network.nics:
-            if nic.sku in excluded:
+            if nic.sku in excluded or (full and not _fastest_of_kind(nic, catalog, excluded)):
                 continue
-            for k in range(1, free + 1):
+            for k in (range(free, free + 1) if full else range(1, free + 1)):
                 added = ((nic.sku, k),)
                 net = net_gbps(p, catalog, added)
                 if net > base.net_gbps + 1e-9:
@@ -257,6 +259,13 @@ def _least_drives(p: Platform, catalog: Catalog, need_tb: float,
                  if line * q * s.size_tb + 1e-9 >= need_tb), default=None, key=lambda x: x[1])
             for s in catalog.storage]
     return min((f for f in fits if f is not None), default=None, key=lambda x: x[1])
+
+
+def _fastest_of_kind(nic, catalog: Catalog, excluded: set[str]) -> bool:
+    """The NIC is its kind's first card of most Gb/s over its ports, of equal the cheaper."""
+    same = [n for n in catalog.network.nics if n.kind == nic.kind and n.sku not in excluded]
+    top = max(same, key=lambda n: (n.gbps * n.ports, -n.price, -same.index(n)))
+    return top.sku == nic.sku
 
 
 def run_fabric_cost(configs: list[Config] | tuple[Config, ...], bought: list[int],

@@ -341,7 +341,7 @@ def brute_force_schedule(wf: WorkloadFile, catalog: Catalog, *, full_servers: bo
     if full_servers:
         once = {r.workload: ws for r, ws in zip(runs.runs, ways)}
         configs = with_nics(full_configs(bought, [(w, disk[n]) for n, ws in once.items()
-                                                  for w in ws], line), bought)
+                                                  for w in ws], line), bought, full=True)
     else:
         configs = useful_configs(with_nics(server_configs(bought), bought), fits, line,
                                  energy=tco is not None)

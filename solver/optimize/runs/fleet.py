@@ -16,6 +16,7 @@ from collections.abc import Iterable
 from dataclasses import dataclass, replace
 
 from ...inputs.catalog import Catalog, GpuSku, MemorySku, Platform, StorageSku
+from ...inputs.fabric import NicSku
 from ...inputs.policy import Policy
 from ...inputs.workload import Workload
 from ...rules.fabric import network_gbps, platform_ports
@@ -102,20 +103,34 @@ def run_servers(runs: Iterable[tuple[Workload, list[ReplicaOption]]], catalog: C
 
 def nic_variants(s: RunServer, p: Platform, catalog: Catalog,
                  policy: Policy) -> list[RunServer]:
-    """N3: the configuration with its included NICs, and with 1 up to its free NIC slots
-    (``nic_slots`` − the included cards) of one catalog NIC added, where that makes its
-    network faster (N2); a card that does not is never worth its price and ports."""
+    """N3: the configuration with its included NICs, and, per NIC kind, with its free NIC
+    slots (``nic_slots`` − the included cards) filled with the catalog's fastest card of
+    that kind (most Gb/s over its ports; of equal, the cheaper), where that makes its network
+    faster (N2). A restriction of the time model (docs/solver.md): a run server's network is
+    its own, or the fastest Ethernet or InfiniBand its slots take."""
     base = _with_nics(s, p, (), catalog)
     out = [base]
     free = (p.nic_slots or 0) - sum(i.count for i in p.included_nics)
-    for nic in catalog.network.nics:
-        if nic.sku in policy.exclude:
-            continue
-        for count in range(1, free + 1):
-            v = _with_nics(s, p, ((nic.sku, count),), catalog)
-            if v.net_gbps > base.net_gbps + 1e-9:
-                out.append(v)
+    if free < 1:
+        return out
+    for nic in fastest_nics(catalog, policy.exclude):
+        v = _with_nics(s, p, ((nic.sku, free),), catalog)
+        if v.net_gbps > base.net_gbps + 1e-9:
+            out.append(v)
     return out
+
+
+def fastest_nics(catalog: Catalog, exclude: Iterable[str] = ()) -> list[NicSku]:
+    """Per NIC kind, the card of most Gb/s over its ports (of equal, the cheaper; then the
+    first listed), not excluded."""
+    best: dict[str, NicSku] = {}
+    for nic in catalog.network.nics:
+        if nic.sku in set(exclude):
+            continue
+        old = best.get(nic.kind)
+        if old is None or (nic.gbps * nic.ports, -nic.price) > (old.gbps * old.ports, -old.price):
+            best[nic.kind] = nic
+    return [best[k] for k in sorted(best)]
 
 
 def _with_nics(s: RunServer, p: Platform, nics: tuple[tuple[str, int], ...],
