@@ -135,7 +135,7 @@ def _entry(f: FabricPod, on: list[str], by_speed: dict[float, int], skus: Skus) 
         errs.append(f"{where}: says {f.ports} ports, its servers have {ports} (N3)")
     leaf, n_leaves = skus.switches.get(f.leaves[0]), f.leaves[1]
     if leaf is None or leaf.kind != f.kind:
-        errs.append(f"{where}: leaf {f.leaves[0]} is not a {f.kind} switch of the catalog (N3)")
+        errs.append(f"{where}: leaf {f.leaves[0]} is not an {f.kind} switch of the catalog (N3)")
         return errs
     if leaf.gbps + TOL < fastest:
         errs.append(f"{where}: leaf {leaf.sku} at {leaf.gbps:g} Gb/s is slower than its "
@@ -166,7 +166,7 @@ def _spines(where: str, f: FabricPod, leaf: SwitchSku, ports: int, uplinks: int,
                     f"server ports (half of {leaf.ports} each), fewer than {ports} (N3)")
     spine, n_spines = skus.switches.get(f.spines[0]), f.spines[1]
     if spine is None or spine.kind != f.kind:
-        errs.append(f"{where}: spine {f.spines[0]} is not a {f.kind} switch of the catalog "
+        errs.append(f"{where}: spine {f.spines[0]} is not an {f.kind} switch of the catalog "
                     "(N3)")
         return errs
     if spine.gbps + TOL < leaf.gbps:
