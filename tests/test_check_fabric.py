@@ -213,3 +213,56 @@ def test_a_shipped_plan_passes(cat, default_catalog):
     assert o.fabric and check_plan(o, wf, default_catalog) == []
     broken = replace(o, fabric=(replace(o.fabric[0], cables=o.fabric[0].cables + 1),))
     assert any("cables" in e for e in check_rule("N3", broken, wf, default_catalog))
+
+
+# -- The brute force's own fabric (bench/bruteforce_fabric.py) ------------------------------
+
+
+def test_brute_force_fabric_by_hand(default_catalog):
+    """100 ports at 25 GbE: 48-port leaves give 24 each, ⌈100 ÷ 24⌉ = 5 leaves with 120
+    uplinks on ⌈120 ÷ 48⌉ = 3 spines of the same switch: 8 x 9,000 + 220 cables x 300."""
+    from bench.bruteforce_fabric import KINDS, cheapest_fabric
+
+    state = tuple((2, 100, 25.0) if k == "ethernet" else (0, 0, 0.0) for k in KINDS)
+    got = cheapest_fabric(state, default_catalog)
+    assert got is not None and got.price == 8 * 9000 + 220 * 300 and got.units == 8
+
+
+@pytest.mark.parametrize("kind", ["ethernet", "infiniband"])
+def test_brute_force_fabric_agrees_with_the_rule(default_catalog, kind):
+    """The two readings of N3 (the rule's ``cheapest_layout`` and the brute force's own
+    enumeration) price every port count alike."""
+    from bench.bruteforce_fabric import KINDS, cheapest_fabric
+    from solver.rules.fabric import cheapest_layout
+
+    for fastest in (10.0, 25.0, 100.0, 200.0, 400.0):
+        for ports in (2, 3, 17, 32, 33, 40, 41, 48, 49, 64, 65, 150, 700):
+            state = tuple((2, ports, fastest) if k == kind else (0, 0, 0.0) for k in KINDS)
+            mine = cheapest_fabric(state, default_catalog)
+            rule = cheapest_layout(kind, {fastest: ports}, default_catalog)
+            assert (mine is None) == (rule is None), (kind, fastest, ports)
+            assert mine is None or rule is None or mine.price == pytest.approx(rule.cost)
+
+
+def test_brute_force_pays_for_the_pool_fabric(default_catalog):
+    """Three 7B replicas on 2-GPU workstations (2 x 10 GbE each) take two of them: the
+    exhaustive optimum is the servers' cost + one 48-port leaf + 4 cables."""
+    from bench.bruteforce import optimum
+    from solver.inputs.workload import WorkloadFile
+
+    data = default_catalog.model_dump(mode="json")
+    data.update(
+        gpus=[g for g in data["gpus"] if g["sku"] == "l40s"],
+        platforms=[p for p in data["platforms"] if p["sku"] == "ws-2gpu-ddr4"],
+        memory=[m for m in data["memory"] if m["sku"] == "ddr4-3200-32g"],
+        storage=[s for s in data["storage"] if s["sku"] == "nvme-m2-2t"],
+        cloud=[c for c in data["cloud"] if c["gpu"] == "l40s"],
+    )
+    cat = Catalog.model_validate(data)
+    bare = cat.model_copy(update={"network": cat.network.model_copy(update={"switches": []})})
+    wf = WorkloadFile.model_validate({"name": "three", "workloads": [
+        {"name": "chat", "kind": "inference", "model": "llama-2-7b", "precision": "fp16",
+         "context": 2048, "batch": 1, "replicas": 3}]})
+    servers_only = optimum(wf, bare)
+    assert servers_only is not None
+    assert optimum(wf, cat) == pytest.approx(servers_only + 9000 + 4 * 300)
