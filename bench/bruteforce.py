@@ -456,8 +456,28 @@ TINY_MODELS = {
 }
 
 
+TINY_SWITCH = {"sku": "sw-eth-100g-4p", "name": "4 x 100 GbE (MikroTik CRS504-4XQ class)",
+               "ports": 4, "gbps": 100, "kind": "ethernet", "price": 800, "power_w": 25,
+               "rack_units": 1}
+"""A small switch of tiny catalogs (illustrative price): two servers' four ports on one,
+three servers' six on three leaves and two spines of it (N3 with a spine layer)."""
+
+
+def tiny_network(base: Catalog, platforms: list) -> dict:
+    """N3: the NICs the platforms include, the base catalog's switches of their kinds and,
+    with Ethernet, ``TINY_SWITCH``."""
+    used = {i.nic for p in platforms for i in p.included_nics}
+    nics = [n for n in base.network.nics if n.sku in used]
+    kinds = {n.kind for n in nics}
+    switches = [w.model_dump(mode="json") for w in base.network.switches if w.kind in kinds]
+    return {"link_price": base.network.link_price,
+            "nics": [n.model_dump(mode="json") for n in nics],
+            "switches": switches + ([TINY_SWITCH] if "ethernet" in kinds else [])}
+
+
 def tiny_catalog(rng: random.Random, base: Catalog) -> Catalog:
-    """1-2 platforms, 2 GPU SKUs they take, 1-2 DIMM SKUs (every platform usable), 1 drive."""
+    """1-2 platforms, 2 GPU SKUs they take, 1-2 DIMM SKUs (every platform usable), 1 drive,
+    the network of the platforms' NICs (``tiny_network``)."""
     gpu_platforms = [p for p in base.platforms if p.gpu_slots > 0]
     while True:
         plats = rng.sample(gpu_platforms, 1)
@@ -479,6 +499,7 @@ def tiny_catalog(rng: random.Random, base: Catalog) -> Catalog:
         platforms=[p.model_dump(mode="json") for p in plats],
         memory=[m.model_dump(mode="json") for m in mems],
         storage=[rng.choice(base.storage).model_dump(mode="json")],
+        network=tiny_network(base, plats),
     )
     return Catalog.model_validate(data)
 
