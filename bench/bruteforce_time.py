@@ -23,16 +23,21 @@ everything else. The stated model it enumerates:
   replicas, 2, ⌈tokens / (tokens/s x dp_eff x (deadline - t) x 3600)⌉) at the policy's
   dp_eff; active over [t, t + D), billed max(D, min_hours) hours per GPU; with max_gpus,
   the rented GPUs of a SKU active at any instant ≤ max_gpus;
-- cost = capex_share x (capex of always-on + Σ_S N_S x price_S) + rent; under
-  ``objective: tco``, capex_share x (TCO of always-on + (1 + support % x years) x Σ_S N_S x
-  price_S) + rent + Σ pool runs s x kW_S x D x utilisation x PUE x kWh price.
+- N3: the servers bought for runs are one pod, apart from the always-on pool: its fabric is
+  the cheapest for the NIC ports of its N_S servers of each S (``bench/bruteforce_fabric.py``;
+  included NICs only), priced as capex (under tco with support; its switches' energy left
+  out);
+- cost = capex_share x (capex of always-on + Σ_S N_S x price_S + the runs' fabric) + rent;
+  under ``objective: tco``, capex_share x (TCO of always-on + (1 + support % x years) x
+  (Σ_S N_S x price_S + the runs' fabric)) + rent + Σ pool runs s x kW_S x D x utilisation x
+  PUE x kWh price.
 
 Every (configuration, degree, period range) is enumerated with the fewest servers that
 finish the run in that range (more servers over the same periods never cost less), every
 rented (GPU, degree, begin), and every combination across runs (depth first, cut where the
 partial cost plus a lower bound of the rest reaches the best). Configurations and choices
 are pruned only where another is never worse: as many replicas per server or more at no
-higher price (under tco, no more watts per replica); the same configuration with no more
+higher price (under tco, no more watts per replica), no more NIC ports and a network as fast; the same configuration with no more
 servers over no more periods (under tco, no more energy); the cheapest rental of an
 uncapped SKU (it meets no other); a capped rental of no higher cost and no more GPUs over
 a sub-interval.
@@ -56,6 +61,7 @@ if __name__ == "__main__":  # run as a script: the repository root holds the ben
     sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
 from bench.bruteforce import _without, optimum
+from bench.bruteforce_fabric import NO_PORTS, cheapest_fabric, join_ports
 from bench.bruteforce_servers import (
     Config,
     Way,
@@ -198,10 +204,12 @@ def within_rent_cap(rented: list[Choice], new: Choice, cap: int | None) -> bool:
 
 
 def search(choices: list[list[Choice]], prices: list[float], share: float,
-           caps: dict[str, int | None], periods: int) -> tuple[float, list[Choice]] | None:
-    """The least Σ_S share x N_S x price_S + rent (+ energy) over one choice per run, and
-    those choices in run order (None: a run has no choice). Depth first; a partial cost
-    never falls, so it cuts at the best so far."""
+           caps: dict[str, int | None], periods: int,
+           fabric=None) -> tuple[float, list[Choice]] | None:
+    """The least Σ_S share x N_S x price_S + rent (+ energy) + ``fabric(N)`` (N3: the runs'
+    pod's switches and cables for N_S servers of each S) over one choice per run, and those
+    choices in run order (None: a run has no choice). Depth first; a partial cost never
+    falls and the fabric only adds, so it cuts at the best so far."""
     if any(not c for c in choices):
         return None
     order = sorted(range(len(choices)), key=lambda i: len(choices[i]))
@@ -233,7 +241,9 @@ def search(choices: list[list[Choice]], prices: list[float], share: float,
         if cost >= best[0] - 1e-9 or cost + future(depth) >= best[0] - 1e-9:
             return
         if depth == len(order):
-            best = (cost, [picked[i] for i in range(len(choices))])
+            total = cost + (fabric(bought) if fabric is not None else 0.0)
+            if total < best[0] - 1e-9:
+                best = (total, [picked[i] for i in range(len(choices))])
             return
         for c in choices[order[depth]]:
             picked[order[depth]] = c
@@ -264,6 +274,20 @@ def _scope(wf: WorkloadFile) -> None:
         raise ValueError("brute_force_time needs policy.horizon (use bench.bruteforce)")
     if wf.site is not None or wf.inventory or policy.budget:
         raise ValueError("brute_force_time: a file without site, inventory or budget only")
+
+
+def runs_fabric(configs: list[Config], catalog: Catalog, share: float):
+    """N3: what the runs' pod's fabric adds for N_S servers of each configuration S: the
+    cheapest switches and cables for their ports (``bench/bruteforce_fabric.py``) x
+    ``share`` (capex_share, with support under tco; the switches' energy is left out)."""
+    def cost(bought: list[int]) -> float:
+        state = NO_PORTS
+        for cfg, n in zip(configs, bought):
+            for _ in range(n):
+                state = join_ports(state, cfg.ports)
+        got = cheapest_fabric(state, catalog)
+        return math.inf if got is None else share * got.price
+    return cost
 
 
 def always_on_cost(wf: WorkloadFile, catalog: Catalog) -> float | None:
@@ -340,7 +364,7 @@ def brute_force_schedule(wf: WorkloadFile, catalog: Catalog, *, full_servers: bo
     caps = {c.gpu: c.max_gpus for c in catalog.cloud}
     share = runs.frame.capex_share
     found = search(choices, [c.price for c in configs], share * (1 + support), caps,
-                   len(cuts) - 1)
+                   len(cuts) - 1, runs_fabric(configs, catalog, share * (1 + support)))
     if found is None:
         return None
     return Best(share * on + found[0], on, runs.runs, tuple(found[1]), tuple(configs), cuts)

@@ -266,3 +266,42 @@ def test_brute_force_pays_for_the_pool_fabric(default_catalog):
     servers_only = optimum(wf, bare)
     assert servers_only is not None
     assert optimum(wf, cat) == pytest.approx(servers_only + 9000 + 4 * 300)
+
+
+def test_time_brute_force_pays_for_the_runs_pod(monkeypatch):
+    """A run of 4 GPUs x 100 tokens/s x 200 h in a 10-day window, on box2 (2 slots, one
+    included 2 x 25 GbE card, USD 4,200 with 2 GPUs and 2 DIMMs): one box takes 400 h, so two
+    are bought (N2 over 50 Gb/s: 99% efficient, 202 h). Their 4 ports go on one 4-port switch
+    (800) with 4 cables (300 each), not on a 48-port one (9,000): 12 months of a 36-month
+    life, (2 x 4,200 + 2,000) / 3; without switches in the catalog, 2 x 4,200 / 3."""
+    from bench import bruteforce, bruteforce_servers
+    from bench.bruteforce_time import brute_force_time
+    from solver.inputs.workload import WorkloadFile
+
+    for module in (bruteforce, bruteforce_servers):
+        monkeypatch.setattr(module, "estimate", fx.fake_estimate)
+        monkeypatch.setattr(module, "replica_throughput", fx.fake_throughput)
+    fx.NEEDS.clear()
+    fx.NEEDS["a"] = (10, 10)
+    fx.RATES.clear()
+    fx.RATES["a"] = {"small": 100.0}
+    data = fx.catalog().model_dump(mode="json")
+    data["gpus"] = [g for g in data["gpus"] if g["sku"] == "small"]
+    data["platforms"] = [
+        {"sku": "box2", "gpu_slots": 2, "form_factors": ["pcie"], "dimm_slots": 4,
+         "memory_type": "ddr4", "memory_channels": 2, "drive_bays": 2, "price": 2000,
+         "included_nics": [{"nic": "e25", "count": 1}]}]
+    data["memory"] = [m for m in data["memory"] if m["sku"] == "d32"]
+    data["network"] = {"link_price": 300, "nics": [E25], "switches": [
+        _switch("sw48", 48, 25, 9000, 250), _switch("sw4", 4, 25, 800, 20)]}
+    cat = Catalog.model_validate(data)
+    bare = cat.model_copy(update={"network": cat.network.model_copy(update={"switches": []})})
+    model = {"params_b": 1, "hidden": 1024, "layers": 2, "heads": 8, "vocab": 1000}
+    wf = WorkloadFile.model_validate({
+        "name": "t", "policy": {"horizon": {"start": "2027-01-01", "months": 12},
+                                "data_parallel_efficiency": 1.0, "rent": "never"},
+        "workloads": [{"name": "a", "kind": "train", "model": model, "seq_len": 1024,
+                       "global_batch": 8, "tokens": 4 * 100 * 200 * 3600,
+                       "deadline_days": 10}]})
+    assert brute_force_time(wf, bare) == pytest.approx(2 * 4200 / 3)
+    assert brute_force_time(wf, cat) == pytest.approx((2 * 4200 + 800 + 4 * 300) / 3)
