@@ -64,7 +64,13 @@ import random
 import time
 from functools import cache
 
-from bench.bruteforce_fabric import NO_PORTS, join_ports, platform_ports, pool_with_fabric
+from bench.bruteforce_fabric import (
+    NO_PORTS,
+    join_ports,
+    platform_ports,
+    pool_with_fabric,
+    tiny_network,
+)
 from solver.estimate.replica import estimate, replica_throughput
 from solver.estimate.throughput import (
     delivered_fraction,
@@ -454,25 +460,6 @@ TINY_MODELS = {
     "qlora": ["llama-3.1-8b", "llama-2-13b", "qwen2.5-32b"],
     "train": ["gpt2", "gpt2-xl", "llama-2-7b"],
 }
-
-
-TINY_SWITCH = {"sku": "sw-eth-100g-4p", "name": "4 x 100 GbE (MikroTik CRS504-4XQ class)",
-               "ports": 4, "gbps": 100, "kind": "ethernet", "price": 800, "power_w": 25,
-               "rack_units": 1}
-"""A small switch of tiny catalogs (illustrative price): two servers' four ports on one,
-three servers' six on three leaves and two spines of it (N3 with a spine layer)."""
-
-
-def tiny_network(base: Catalog, platforms: list) -> dict:
-    """N3: the NICs the platforms include, the base catalog's switches of their kinds and,
-    with Ethernet, ``TINY_SWITCH``."""
-    used = {i.nic for p in platforms for i in p.included_nics}
-    nics = [n for n in base.network.nics if n.sku in used]
-    kinds = {n.kind for n in nics}
-    switches = [w.model_dump(mode="json") for w in base.network.switches if w.kind in kinds]
-    return {"link_price": base.network.link_price,
-            "nics": [n.model_dump(mode="json") for n in nics],
-            "switches": switches + ([TINY_SWITCH] if "ethernet" in kinds else [])}
 
 
 def tiny_catalog(rng: random.Random, base: Catalog) -> Catalog:

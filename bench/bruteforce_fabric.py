@@ -125,3 +125,37 @@ def pool_with_fabric(cost: float, watts: float, units: int, state: PodPorts,
             c += racks * tco.rack_rate() if tco is not None else 0.0
         best = c if best is None or c < best else best
     return best
+
+
+def runs_fabric(ports: list[PodPorts], catalog: Catalog, share: float):
+    """N3 over a horizon (``bench/bruteforce_time.py``): what the runs' pod's fabric adds
+    for N_S servers of each run configuration S, whose servers bring ``ports[S]``: the
+    cheapest switches and cables x ``share`` (capex_share, with support under tco; the
+    switches' energy is left out)."""
+    def cost(bought: list[int]) -> float:
+        state = NO_PORTS
+        for each, n in zip(ports, bought):
+            for _ in range(n):
+                state = join_ports(state, each)
+        got = cheapest_fabric(state, catalog)
+        return math.inf if got is None else share * got.price
+    return cost
+
+
+TINY_SWITCH = {"sku": "sw-eth-100g-4p", "name": "4 x 100 GbE (MikroTik CRS504-4XQ class)",
+               "ports": 4, "gbps": 100, "kind": "ethernet", "price": 800, "power_w": 25,
+               "rack_units": 1}
+"""A small switch of tiny catalogs (illustrative price): two servers' four ports on one,
+three servers' six on three leaves and two spines of it (N3 with a spine layer)."""
+
+
+def tiny_network(base: Catalog, platforms: list) -> dict:
+    """N3: the NICs the platforms include, the base catalog's switches of their kinds and,
+    with Ethernet, ``TINY_SWITCH``."""
+    used = {i.nic for p in platforms for i in p.included_nics}
+    nics = [n for n in base.network.nics if n.sku in used]
+    kinds = {n.kind for n in nics}
+    switches = [w.model_dump(mode="json") for w in base.network.switches if w.kind in kinds]
+    return {"link_price": base.network.link_price,
+            "nics": [n.model_dump(mode="json") for n in nics],
+            "switches": switches + ([TINY_SWITCH] if "ethernet" in kinds else [])}

@@ -61,7 +61,7 @@ if __name__ == "__main__":  # run as a script: the repository root holds the ben
     sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
 from bench.bruteforce import _without, optimum
-from bench.bruteforce_fabric import NO_PORTS, cheapest_fabric, join_ports
+from bench.bruteforce_fabric import runs_fabric
 from bench.bruteforce_servers import (
     Config,
     Way,
@@ -276,20 +276,6 @@ def _scope(wf: WorkloadFile) -> None:
         raise ValueError("brute_force_time: a file without site, inventory or budget only")
 
 
-def runs_fabric(configs: list[Config], catalog: Catalog, share: float):
-    """N3: what the runs' pod's fabric adds for N_S servers of each configuration S: the
-    cheapest switches and cables for their ports (``bench/bruteforce_fabric.py``) x
-    ``share`` (capex_share, with support under tco; the switches' energy is left out)."""
-    def cost(bought: list[int]) -> float:
-        state = NO_PORTS
-        for cfg, n in zip(configs, bought):
-            for _ in range(n):
-                state = join_ports(state, cfg.ports)
-        got = cheapest_fabric(state, catalog)
-        return math.inf if got is None else share * got.price
-    return cost
-
-
 def always_on_cost(wf: WorkloadFile, catalog: Catalog) -> float | None:
     """Capex (TCO under ``objective: tco``) of the workloads that run all the time, planned
     as today (None: no plan)."""
@@ -364,7 +350,8 @@ def brute_force_schedule(wf: WorkloadFile, catalog: Catalog, *, full_servers: bo
     caps = {c.gpu: c.max_gpus for c in catalog.cloud}
     share = runs.frame.capex_share
     found = search(choices, [c.price for c in configs], share * (1 + support), caps,
-                   len(cuts) - 1, runs_fabric(configs, catalog, share * (1 + support)))
+                   len(cuts) - 1, runs_fabric([c.ports for c in configs], catalog,
+                                              share * (1 + support)))
     if found is None:
         return None
     return Best(share * on + found[0], on, runs.runs, tuple(found[1]), tuple(configs), cuts)
