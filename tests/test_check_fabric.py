@@ -148,6 +148,11 @@ def test_a_fabric_no_pod_needs_is_caught(cat):
     o = option(cat, [box(1)], [FabricPod("pool", "ethernet", ("s1",), 2, ("sw48", 1), None,
                                          2)])
     assert any("fabric pool/ethernet: not needed" in e for e in n3(o, cat))
+    # A catalog without switches prices no fabric: two servers need none, and buy none.
+    bare = cat.model_copy(update={"network": cat.network.model_copy(update={"switches": []})})
+    assert n3(option(bare, [box(1), box(2)], []), bare) == []
+    errs = n3(two(cat), bare)
+    assert any("the catalog lists no switches, so no fabric is bought" in e for e in errs)
 
 
 def test_pods_are_cabled_apart(cat):

@@ -110,10 +110,12 @@ def check_n3(sub: Subject) -> list[str]:
             errs.append(f"{where}: listed twice (N3)")
             continue
         seen.add(key)
+        if not sub.skus.switches:
+            errs.append(f"{where}: the catalog lists no switches, so no fabric is bought (N3)")
+            continue
         if key not in want:
             errs.append(f"{where}: not needed, fewer than two of the pod's servers have "
-                        f"{f.kind} ports" + ("" if sub.skus.switches else
-                                             " (the catalog lists no switches)") + " (N3)")
+                        f"{f.kind} ports (N3)")
             continue
         errs += _entry(f, *want[key], sub.skus)
     for pod, kind in sorted(set(want) - seen):
