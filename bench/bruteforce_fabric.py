@@ -127,21 +127,6 @@ def pool_with_fabric(cost: float, watts: float, units: int, state: PodPorts,
     return best
 
 
-def runs_fabric(ports: list[PodPorts], catalog: Catalog, share: float):
-    """N3 over a horizon (``bench/bruteforce_time.py``): what the runs' pod's fabric adds
-    for N_S servers of each run configuration S, whose servers bring ``ports[S]``: the
-    cheapest switches and cables x ``share`` (capex_share, with support under tco; the
-    switches' energy is left out)."""
-    def cost(bought: list[int]) -> float:
-        state = NO_PORTS
-        for each, n in zip(ports, bought):
-            for _ in range(n):
-                state = join_ports(state, each)
-        got = cheapest_fabric(state, catalog)
-        return math.inf if got is None else share * got.price
-    return cost
-
-
 TINY_SWITCH = {"sku": "sw-eth-100g-4p", "name": "4 x 100 GbE (MikroTik CRS504-4XQ class)",
                "ports": 4, "gbps": 100, "kind": "ethernet", "price": 800, "power_w": 25,
                "rack_units": 1}

@@ -22,7 +22,6 @@ import math
 from dataclasses import dataclass
 
 from bench.bruteforce import _cores, _degrees_for
-from bench.bruteforce_fabric import NO_PORTS, PodPorts, platform_ports
 from solver.estimate.replica import estimate, replica_throughput
 from solver.estimate.weights import lora_params, lora_targets
 from solver.inputs.catalog import Catalog, Platform
@@ -64,8 +63,6 @@ class Config:
     """P1: platform power_w + GPUs x GPU power_w."""
     net_gbps: float = 0.0
     """N2: the platform's included NICs on its fastest fabric, Gb/s."""
-    ports: PodPorts = NO_PORTS
-    """N3: the ports one such server brings to the runs' pod (``bruteforce_fabric``)."""
 
 
 def run_ways(w: Workload, gpus: list, policy) -> list[Way]:
@@ -139,8 +136,7 @@ def server_configs(catalog: Catalog) -> list[Config]:
                 if k >= 1:
                     out.append(Config(p.sku, g.sku, k, ram, tb, p.cpu_cores,
                                       p.price + k * g.price + ram_price + tb_price,
-                                      p.power_w + k * g.power_w, net_gbps(p, catalog),
-                                      platform_ports(p, catalog)))
+                                      p.power_w + k * g.power_w, net_gbps(p, catalog)))
     return out
 
 
@@ -160,30 +156,23 @@ def useful_configs(configs: list[Config], fits: list[tuple[Way, float]], line: f
                    energy: bool = False) -> list[Config]:
     """The configs no other config beats: another that holds as many replicas of every way
     of every run (``fits``: way, TB on disk) at no higher price (and, where ``energy`` counts,
-    no more watts per replica), with no more NIC ports of any kind and none faster (N3: its
-    fabric costs no more) and a network as fast (N2), can replace it everywhere."""
+    no more watts per replica) can replace it everywhere."""
     table = [tuple(per_server(c, w, tb, line) for w, tb in fits) for c in configs]
     cheapest: dict[tuple, int] = {}
     for i, vec in enumerate(table):
-        key = (vec, configs[i].power_w if energy else 0.0, configs[i].ports)
+        key = (vec, configs[i].power_w if energy else 0.0)
         if any(vec) and (key not in cheapest or configs[i].price < configs[cheapest[key]].price):
             cheapest[key] = i
 
     def beats(j: int, i: int) -> bool:
         a, b = configs[j], configs[i]
-        return (a.price <= b.price and fewer_ports(a.ports, b.ports)
-                and a.net_gbps >= b.net_gbps) and all(
+        return a.price <= b.price and all(
             ma >= mb and (not energy or not mb or a.power_w / ma <= b.power_w / mb + 1e-9)
             for ma, mb in zip(table[j], table[i]))
 
     kept = list(cheapest.values())
     return [configs[i] for i in kept if not any(
         j != i and beats(j, i) and (not beats(i, j) or j < i) for j in kept)]
-
-
-def fewer_ports(a: PodPorts, b: PodPorts) -> bool:
-    """N3: a server with ports ``a`` never needs a dearer fabric than one with ``b``."""
-    return all(x[1] <= y[1] and x[2] <= y[2] for x, y in zip(a, b))
 
 
 def full_configs(catalog: Catalog, fits: list[tuple[Way, float]], line: float) -> list[Config]:
@@ -203,8 +192,7 @@ def full_configs(catalog: Catalog, fits: list[tuple[Way, float]], line: float) -
                 for n in range(p.memory_channels, p.dimm_slots + 1, p.memory_channels):
                     cfg = Config(p.sku, g.sku, k, n * m.size_gb, disk[0], p.cpu_cores,
                                  p.price + k * g.price + n * m.price + disk[1],
-                                 p.power_w + k * g.power_w, net_gbps(p, catalog),
-                                 platform_ports(p, catalog))
+                                 p.power_w + k * g.power_w, net_gbps(p, catalog))
                     held = sum(per_server(cfg, w, tb, line) for w, tb in users)
                     if held and (best is None or (-held, cfg.price) < best[0]):
                         best = ((-held, cfg.price), cfg)

@@ -23,21 +23,16 @@ everything else. The stated model it enumerates:
   replicas, 2, ⌈tokens / (tokens/s x dp_eff x (deadline - t) x 3600)⌉) at the policy's
   dp_eff; active over [t, t + D), billed max(D, min_hours) hours per GPU; with max_gpus,
   the rented GPUs of a SKU active at any instant ≤ max_gpus;
-- N3: the servers bought for runs are one pod, apart from the always-on pool: its fabric is
-  the cheapest for the NIC ports of its N_S servers of each S (``bench/bruteforce_fabric.py``;
-  included NICs only), priced as capex (under tco with support; its switches' energy left
-  out);
-- cost = capex_share x (capex of always-on + Σ_S N_S x price_S + the runs' fabric) + rent;
-  under ``objective: tco``, capex_share x (TCO of always-on + (1 + support % x years) x
-  (Σ_S N_S x price_S + the runs' fabric)) + rent + Σ pool runs s x kW_S x D x utilisation x
-  PUE x kWh price.
+- cost = capex_share x (capex of always-on + Σ_S N_S x price_S) + rent; under
+  ``objective: tco``, capex_share x (TCO of always-on + (1 + support % x years) x Σ_S N_S x
+  price_S) + rent + Σ pool runs s x kW_S x D x utilisation x PUE x kWh price.
 
 Every (configuration, degree, period range) is enumerated with the fewest servers that
 finish the run in that range (more servers over the same periods never cost less), every
 rented (GPU, degree, begin), and every combination across runs (depth first, cut where the
 partial cost plus a lower bound of the rest reaches the best). Configurations and choices
 are pruned only where another is never worse: as many replicas per server or more at no
-higher price (under tco, no more watts per replica), no more NIC ports and a network as fast; the same configuration with no more
+higher price (under tco, no more watts per replica); the same configuration with no more
 servers over no more periods (under tco, no more energy); the cheapest rental of an
 uncapped SKU (it meets no other); a capped rental of no higher cost and no more GPUs over
 a sub-interval.
@@ -61,7 +56,6 @@ if __name__ == "__main__":  # run as a script: the repository root holds the ben
     sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
 from bench.bruteforce import _without, optimum
-from bench.bruteforce_fabric import runs_fabric
 from bench.bruteforce_servers import (
     Config,
     Way,
@@ -204,12 +198,10 @@ def within_rent_cap(rented: list[Choice], new: Choice, cap: int | None) -> bool:
 
 
 def search(choices: list[list[Choice]], prices: list[float], share: float,
-           caps: dict[str, int | None], periods: int,
-           fabric=None) -> tuple[float, list[Choice]] | None:
-    """The least Σ_S share x N_S x price_S + rent (+ energy) + ``fabric(N)`` (N3: the runs'
-    pod's switches and cables for N_S servers of each S) over one choice per run, and those
-    choices in run order (None: a run has no choice). Depth first; a partial cost never
-    falls and the fabric only adds, so it cuts at the best so far."""
+           caps: dict[str, int | None], periods: int) -> tuple[float, list[Choice]] | None:
+    """The least Σ_S share x N_S x price_S + rent (+ energy) over one choice per run, and
+    those choices in run order (None: a run has no choice). Depth first; a partial cost
+    never falls, so it cuts at the best so far."""
     if any(not c for c in choices):
         return None
     order = sorted(range(len(choices)), key=lambda i: len(choices[i]))
@@ -241,9 +233,7 @@ def search(choices: list[list[Choice]], prices: list[float], share: float,
         if cost >= best[0] - 1e-9 or cost + future(depth) >= best[0] - 1e-9:
             return
         if depth == len(order):
-            total = cost + (fabric(bought) if fabric is not None else 0.0)
-            if total < best[0] - 1e-9:
-                best = (total, [picked[i] for i in range(len(choices))])
+            best = (cost, [picked[i] for i in range(len(choices))])
             return
         for c in choices[order[depth]]:
             picked[order[depth]] = c
@@ -350,8 +340,7 @@ def brute_force_schedule(wf: WorkloadFile, catalog: Catalog, *, full_servers: bo
     caps = {c.gpu: c.max_gpus for c in catalog.cloud}
     share = runs.frame.capex_share
     found = search(choices, [c.price for c in configs], share * (1 + support), caps,
-                   len(cuts) - 1, runs_fabric([c.ports for c in configs], catalog,
-                                              share * (1 + support)))
+                   len(cuts) - 1)
     if found is None:
         return None
     return Best(share * on + found[0], on, runs.runs, tuple(found[1]), tuple(configs), cuts)
