@@ -24,6 +24,7 @@ from ..inputs.policy import Policy
 from ..inputs.workload import Workload
 from ..plan_types import Server
 from ..run_types import RunEntry
+from .network import ports_of
 from .subject import Skus
 
 
@@ -35,13 +36,9 @@ def _ring(k: int, nbytes: float, gb_per_s: float, hop_s: float) -> float:
 
 
 def _nic_gbps(server: Server, skus: Skus) -> float:
-    platform = skus.platforms.get(server.platform)
-    total: dict[str, float] = {}
-    for inc in platform.included_nics if platform is not None else ():
-        nic = skus.nics.get(inc.nic)
-        if nic is not None:
-            total[nic.kind] = total.get(nic.kind, 0.0) + inc.count * nic.ports * nic.gbps
-    return max(total.values(), default=0.0)
+    """The summed rate of the server's fastest kind of NIC ports, included and added (N3)."""
+    return max((sum(g * n for g, n in by.items()) for by in ports_of(server, skus).values()),
+               default=0.0)
 
 
 def expected_efficiency(r: RunEntry, w: Workload, g: GpuSku, servers: dict[str, Server],
