@@ -23,6 +23,7 @@ from ..errors import InputError
 from ..estimate.bands import band_for
 from ..estimate.replica import estimate, replica_throughput
 from ..inputs.catalog import Catalog
+from ..inputs.fabric import LINK_SKU
 from ..inputs.measurements import Measurement
 from ..inputs.policy import PARALLEL_DEGREES
 from ..inputs.scenario import with_policy
@@ -111,13 +112,33 @@ def scenario_file(wf: WorkloadFile, cells: Cells, errors: EstimateErrors,
     return out.model_copy(update={"workloads": workloads})
 
 
+def cent_factors(catalog: Catalog, draw: Draw) -> tuple[tuple[str, float], ...]:
+    """Per SKU, the factor that takes its price to the scenario's, rounded to a whole cent:
+    a bill of whole cents adds up exactly, as the checker's total expects (a price of
+    1,234.5678 x 120 drifts from the sum of its rounded lines)."""
+    out = []
+    for kind, field_name in (("gpu", "gpus"), ("platform", "platforms"), ("memory", "memory"),
+                             ("storage", "storage"), ("network", "nics"),
+                             ("network", "switches")):
+        owner = catalog.network if kind == "network" else catalog
+        for item in getattr(owner, field_name):
+            out.append(_cent(item.sku, item.price, draw.price_factor(item.sku, kind)))
+    link = catalog.network.link_price
+    out.append(_cent(LINK_SKU, link, draw.price_factor(LINK_SKU, "network")))
+    return tuple(out)
+
+
+def _cent(sku: str, price: float, f: float) -> tuple[str, float]:
+    return (sku, round(price * f, 2) / price if price > 0 else 1.0)
+
+
 def scenario_catalog(catalog: Catalog, draw: Draw) -> Catalog:
     """The catalog at the scenario's prices and rent.
 
     Raises:
         InputError: a scaled price breaks the catalog's rules (a cloud price over its cap).
     """
-    out = priced_catalog(catalog, draw.prices)
+    out = priced_catalog(catalog, cent_factors(catalog, draw))
     if not out.cloud or draw.rent == 1.0:
         return out
     cloud = [c.model_dump() | {"per_gpu_hour": round(c.per_gpu_hour * draw.rent, 6)}
