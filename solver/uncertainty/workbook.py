@@ -85,8 +85,11 @@ def write_uncertainty_book(path: Path, run: UncertaintyRun) -> None:
            "head": book.add_format({"bold": True, "bottom": 1, "text_wrap": True}),
            "pct": book.add_format({"num_format": "0.0%"}),
            "money": book.add_format({"num_format": "#,##0"}),
-           "int": book.add_format({"num_format": "#,##0"})}
+           "int": book.add_format({"num_format": "#,##0"}),
+           "rank": book.add_format({"num_format": "0", "align": "left"})}
     ws = book.add_worksheet(SHEET)
+    ws.set_landscape()
+    ws.fit_to_pages(1, 0)  # one page wide, the charts beside the tables
     ws.set_column(0, 0, 14)
     ws.set_column(1, 2, 22)
     ws.set_column(3, 8, 13)
@@ -96,11 +99,11 @@ def write_uncertainty_book(path: Path, run: UncertaintyRun) -> None:
                    "with its servers and placements; worst 10% = mean of the dearest tenth.")
     row = 3
     row = _table(ws, row, ["Option", "Label", "Holds", "95% low", "95% high", "Scenarios"],
-                 holds_rows(doc), [None, None, "pct", "pct", "pct", "int"], fmt)
+                 holds_rows(doc), ["rank", None, "pct", "pct", "pct", "int"], fmt)
     row = _table(ws, row + 1, ["Plan", "Cost", "p10", "p50", "p90", "Worst 10%", "Mean"],
                  cost_rows(doc), [None, None, *["money"] * 5], fmt)
     row = _table(ws, row + 1, ["Option", "Breaks first", "Rule", "Share", "Scenarios"],
-                 break_rows(doc), [None, None, None, "pct", "int"], fmt)
+                 break_rows(doc), ["rank", None, None, "pct", "int"], fmt)
     hist = histogram_rows(run.summary.resolved.costs[cost])
     label = COST_LABELS[cost]
     hist_at = row + 1
@@ -111,7 +114,7 @@ def write_uncertainty_book(path: Path, run: UncertaintyRun) -> None:
     _table(ws, exc_at, ["Probability exceeded", *(f"Option {r} {label.lower()}" for r in options)],
            exceedance_rows(options), ["pct", *["money"] * len(options)], fmt)
     if hist:
-        _histogram_chart(book, ws, hist_at, len(hist), label)
+        _histogram_chart(book, ws, hist_at, hist, label)
     if any(options.values()):
         _exceedance_chart(book, ws, exc_at, list(options), label)
     book.close()
@@ -133,13 +136,16 @@ def _table(ws, row: int, headers: list[str], rows: list[list[Any]], kinds: list[
     return row + 1 + len(rows)
 
 
-def _histogram_chart(book, ws, at: int, n: int, label: str) -> None:
+def _histogram_chart(book, ws, at: int, rows: list[list[float]], label: str) -> None:
+    n = len(rows)
     chart = book.add_chart({"type": "column"})
     chart.add_series({"name": "Scenarios", "categories": [SHEET, at + 1, 0, at + n, 0],
                       "values": [SHEET, at + 1, 2, at + n, 2], "gap": 10})
     chart.set_title({"name": f"Re-solved plan: {label.lower()} per scenario"})
     chart.set_x_axis({"name": f"{label} from", "num_format": "#,##0"})
-    chart.set_y_axis({"name": "Scenarios"})
+    tallest = max((int(r[2]) for r in rows), default=1)
+    chart.set_y_axis({"name": "Scenarios", "min": 0, "num_format": "0",
+                      "major_unit": max(1, math.ceil(tallest / 5))})
     chart.set_legend({"none": True})
     ws.insert_chart(3, 9, chart, {"x_scale": 1.4, "y_scale": 1.2})
 
