@@ -112,6 +112,12 @@ def test_the_chance_an_option_holds_is_the_share_of_errors_above_its_margin(tmp_
     assert abs(share - expected) < 4 * math.sqrt(expected * (1 - expected) / 60)
 
 
+def test_against_the_whole_card_the_same_errors_always_fit(tmp_path):
+    # the card is MARGIN / (1 - headroom) = 1.31 x the need; the worst error asks 1.11 x
+    result = run(tmp_path, {**MEMORY_ONLY, "memory_line": "vram"}, samples=30, resolve=False)
+    assert result.summary.options[1].held == 30
+
+
 def test_exact_estimates_and_fixed_demand_always_hold(tmp_path):
     unc = {"growth": {"dist": "fixed", "mean": 1.0}, "estimates": {"source": "none"}}
     result = run(tmp_path, unc, samples=5)

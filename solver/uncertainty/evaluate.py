@@ -11,7 +11,8 @@ bookkeeping: its lines that compare a figure the plan reports with the recompute
 ("reports ...") are left out, and the bill of materials is checked at catalog prices
 (the scenario's prices change what it costs, not what it is). Demand is checked at the
 drawn growth or the plan's own, whichever is larger: a replica more than the demand
-needs is spare capacity, not a break.
+needs is spare capacity, not a break. With ``memory_line: vram`` the check takes the
+headroom as 0: the question is then whether each job still fits the card.
 
 Costs at the scenario's prices: capex = Σ BOM line qty x unit price x the line's factor;
 TCO moves by the capex change and the support it carries (P2); rent (P5's rental
@@ -82,7 +83,8 @@ def evaluate_scenario(task: Task) -> dict:
     ctx, d = task.context, task.draw
     wf = scenario_file(ctx.wf, ctx.cells, ctx.unc.estimates, d)
     cat = scenario_catalog(ctx.catalog, d)
-    checked = with_policy(wf, growth=round(max(d.growth, ctx.wf.policy.growth), 6))
+    checked = with_policy(wf, growth=round(max(d.growth, ctx.wf.policy.growth), 6),
+                          headroom=0.0 if ctx.unc.memory_line == "vram" else None)
     row: dict = {"scenario": d.index, "growth": round(d.growth, 6), "rent": round(d.rent, 6),
                  "prices": {t: round(f, 6) for t, f in d.prices}}
     row["options"] = [

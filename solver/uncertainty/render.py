@@ -61,7 +61,10 @@ def render_uncertainty(run: UncertaintyRun, width: int = 80) -> str:
     lines = wrap(f"Uncertainty sweep of {doc['name']}: {doc['scenarios']:,} scenarios "
                  f"(seed {doc['seed']}); money in {cur}. Each option keeps its servers and "
                  "placements; it holds when every memory rule, target and deadline is still "
-                 "met at the scenario's estimates and demand.", width)
+                 "met at the scenario's estimates and demand"
+                 + (", each job's true need within the whole card (no headroom)."
+                    if run.unc.memory_line == "vram" else
+                    ", each job's true need within the headroom line."), width)
     for o in doc["options"]:
         h = o["holds"]
         lines += ["", (f"Option {o['rank']} ({o['label'] or 'cheapest'}), capex "
