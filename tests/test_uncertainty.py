@@ -16,7 +16,7 @@ from pathlib import Path
 import pytest
 import yaml
 
-from solver.estimate.replica import estimate
+from solver.estimate.replica import estimate, replica_throughput
 from solver.inputs.catalog import Catalog
 from solver.inputs.workload import WorkloadFile
 from solver.uncertainty import sweep as sweep_mod
@@ -116,6 +116,20 @@ def test_against_the_whole_card_the_same_errors_always_fit(tmp_path):
     # the card is MARGIN / (1 - headroom) = 1.31 x the need; the worst error asks 1.11 x
     result = run(tmp_path, {**MEMORY_ONLY, "memory_line": "vram"}, samples=30, resolve=False)
     assert result.summary.options[1].held == 30
+
+
+def test_a_slower_true_rate_than_the_slack_breaks_the_target_by_t3(tmp_path):
+    wf = tiny_file()
+    cat = tiny_catalog(wf)
+    rate = replica_throughput(wf.workloads[0], cat.gpus[0], 1, wf.policy).tokens_per_s
+    # one replica meets a target of 0.9 x its rate; the truth is 1/1.5 to 1/1.6 of it
+    job = wf.workloads[0].model_copy(update={"tokens_per_s": round(0.9 * rate, 3)})
+    unc = Uncertainty.model_validate({"growth": {"dist": "fixed", "mean": 1.0}, "estimates": {
+        "peak_memory": {"low_pct": 0, "high_pct": 0},
+        "tokens_per_s": {"low_pct": 50, "high_pct": 60}}, "samples": 3})
+    wf = wf.model_copy(update={"workloads": [job]})
+    result = run_uncertainty(wf, cat, unc, tmp_path, "t3", Settings(resolve=False))
+    assert dict(result.summary.options[1].first) == {("serve", "throughput"): 3}
 
 
 def test_exact_estimates_and_fixed_demand_always_hold(tmp_path):
