@@ -69,7 +69,7 @@ class ErrorRange(StrictModel):
     sign of the validation bands (negative: the estimate was low)."""
 
     low_pct: float = Field(ge=-90, le=900)
-    """Most negative error, % (-10: the true figure is 1/0.9 = 1.11 x the estimate)."""
+    """Most negative error in %; -10: the true figure is 1/0.9 = 1.11 x the estimate."""
     high_pct: float = Field(ge=-90, le=900)
     """Most positive error, %."""
     shape: Literal["uniform", "triangular"] = "uniform"
@@ -102,9 +102,9 @@ class Uncertainty(StrictModel):
     """What a Monte Carlo sweep (``plan-buy sweep --samples N``) draws its scenarios from."""
 
     samples: int = Field(default=200, ge=1, le=100_000)
-    """Scenarios drawn (``--samples`` overrides)."""
+    """Scenarios drawn (the command line's --samples overrides it)."""
     seed: int = Field(default=0, ge=0, le=2**32 - 1)
-    """Seed of the draws: the same seed gives the same scenarios (``--seed`` overrides)."""
+    """Seed of the draws: the same value gives the same scenarios (--seed overrides it)."""
     options: int = Field(default=3, ge=1, le=10)
     """The plan's options evaluated in each scenario (the cheapest and its alternatives)."""
     memory_line: Literal["headroom", "vram"] = "headroom"
