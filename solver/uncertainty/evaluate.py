@@ -26,7 +26,7 @@ import time
 from dataclasses import dataclass, replace
 
 from ..check import CHECKS, RULES
-from ..check.subject import Subject
+from ..check.subject import Skus, Subject, estimate_once
 from ..inputs.catalog import Catalog
 from ..inputs.scenario import with_policy
 from ..inputs.workload import WorkloadFile
@@ -113,13 +113,11 @@ def verdict(option: PlanOption, wf: WorkloadFile, catalog: Catalog) -> dict:
 def reserved_as_needed(option: PlanOption, wf: WorkloadFile, catalog: Catalog) -> PlanOption:
     """``option`` whose replicas reserve what they need in ``wf`` (never less than they
     did) and report no tokens/s (the checker recomputes it)."""
-    sub = Subject.of(option, wf, catalog)
-    from ..check.subject import estimate_once
-
+    skus = Skus.of(catalog)
     by_name = {w.name: w for w in wf.workloads}
     placements = []
     for pl in option.placements:
-        w, g = by_name.get(pl.workload), sub.skus.gpu(pl.gpu)
+        w, g = by_name.get(pl.workload), skus.gpu(pl.gpu)
         vram, ram = pl.vram_gb_per_gpu, pl.host_ram_gb
         if w is not None and (g is not None or w.kind == "preprocess") and pl.gpus >= 0:
             try:
