@@ -406,16 +406,36 @@ def plan(workloads: Path, catalog: Path, top: int, budget: float | None, out_dir
               help="Seconds for each scenario's run; a scenario that runs out says so.")
 @gap_option
 @click.option("--no-workbook", is_flag=True, help="Write the CSV only.")
+@click.option("--samples", type=int, default=None,
+              help="Monte Carlo: draw this many scenarios from the file's uncertainty: "
+                   "section (docs/sweep.md, Uncertainty) instead of sweeping a grid.")
+@click.option("--seed", type=int, default=None, help="Seed of the draws (same seed, same "
+              "scenarios) [default: uncertainty.seed, else 0].")
+@click.option("--vary", multiple=True, metavar="KEY=SHAPE",
+              help="Draw KEY from SHAPE (repeatable), e.g. price.gpu=lognormal:0.15, "
+                   "growth=normal:1.25:0.1, rent=uniform:0.8:1.5, "
+                   "error.peak_memory=uniform:-10:10.")
+@click.option("--scheduler", default=None, metavar="tcp://HOST:8786",
+              help="Run the --samples scenarios on this Dask scheduler [default: "
+                   "DASK_SCHEDULER_ADDRESS, else a local cluster of --jobs workers].")
 @json_option
 def sweep(workloads: Path, catalog: Path, jobs: int | None, out_dir: Path,
           solver: str | None, time_limit: float | None, gap: float, no_workbook: bool,
-          as_json: bool, **axes: Any) -> None:
+          as_json: bool, samples: int | None, seed: int | None, vary: tuple[str, ...],
+          scheduler: str | None, **axes: Any) -> None:
     """What each budget / growth / headroom / price scenario buys, and the smallest budget
-    that serves every workload.
+    that serves every workload; with --samples, how likely each option is to hold when
+    prices, demand and estimates are off, and what it costs in the worst 10%.
 
     The scenarios are the cartesian product of the axes. Writes out/<name>-sweep.csv and
     out/<name>-sweep.xlsx; Ctrl-C stops and keeps the finished scenarios (exit 130).
+    --samples writes out/<name>-uncertainty.jsonl and .xlsx; Ctrl-C leaves neither.
     """
+    from solver.uncertainty.command import is_monte_carlo
+
+    if is_monte_carlo(samples, seed, vary):
+        return _sweep_uncertainty(workloads, catalog, jobs, out_dir, solver, time_limit, gap,
+                                  no_workbook, as_json, samples, seed, vary, scheduler, axes)
     from solver.inputs.loading import check_against_catalog, load_catalog, load_workloads
     from solver.optimize.engines import default_solver
     from solver.report.text import terminal_width
@@ -462,6 +482,42 @@ def sweep(workloads: Path, catalog: Path, jobs: int | None, out_dir: Path,
         sys.exit(interrupt.EXIT_CODE)
     if run.rows and all(r.total_cost is None for r in run.rows):
         sys.exit(min(r.exit_code or 1 for r in run.rows))
+
+
+def _sweep_uncertainty(workloads: Path, catalog: Path, jobs: int | None, out_dir: Path,
+                       solver: str | None, time_limit: float | None, gap: float,
+                       no_workbook: bool, as_json: bool, samples: int | None, seed: int | None,
+                       vary: tuple[str, ...], scheduler: str | None, axes: dict) -> None:
+    """``sweep --samples``: solver.uncertainty.command does the work; this prints it."""
+    from solver.optimize.engines import default_solver
+    from solver.report.text import terminal_width
+    from solver.uncertainty.command import run_command
+    from solver.uncertainty.render import render_uncertainty, uncertainty_document
+    from solver.uncertainty.sweep import Settings
+
+    bar = click.progressbar(length=1, label="scenarios", file=sys.stderr) \
+        if sys.stderr.isatty() else None
+
+    def progress(done: int, total: int) -> None:
+        if bar is not None:
+            bar.length = total
+            bar.update(done - bar.pos)
+
+    try:
+        folder, stem = _out_place(out_dir, "")
+        settings = Settings(solver=solver or default_solver(), time_limit=time_limit, gap=gap,
+                            scheduler=scheduler, workers=jobs)
+        try:
+            run = run_command(workloads, catalog, folder, stem or None, samples=samples,
+                              seed=seed, vary=vary, axes=axes, settings=settings,
+                              workbook=not no_workbook, on_progress=progress)
+        finally:
+            if bar is not None:
+                bar.render_finish()
+    except PlanBuyError as exc:
+        _fail(exc)
+    _print(json.dumps(uncertainty_document(run), indent=2) if as_json
+           else render_uncertainty(run, width=terminal_width(sys.stdout)))
 
 
 @main.command()

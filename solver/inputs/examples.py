@@ -37,6 +37,8 @@ FIELD_EXAMPLES: dict[str, Any] = {
     "racks": 2, "rack_kw": 15, "rack_units": 42, "kwh_price": 0.12,
     "rack_cost_per_year": 12000, "support_pct_per_year": 0.1, "dimm_count": 16,
     "gpu": "rtx-4090", "peak_gb": 17.5, "meter": "nvidia_smi",
+    "low": 0.9, "high": 1.2, "mode": 1.0, "sd": 0.1, "mean": 1.0, "low_pct": -10,
+    "high_pct": 10, "samples": 1000, "seed": 7, "uncertainty": {"samples": 1000},
     # catalog
     "currency": "USD", "prices_as_of": "2026-10-01", "vram_gb": 80, "mem_bw_gbps": 3350,
     "bf16_tflops": 989, "fp8_tflops": 1979, "power_w": 700, "nvlink_gbps": 900,

@@ -30,6 +30,7 @@ from pydantic import (
     model_validator,
 )
 
+from ..uncertainty.spec import Uncertainty
 from .base import Name, StrictModel, clip
 from .catalog import IsoDate
 from .data_spec import DataSpec
@@ -294,6 +295,8 @@ class WorkloadFile(StrictModel):
     """P3: racks available and what each holds; default none (no limit)."""
     inventory: list[OwnedServer] = Field(default_factory=list, max_length=1000)
     """P4: servers already owned, usable at no capital cost; default none."""
+    uncertainty: Uncertainty | None = None
+    """What ``sweep --samples`` draws its scenarios from; default the documented defaults."""
 
     @model_validator(mode="after")
     def _rack_cost_needs_site(self) -> WorkloadFile:
