@@ -55,7 +55,7 @@ def tiny_catalog(wf: WorkloadFile) -> Catalog:
     return catalog(gpus=[gpu(need * MARGIN / (1 - wf.policy.headroom))])
 
 
-MEMORY_ONLY = {"growth": {"dist": "fixed", "mean": 1.0},
+MEMORY_ONLY = {"growth": {"dist": "fixed", "mean": 1.0}, "memory_line": "headroom",
                "estimates": {"peak_memory": {"low_pct": -10, "high_pct": 10}}}
 
 

@@ -107,7 +107,7 @@ class Uncertainty(StrictModel):
     """Seed of the draws: the same value gives the same scenarios (--seed overrides it)."""
     options: int = Field(default=3, ge=1, le=10)
     """The plan's options evaluated in each scenario (the cheapest and its alternatives)."""
-    memory_line: Literal["headroom", "vram"] = "headroom"
+    memory_line: Literal["headroom", "vram"] = "vram"
     """What a replica's true need must fit: headroom, the policy's headroom line (R15, as
     the plan was sized); vram, the card's and the server's whole memory (headroom 0)."""
     prices: dict[Name, Dist] = Field(default_factory=dict, max_length=500)
