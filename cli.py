@@ -274,6 +274,18 @@ def estimate(workloads: Path, catalog: Path, gpus: tuple[str, ...], as_json: boo
         _print(render_estimate_table(wf, cat, rows, width=terminal_width(sys.stdout), hours=hours))
 
 
+def _robust_answer(path: Path, wf, cat, target: float, samples: int | None,
+                   seed: int | None, answer_of):
+    """``plan --robust``: the plan of ``uncertainty.robust`` (the library decides)."""
+    from solver.optimize.answer import Answer
+    from solver.uncertainty.draws import resolve
+    from solver.uncertainty.robust import plan_robust
+
+    unc = resolve(wf, cat, str(path), samples=samples, seed=seed)
+    return Answer(plan_robust(wf, cat, unc, target, lambda f: answer_of(f).result))
+
+
+
 @main.command()
 @click.argument("workloads", type=click.Path(path_type=Path))
 @catalog_option
@@ -305,10 +317,19 @@ def estimate(workloads: Path, catalog: Path, gpus: tuple[str, ...], as_json: boo
 @click.option("--exclude", "exclude", multiple=True, metavar="SKU",
               help="Never buy this SKU (GPU, platform, DIMM or drive); repeatable, adds to "
                    "the file's policy.exclude.")
+@click.option("--robust", type=FiniteFloatRange(0.01, 1), default=None, metavar="P",
+              help="Buy a pool that holds (every memory rule, target and deadline) in at "
+                   "least this share of sampled scenarios, e.g. 0.9; the scenarios are the "
+                   "file's uncertainty section (docs/sweep.md).")
+@click.option("--samples", type=int, default=None,
+              help="With --robust: scenarios drawn (default the file's uncertainty.samples).")
+@click.option("--seed", type=int, default=None,
+              help="With --robust: seed of the draws (default the file's uncertainty.seed).")
 @json_option
 def plan(workloads: Path, catalog: Path, top: int, budget: float | None, out_dir: Path,
          solver: str | None, time_limit: float | None, gap: float, alternatives: str,
          slack: float, distinct: str | None, no_workbook: bool, exclude: tuple[str, ...],
+         robust: float | None, samples: int | None, seed: int | None,
          as_json: bool) -> None:
     """Solve for the cheapest pool: print the ranked options, write out/<name>.xlsx."""
     from solver.optimize.budget import process_started, workbook_reserve
@@ -338,10 +359,19 @@ def plan(workloads: Path, catalog: Path, top: int, budget: float | None, out_dir
         progress = None if as_json or not sys.stderr.isatty() else _Progress(
             started, NO_LIMIT_HINT if time_limit is None else None,
             "lowest TCO so far" if wf.policy.objective == "tco" else "cheapest so far")
+        if (samples is not None or seed is not None) and robust is None:
+            raise InputError("--samples and --seed draw the scenarios of --robust. To fix: "
+                             "add --robust 0.9, or use plan-buy sweep --samples N")
         try:
-            got = answer(wf, cat, top=top, solver=solver, time_limit=time_limit, gap=gap,
-                         alternatives=alternatives, slack=slack, started=started,
-                         reserve_s=reserve, progress=progress)
+            if robust is None:
+                got = answer(wf, cat, top=top, solver=solver, time_limit=time_limit, gap=gap,
+                             alternatives=alternatives, slack=slack, started=started,
+                             reserve_s=reserve, progress=progress)
+            else:
+                got = _robust_answer(workloads, wf, cat, robust, samples, seed,
+                                     lambda f: answer(f, cat, top=top, solver=solver,
+                                                      time_limit=time_limit, gap=gap,
+                                                      alternatives=alternatives, slack=slack))
         finally:
             if progress is not None:
                 progress.done()
