@@ -87,6 +87,28 @@ def test_every_result_arrives_on_both_workers(cluster):
     assert progress == [(n, 24) for n in range(1, 25)]
 
 
+def test_tasks_go_in_bounded_batches(cluster, monkeypatch):
+    monkeypatch.setattr(runner, "MIN_IN_FLIGHT", 4)  # the window: max(4, 2 x 2 threads)
+    batches: list[int] = []
+    real_map = distributed.Client.map
+
+    def spy(self, fn, tasks, **kwargs):
+        batches.append(len(tasks))
+        return real_map(self, fn, tasks, **kwargs)
+
+    monkeypatch.setattr(distributed.Client, "map", spy)
+    most_held = []
+    got: dict = {}
+
+    def keep(i, result):
+        most_held.append(sum(batches) - len(got) - 1)  # submitted, not this one, not done
+        got[i] = result
+
+    run_tasks(fail_on_three, range(30), on_result=keep, scheduler=cluster.scheduler_address)
+    assert len(got) == 30 and sum(batches) == 30
+    assert batches[0] == 4 and max(batches) <= 4 and max(most_held) <= 4
+
+
 def test_a_raising_task_is_a_failure_and_the_others_complete(cluster):
     got, _ = collect(fail_on_three, range(8), scheduler=cluster.scheduler_address)
     assert got[3] == TaskFailure(3, "ValueError: no plan for scenario three")
