@@ -8,6 +8,8 @@ from __future__ import annotations
 import logging
 import os
 import socket
+import subprocess
+import sys
 import time
 from pathlib import Path
 
@@ -115,7 +117,8 @@ def test_a_raising_task_is_a_failure_and_the_others_complete(cluster):
     assert {i: r for i, r in got.items() if i != 3} == {i: i for i in range(8) if i != 3}
 
 
-def test_a_worker_killed_mid_run_is_retried_and_the_run_completes(cluster, observer, tmp_path):
+def test_a_worker_killed_mid_run_is_retried_and_the_run_completes(cluster, observer, tmp_path,
+                                                                   capfd):
     before = set(observer.run(os.getpid).values())
     marker = str(tmp_path / "died-once")
     got, _ = collect(die_once, [(i, marker) for i in range(12)],
@@ -124,6 +127,7 @@ def test_a_worker_killed_mid_run_is_retried_and_the_run_completes(cluster, obser
     assert got == {i: i for i in range(12)}  # ... and task 2 ran again elsewhere
     observer.wait_for_workers(2, timeout=30)  # the nanny restarted the worker
     assert set(observer.run(os.getpid).values()) != before
+    assert capfd.readouterr() == ("", "")  # the client and the nannies said nothing
 
 
 def test_ctrl_c_cancels_the_run_and_leaves_the_cluster_usable(cluster):
@@ -215,6 +219,15 @@ def test_too_few_workers_is_an_input_error():
 
 def test_no_tasks_start_no_cluster():
     assert run_tasks(fail_on_three, [], on_result=lambda i, r: None) == 0
+
+
+def test_importing_the_runner_loads_no_dask():
+    """distributed is imported when a run starts: `plan-buy plan` does not pay for it."""
+    code = ("import sys, solver.uncertainty.runner; "
+            "print(sorted(k for k in ('distributed', 'dask') if k in sys.modules))")
+    out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True,
+                         check=True)
+    assert out.stdout.strip() == "[]"
 
 
 def test_run_serial_keeps_the_contract():

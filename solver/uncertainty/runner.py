@@ -61,9 +61,8 @@ CONNECT_TIMEOUT_S = 10.0
 """Seconds to reach a named scheduler before giving up with an input error."""
 
 MIN_IN_FLIGHT = 64
-"""Fewest tasks kept submitted at a time: a batch of tiny tasks is cheaper per task than
-one by one (2.4 against 3.1 ms a task on 2 cores, bench/uncertainty_scale.py), and a
-cluster may still be adding workers."""
+"""Fewest tasks kept submitted at a time: batches of tiny tasks cost less per task than one
+by one (2.4 against 3.1 ms a task on 2 cores), and a cluster may still be adding workers."""
 
 OnResult = Callable[[int, Any], None]
 OnProgress = Callable[[int, int], None]
@@ -91,7 +90,8 @@ def run_tasks(fn: Callable[[Any], Any], tasks: Iterable[Any], *,
             use); ignored with a scheduler.
 
     Raises:
-        InputError: ``workers`` below 1, or a scheduler that cannot be reached (exit 2).
+        InputError: ``workers`` below 1, a scheduler that cannot be reached, or a worker
+            that cannot import ``fn`` (exit 2).
         KeyboardInterrupt: after the submitted tasks were cancelled and the client closed.
     """
     if workers is not None and workers < 1:
@@ -269,6 +269,8 @@ def _connect(address: str) -> Client:
 def _quiet_dask() -> Iterator[None]:
     """Raise Dask's stream handlers to CRITICAL for the block: stdout stays clean for
     ``--json`` and stderr for the progress bar (a dead worker is reported per task)."""
+    import distributed  # noqa: F401 - its import installs the handlers to quieten
+
     changed = []
     for name in ("distributed", "dask"):
         for handler in logging.getLogger(name).handlers:
