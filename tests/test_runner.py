@@ -20,16 +20,19 @@ from solver.uncertainty import runner
 from solver.uncertainty.runner import TaskFailure, run_serial, run_tasks
 
 distributed = pytest.importorskip("distributed")
+dask = pytest.importorskip("dask")
 psutil = pytest.importorskip("psutil")  # installed with distributed
 
 
 @pytest.fixture(scope="module")
 def cluster():
-    """Two single-threaded worker processes, silent, on this machine only."""
-    with distributed.LocalCluster(
-        n_workers=2, threads_per_worker=1, processes=True, host="127.0.0.1",
-        dashboard_address=":0", silence_logs=logging.CRITICAL,
-    ) as local:
+    """Two single-threaded worker processes, silent, on this machine only, one task each at
+    a time (as run_tasks' own local cluster)."""
+    with dask.config.set({"distributed.scheduler.worker-saturation": 1.0}):
+        local = distributed.LocalCluster(
+            n_workers=2, threads_per_worker=1, processes=True, host="127.0.0.1",
+            dashboard_address=":0", silence_logs=logging.CRITICAL)
+    with local:
         yield local
 
 
@@ -59,6 +62,12 @@ def die_once(task: tuple[int, str]) -> int:
         Path(marker).touch()
         os._exit(1)
     time.sleep(0.05)
+    return x
+
+
+def always_die(x: int) -> int:
+    if x == 1:
+        os._exit(1)
     return x
 
 
@@ -128,6 +137,15 @@ def test_a_worker_killed_mid_run_is_retried_and_the_run_completes(cluster, obser
     observer.wait_for_workers(2, timeout=30)  # the nanny restarted the worker
     assert set(observer.run(os.getpid).values()) != before
     assert capfd.readouterr() == ("", "")  # the client and the nannies said nothing
+
+
+def test_a_task_that_keeps_killing_workers_is_a_failure_after_the_allowed_deaths(
+        cluster, observer, monkeypatch):
+    monkeypatch.setattr(cluster.scheduler, "allowed_failures", 1)  # 3 by default: 2 here
+    got, _ = collect(always_die, range(4), scheduler=cluster.scheduler_address)
+    assert {i: r for i, r in got.items() if i != 1} == {0: 0, 2: 2, 3: 3}
+    assert isinstance(got[1], TaskFailure) and got[1].error.startswith("KilledWorker")
+    observer.wait_for_workers(2, timeout=30)
 
 
 def test_ctrl_c_cancels_the_run_and_leaves_the_cluster_usable(cluster):

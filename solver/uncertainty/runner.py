@@ -26,8 +26,10 @@ with worker restarts, retries of the tasks a dead worker held and a dashboard.
 - **Failures**: a task that raises comes back as a ``TaskFailure`` at once (it is not
   retried: a scenario that raises raises again). A worker that dies (killed, out of memory)
   is restarted by its nanny and the tasks it held are run again elsewhere by the
-  scheduler; a task that has taken ``distributed.scheduler.allowed-failures`` workers down
-  with it (3 by default) is reported as a ``TaskFailure`` (``KilledWorker``).
+  scheduler (so a task may run twice: ``fn`` must have no effect but its result); a task
+  that was on ``distributed.scheduler.allowed-failures`` workers when they died (3 by
+  default) is reported as a ``TaskFailure`` (``KilledWorker``). A local cluster gives each
+  worker one task at a time, so only the task a worker was running is blamed for its death.
 - **Ctrl-C**: every submitted future is cancelled, the client closed (and the local
   cluster with its worker processes), then ``KeyboardInterrupt`` propagates. A running
   cluster's workers finish the task they hold and drop its result.
@@ -235,15 +237,20 @@ def usable_cpus() -> int:
 def _client(address: str | None, workers: int | None) -> Iterator[Client]:
     """A client of the named scheduler, or of a local cluster started for this run; both
     closed when the block ends, however it ends."""
+    import dask
     from distributed import Client, LocalCluster
 
     if address is not None:
         with contextlib.closing(_connect(address)) as client:
             yield client
         return
-    with LocalCluster(n_workers=workers or usable_cpus(), threads_per_worker=1,
-                      processes=True, host="127.0.0.1", dashboard_address=":0",
-                      silence_logs=logging.CRITICAL) as cluster, Client(cluster) as client:
+    # One task on a worker at a time (Dask sends 1.1 x threads, rounded up: two): a worker
+    # that dies then takes only the task it was running down with it, not one queued behind.
+    with dask.config.set({"distributed.scheduler.worker-saturation": 1.0}):
+        cluster = LocalCluster(n_workers=workers or usable_cpus(), threads_per_worker=1,
+                               processes=True, host="127.0.0.1", dashboard_address=":0",
+                               silence_logs=logging.CRITICAL)
+    with cluster, Client(cluster) as client:
         from .dask_workers import LocalWorkerSignals
 
         client.register_plugin(LocalWorkerSignals(), name="plan-buy-worker-signals")
