@@ -309,6 +309,10 @@ def main() -> None:
     ap.add_argument("--task", choices=("tiny", "spin", "q3"), default="tiny")
     ap.add_argument("--n", type=int, default=100)
     args = ap.parse_args()
+    import dask
+
+    # As run_tasks' own local cluster: one task on a worker at a time.
+    dask.config.set({"distributed.scheduler.worker-saturation": 1.0})
     if args.one:
         one(args)
     else:
