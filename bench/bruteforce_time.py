@@ -343,8 +343,11 @@ def brute_force_schedule(wf: WorkloadFile, catalog: Catalog, *, full_servers: bo
         configs = with_nics(full_configs(bought, [(w, disk[n]) for n, ws in once.items()
                                                   for w in ws], line), bought, full=True)
     else:
-        configs = useful_configs(with_nics(server_configs(bought), bought), fits, line,
-                                 energy=tco is not None)
+        # NICs as the run program offers them (per kind the fastest card in every free
+        # slot): every card at every count on every server the catalog sells is out of
+        # reach on the default catalog, and this is still a relaxation of the program.
+        configs = useful_configs(with_nics(server_configs(bought), bought, full=True), fits,
+                                 line, energy=tco is not None)
     choices = [
         pool_choices(r, ws, disk[r.workload], configs, cuts, line, kwh, policy)
         + rent_choices(r, by_name[r.workload], catalog if rent_excluded else bought, policy,
