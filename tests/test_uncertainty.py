@@ -33,6 +33,18 @@ MARGIN = 1.05
 """Usable VRAM / the estimated need, by construction."""
 
 
+@pytest.fixture(autouse=True)
+def in_process(monkeypatch):
+    """The sweep's own logic, run in this process (tests/test_runner.py runs the Dask engine
+    on a real cluster; a cluster per test here would only add seconds, and a patched task
+    function cannot travel to its workers)."""
+    from solver.uncertainty import runner
+
+    def serial(fn, tasks, *, on_result, on_progress=None, scheduler=None, workers=None):
+        return runner.run_serial(fn, tasks, on_result=on_result, on_progress=on_progress)
+    monkeypatch.setattr(sweep_mod, "run_tasks", serial)
+
+
 def gpu(vram_gb: float) -> dict:
     return {"sku": "card", "vram_gb": round(vram_gb, 3), "mem_bw_gbps": 1000,
             "bf16_tflops": 100, "power_w": 300, "form_factor": "pcie", "nvlink_gbps": 0,
