@@ -46,7 +46,7 @@ def build(wf: WorkloadFile, catalog: Catalog, cand: Candidates, budget: float | 
     m.disk_rows = len(m.prob.constraints) - rows
     define_cost(m, catalog)
     define_power(m)
-    define_pool_fabric(m, catalog)
+    define_pool_fabric(m, catalog, cand)
     define_site(m, wf.site)
     define_tco(m, wf.policy)
     define_budget(m, budget)
