@@ -184,6 +184,22 @@ def server_configs(catalog: Catalog) -> list[Config]:
     return out
 
 
+def usable_net(cfg: Config, network) -> float:
+    """The Gb/s a run spread over servers of ``cfg`` may use under ``policy.network`` (or
+    the workload's own): the fastest kind, or the kind named; 0 where the run must stay on
+    one server or the network is under min_gbps."""
+    if network is None:
+        return cfg.net_gbps
+    if not network.span_servers:
+        return 0.0
+    kinds: dict[str, float] = {}
+    for kind, gbps, n in cfg.ports:
+        kinds[kind] = kinds.get(kind, 0.0) + gbps * n
+    got = max(kinds.values(), default=0.0) if network.fabric == "auto" else kinds.get(
+        network.fabric, 0.0)
+    return 0.0 if network.min_gbps is not None and got < network.min_gbps - 1e-9 else got
+
+
 def per_server(cfg: Config, way: Way, disk_tb: float, line: float) -> int:
     """Replicas of one run a server of ``cfg`` holds at once (0: none)."""
     if cfg.gpu != way.gpu or disk_tb > line * cfg.tb + 1e-9:

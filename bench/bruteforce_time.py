@@ -69,6 +69,7 @@ from bench.bruteforce_servers import (
     run_switch_kw,
     run_ways,
     server_configs,
+    usable_net,
     useful_configs,
     with_nics,
 )
@@ -112,7 +113,7 @@ def _fewest(run: RunSpec, way: Way, m: int, hours: float, least: int, net: float
 
 def pool_choices(run: RunSpec, ways: list[Way], disk_tb: float, configs: list[Config],
                  cuts: tuple[float, ...], line: float, kwh: float = 0.0,
-                 policy=None) -> list[Choice]:
+                 policy=None, network=None) -> list[Choice]:
     """Every (config, degree, range of whole periods inside the run's window) with the
     fewest servers that finish its tokens there, and their energy (s x kW x D x ``kwh``,
     the price of a kWh at rated power); then only the choices no other of the same config
@@ -131,7 +132,8 @@ def pool_choices(run: RunSpec, ways: list[Way], disk_tb: float, configs: list[Co
                     if cuts[b + 1] > run.deadline_h + EPS:
                         break
                     hours = cuts[b + 1] - cuts[a]
-                    found = _fewest(run, way, m, hours, least, cfg.net_gbps, policy)
+                    found = _fewest(run, way, m, hours, least, usable_net(cfg, network),
+                                    policy)
                     if found is None:
                         continue
                     s, eff = found
@@ -349,7 +351,8 @@ def brute_force_schedule(wf: WorkloadFile, catalog: Catalog, *, full_servers: bo
         configs = useful_configs(with_nics(server_configs(bought), bought, full=True), fits,
                                  line, energy=tco is not None)
     choices = [
-        pool_choices(r, ws, disk[r.workload], configs, cuts, line, kwh, policy)
+        pool_choices(r, ws, disk[r.workload], configs, cuts, line, kwh, policy,
+                     by_name[r.workload].network or policy.network)
         + rent_choices(r, by_name[r.workload], catalog if rent_excluded else bought, policy,
                        cuts)
         for r, ws in zip(runs.runs, ways)]

@@ -41,6 +41,19 @@ def _nic_gbps(server: Server, skus: Skus) -> float:
                default=0.0)
 
 
+def _usable_gbps(server: Server, skus: Skus, net) -> float:
+    """What the run's policy.network lets it use of the server's network: the fastest
+    kind or the one named; 0 where spanning servers is not allowed or under min_gbps."""
+    if not net.span_servers:
+        return 0.0
+    by = ports_of(server, skus)
+    if net.fabric == "auto":
+        gbps = _nic_gbps(server, skus)
+    else:
+        gbps = sum(g * n for g, n in by.get(net.fabric, {}).items())
+    return 0.0 if net.min_gbps is not None and gbps < net.min_gbps - 1e-9 else gbps
+
+
 def expected_efficiency(r: RunEntry, w: Workload, g: GpuSku, servers: dict[str, Server],
                         skus: Skus, policy: Policy) -> float:
     """η the run's replicas get where the schedule puts them (module docstring)."""
@@ -61,7 +74,8 @@ def expected_efficiency(r: RunEntry, w: Workload, g: GpuSku, servers: dict[str, 
         comm += _ring(m, grad, g.nvlink_gbps / 2 if nvlink else PCIE_GBPS,
                       NVLINK_HOP_LATENCY_S if nvlink else PCIE_HOP_LATENCY_S)
     if s > 1:
-        slowest = min(_nic_gbps(servers[sid], skus) for sid in held if sid in servers)
+        slowest = min(_usable_gbps(servers[sid], skus, w.network or policy.network)
+                      for sid in held if sid in servers)
         if slowest <= 0:
             return 0.0
         comm += _ring(s, grad, slowest / 8, NETWORK_HOP_LATENCY_S)

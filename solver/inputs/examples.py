@@ -30,7 +30,7 @@ FIELD_EXAMPLES: dict[str, Any] = {
     "dataset_tb": 2, "checkpoints_tb": 1, "start": "2027-01-04", "deadline": "2027-01-31",
     "months": 36, "step_days": 1, "every_days": 14, "until": "2027-06-30", "max_gpus": 64,
     "min_hours": 1, "comm_overlap": 0.5, "nic_slots": 2, "link_price": 300, "gbps": 100,
-    "ports": 2,
+    "ports": 2, "fabric": "infiniband", "min_gbps": 200, "span_servers": False,
     "step_overhead_ms": 0.5,
     "params_b": 7, "hidden": 4096, "layers": 32, "heads": 32, "kv_heads": 8,
     "vocab": 32000, "intermediate": 14336, "active_experts": 2, "head_dim": 128,

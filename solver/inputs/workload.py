@@ -47,7 +47,7 @@ from .model import ModelArch, ModelSpec
 from .modes import MemoryModes
 from .names import WorkloadName, duplicate_name_problems
 from .ownership import OwnedServer, Site
-from .policy import Policy
+from .policy import NetworkPolicy, Policy
 from .presets import resolve
 
 # Hard caps that make an absurd file fail fast instead of hanging the solver.
@@ -119,6 +119,9 @@ class Workload(MemoryModes):  # E1 memory-mode fields: modes.py
     repeat: RepeatSpec | None = None
     """H2 (needs policy.horizon): weekly, monthly, or {every_days: N, until: date}; each
     repetition is a run needing ``tokens`` by its own deadline."""
+    network: NetworkPolicy | None = None
+    """N2, N3 (runs): the network this workload's runs may use, in place of
+    policy.network."""
     tokens_per_s: PositiveFloat | None = Field(default=None, le=1e12)
     """Inference: output tokens per second the service must sustain at peak."""
     requests_per_s: PositiveFloat | None = Field(default=None, le=1e9)

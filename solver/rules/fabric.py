@@ -32,6 +32,7 @@ from dataclasses import dataclass
 
 from ..inputs.catalog import Catalog, Platform
 from ..inputs.fabric import LINK_SKU, SwitchSku
+from ..inputs.policy import NetworkPolicy
 from ..plan_types import BomLine, FabricPod, Server
 
 KINDS = ("ethernet", "infiniband")
@@ -56,6 +57,22 @@ def platform_ports(platform: Platform, catalog: Catalog,
 def server_ports(server: Server, catalog: Catalog) -> dict[str, dict[float, int]]:
     """NIC ports of one server of a plan, by kind and Gb/s."""
     return platform_ports(catalog.platform(server.platform), catalog, server.nics)
+
+
+def run_gbps(ports: dict[str, dict[float, int]], net: NetworkPolicy | None) -> float:
+    """The network a run spread over servers gets from one server, Gb/s (N2): its fastest
+    kind, or the kind ``net.fabric`` names; 0 (the run may not span servers this way) where
+    the server lacks that kind, ``net.span_servers`` is false, or it is under
+    ``net.min_gbps``."""
+    if net is None:
+        return network_gbps(ports)
+    if not net.span_servers:
+        return 0.0
+    if net.fabric == "auto":
+        gbps = network_gbps(ports)
+    else:
+        gbps = sum(g * n for g, n in ports.get(net.fabric, {}).items())
+    return 0.0 if net.min_gbps is not None and gbps + 1e-9 < net.min_gbps else gbps
 
 
 def network_gbps(ports: dict[str, dict[float, int]]) -> float:

@@ -13,6 +13,7 @@ from ...inputs.catalog import Catalog
 from ...inputs.policy import Policy
 from ...inputs.workload import MAX_PLANNED_REPLICAS, Workload, WorkloadFile
 from ...rules.cores import replica_cores
+from ...rules.fabric import run_gbps
 from ...rules.time import replicas_to_finish
 from .. import replicas
 from ..replicas import ReplicaOption, degrees_on, replica_options
@@ -136,12 +137,16 @@ def _dominates(o: PoolWay, w: PoolWay) -> bool:
 
 
 def _efficiency(w: Workload, catalog: Catalog, policy: Policy) -> Efficiency:
-    """N2 for this run's ways: η of its replicas on a configuration's servers."""
+    """N2 for this run's ways: η of its replicas on a configuration's servers, over the
+    network the workload's (or the policy's) ``network`` lets it use (0: it may not span
+    servers that way)."""
     gpus = {g.sku: g for g in catalog.gpus}
+    net = w.network or policy.network
 
     def eff(o: ReplicaOption, cfg: RunServer, per_server: int, servers: int) -> float:
+        gbps = run_gbps(cfg.port_map(), net) if servers > 1 else cfg.net_gbps
         return dp_efficiency(w, gpus[cfg.gpu], o.degree, o.tokens_per_s or 0.0, per_server,
-                             servers, cfg.net_gbps, policy)
+                             servers, gbps, policy)
     return eff
 
 
