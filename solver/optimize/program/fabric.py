@@ -37,6 +37,7 @@ from ...rules.fabric import platform_ports
 from ..candidates import Candidates
 from ..lp import pulp
 from .model import Model
+from .names import row_name
 
 
 @dataclass(frozen=True)
@@ -82,14 +83,15 @@ def define_fabric(prob: pulp.LpProblem, pod: str, members: Sequence[Member],
 def _define_kind(prob: pulp.LpProblem, tag: str,
                  on: list[tuple[Member, int, float]], catalog: Catalog,
                  out: FabricRows, needed: bool = False) -> None:
-    switches = [s for s in catalog.network.switches if s.kind == tag.rsplit("_", 1)[1]]
+    pod, kind = tag.rsplit("_", 1)
+    switches = [s for s in catalog.network.switches if s.kind == kind]
     servers_ub = sum(m.most for m, _, _ in on)
     ports = pulp.lpSum(q * m.count for m, q, _ in on)
     ports_ub = sum(q * m.most for m, q, _ in on)
     y = pulp.LpVariable(f"fab_y_{tag}", cat="Binary")
     if needed:
         y.lowBound = 1
-    prob += pulp.lpSum(m.count for m, _, _ in on) <= 1 + servers_ub * y, f"fab_two_{tag}"
+    prob += pulp.lpSum(m.count for m, _, _ in on) <= 1 + servers_ub * y, row_name("fabric.two", pod, kind)
     b, a, L, d, S = {}, {}, {}, {}, {}
     for i, s in enumerate(switches):
         half = s.ports // 2
@@ -98,28 +100,28 @@ def _define_kind(prob: pulp.LpProblem, tag: str,
         most = math.ceil(ports_ub / half) if half else 0
         L[i] = pulp.LpVariable(f"fab_L_{tag}_{i}", 0, most, cat="Integer")
         d[i] = pulp.LpVariable(f"fab_d_{tag}_{i}", cat="Binary")
-        prob += a[i] + (L[i] * (1 / most) if most else 0) <= b[i], f"fab_leaf_{tag}_{i}"
+        prob += a[i] + (L[i] * (1 / most) if most else 0) <= b[i], row_name("fabric.leaf", pod, kind, i)
         for j, (m, _, fastest) in enumerate(on):
             if fastest > s.gbps + 1e-9:
-                prob += m.count <= m.most * (1 - b[i]), f"fab_speed_{tag}_{i}_{j}"
+                prob += m.count <= m.most * (1 - b[i]), row_name("fabric.speed", pod, kind, i, j)
     uplinks_ub = sum((s.ports - s.ports // 2) * L[i].upBound for i, s in enumerate(switches))
     for i, s in enumerate(switches):
         S[i] = pulp.LpVariable(f"fab_S_{tag}_{i}", 0, math.ceil(uplinks_ub / s.ports),
                                cat="Integer")
-        prob += S[i] <= S[i].upBound * d[i], f"fab_spine_{tag}_{i}"
+        prob += S[i] <= S[i].upBound * d[i], row_name("fabric.spine", pod, kind, i)
         for k, leaf in enumerate(switches):
             if s.gbps + 1e-9 < leaf.gbps:
-                prob += b[k] + d[i] <= 1, f"fab_spine_speed_{tag}_{k}_{i}"
-    prob += pulp.lpSum(b.values()) <= 1, f"fab_one_leaf_sku_{tag}"
-    prob += pulp.lpSum(d.values()) <= 1, f"fab_one_spine_sku_{tag}"
+                prob += b[k] + d[i] <= 1, row_name("fabric.spine.speed", pod, kind, k, i)
+    prob += pulp.lpSum(b.values()) <= 1, row_name("fabric.leaf.sku", pod, kind)
+    prob += pulp.lpSum(d.values()) <= 1, row_name("fabric.spine.sku", pod, kind)
     one = max(q for _, q, _ in on)
     prob += (pulp.lpSum(s.ports * a[i] + (s.ports // 2) * L[i] for i, s in enumerate(switches))
-             >= ports - one * (1 - y)), f"fab_ports_{tag}"
+             >= ports - one * (1 - y)), row_name("fabric.ports", pod, kind)
     uplinks = pulp.lpSum((s.ports - s.ports // 2) * L[i] for i, s in enumerate(switches))
     prob += pulp.lpSum(s.ports * S[i] for i, s in enumerate(switches)) >= uplinks, \
-        f"fab_uplinks_{tag}"
+        row_name("fabric.uplinks", pod, kind)
     cables = pulp.LpVariable(f"fab_C_{tag}", 0)
-    prob += cables >= ports - one * (1 - y), f"fab_cables_{tag}"
+    prob += cables >= ports - one * (1 - y), row_name("fabric.cables", pod, kind)
     boxes = {i: a[i] + L[i] + S[i] for i in range(len(switches))}
     out.cost += (pulp.lpSum(s.price * boxes[i] for i, s in enumerate(switches))
                  + catalog.network.link_price * (cables + uplinks))
