@@ -274,6 +274,18 @@ def estimate(workloads: Path, catalog: Path, gpus: tuple[str, ...], as_json: boo
         _print(render_estimate_table(wf, cat, rows, width=terminal_width(sys.stdout), hours=hours))
 
 
+def _robust_answer(path: Path, wf, cat, target: float, samples: int | None,
+                   seed: int | None, answer_of):
+    """``plan --robust``: the plan of ``uncertainty.robust`` (the library decides)."""
+    from solver.optimize.answer import Answer
+    from solver.uncertainty.draws import resolve
+    from solver.uncertainty.robust import plan_robust
+
+    unc = resolve(wf, cat, str(path), samples=samples, seed=seed)
+    return Answer(plan_robust(wf, cat, unc, target, lambda f: answer_of(f).result))
+
+
+
 @main.command()
 @click.argument("workloads", type=click.Path(path_type=Path))
 @catalog_option
@@ -305,10 +317,19 @@ def estimate(workloads: Path, catalog: Path, gpus: tuple[str, ...], as_json: boo
 @click.option("--exclude", "exclude", multiple=True, metavar="SKU",
               help="Never buy this SKU (GPU, platform, DIMM or drive); repeatable, adds to "
                    "the file's policy.exclude.")
+@click.option("--robust", type=FiniteFloatRange(0.01, 1), default=None, metavar="P",
+              help="Buy a pool that holds (every memory rule, target and deadline) in at "
+                   "least this share of sampled scenarios, e.g. 0.9; the scenarios are the "
+                   "file's uncertainty section (docs/sweep.md).")
+@click.option("--samples", type=int, default=None,
+              help="With --robust: scenarios drawn (default the file's uncertainty.samples).")
+@click.option("--seed", type=int, default=None,
+              help="With --robust: seed of the draws (default the file's uncertainty.seed).")
 @json_option
 def plan(workloads: Path, catalog: Path, top: int, budget: float | None, out_dir: Path,
          solver: str | None, time_limit: float | None, gap: float, alternatives: str,
          slack: float, distinct: str | None, no_workbook: bool, exclude: tuple[str, ...],
+         robust: float | None, samples: int | None, seed: int | None,
          as_json: bool) -> None:
     """Solve for the cheapest pool: print the ranked options, write out/<name>.xlsx."""
     from solver.optimize.budget import process_started, workbook_reserve
@@ -338,10 +359,19 @@ def plan(workloads: Path, catalog: Path, top: int, budget: float | None, out_dir
         progress = None if as_json or not sys.stderr.isatty() else _Progress(
             started, NO_LIMIT_HINT if time_limit is None else None,
             "lowest TCO so far" if wf.policy.objective == "tco" else "cheapest so far")
+        if (samples is not None or seed is not None) and robust is None:
+            raise InputError("--samples and --seed draw the scenarios of --robust. To fix: "
+                             "add --robust 0.9, or use plan-buy sweep --samples N")
         try:
-            got = answer(wf, cat, top=top, solver=solver, time_limit=time_limit, gap=gap,
-                         alternatives=alternatives, slack=slack, started=started,
-                         reserve_s=reserve, progress=progress)
+            if robust is None:
+                got = answer(wf, cat, top=top, solver=solver, time_limit=time_limit, gap=gap,
+                             alternatives=alternatives, slack=slack, started=started,
+                             reserve_s=reserve, progress=progress)
+            else:
+                got = _robust_answer(workloads, wf, cat, robust, samples, seed,
+                                     lambda f: answer(f, cat, top=top, solver=solver,
+                                                      time_limit=time_limit, gap=gap,
+                                                      alternatives=alternatives, slack=slack))
         finally:
             if progress is not None:
                 progress.done()
@@ -380,7 +410,7 @@ def plan(workloads: Path, catalog: Path, top: int, budget: float | None, out_dir
               help="policy.headroom values in [0, 1) (share of VRAM and host RAM kept free), "
                    "e.g. 0.1,0.2,0.3.")
 @click.option("--price", "prices", multiple=True, metavar="SKU_OR_KIND=MULT[,MULT...]",
-              help="Scale unit prices of a SKU or a kind (gpu, platform, memory, storage); "
+              help="Scale unit prices of a SKU or a kind (gpu, platform, memory, storage, network); "
                    "repeatable; each is one axis.")
 @click.option("--kwh-price", default=None, metavar="VALUES",
               help="policy.tco.kwh_price values (per kWh), e.g. 0.08,0.15,0.30.")
@@ -406,16 +436,36 @@ def plan(workloads: Path, catalog: Path, top: int, budget: float | None, out_dir
               help="Seconds for each scenario's run; a scenario that runs out says so.")
 @gap_option
 @click.option("--no-workbook", is_flag=True, help="Write the CSV only.")
+@click.option("--samples", type=int, default=None,
+              help="Monte Carlo: draw this many scenarios from the file's uncertainty: "
+                   "section (docs/sweep.md, Uncertainty) instead of sweeping a grid.")
+@click.option("--seed", type=int, default=None, help="Seed of the draws (same seed, same "
+              "scenarios) [default: uncertainty.seed, else 0].")
+@click.option("--vary", multiple=True, metavar="KEY=SHAPE",
+              help="Draw KEY from SHAPE (repeatable), e.g. price.gpu=lognormal:0.15, "
+                   "growth=normal:1.25:0.1, rent=uniform:0.8:1.5, "
+                   "error.peak_memory=uniform:-10:10.")
+@click.option("--scheduler", default=None, metavar="tcp://HOST:8786",
+              help="Run the --samples scenarios on this Dask scheduler [default: "
+                   "DASK_SCHEDULER_ADDRESS, else a local cluster of --jobs workers].")
 @json_option
 def sweep(workloads: Path, catalog: Path, jobs: int | None, out_dir: Path,
           solver: str | None, time_limit: float | None, gap: float, no_workbook: bool,
-          as_json: bool, **axes: Any) -> None:
+          as_json: bool, samples: int | None, seed: int | None, vary: tuple[str, ...],
+          scheduler: str | None, **axes: Any) -> None:
     """What each budget / growth / headroom / price scenario buys, and the smallest budget
-    that serves every workload.
+    that serves every workload; with --samples, how likely each option is to hold when
+    prices, demand and estimates are off, and what it costs in the worst 10%.
 
     The scenarios are the cartesian product of the axes. Writes out/<name>-sweep.csv and
     out/<name>-sweep.xlsx; Ctrl-C stops and keeps the finished scenarios (exit 130).
+    --samples writes out/<name>-uncertainty.jsonl and .xlsx; Ctrl-C leaves neither.
     """
+    from solver.uncertainty.command import is_monte_carlo
+
+    if is_monte_carlo(samples, seed, vary):
+        return _sweep_uncertainty(workloads, catalog, jobs, out_dir, solver, time_limit, gap,
+                                  no_workbook, as_json, samples, seed, vary, scheduler, axes)
     from solver.inputs.loading import check_against_catalog, load_catalog, load_workloads
     from solver.optimize.engines import default_solver
     from solver.report.text import terminal_width
@@ -462,6 +512,42 @@ def sweep(workloads: Path, catalog: Path, jobs: int | None, out_dir: Path,
         sys.exit(interrupt.EXIT_CODE)
     if run.rows and all(r.total_cost is None for r in run.rows):
         sys.exit(min(r.exit_code or 1 for r in run.rows))
+
+
+def _sweep_uncertainty(workloads: Path, catalog: Path, jobs: int | None, out_dir: Path,
+                       solver: str | None, time_limit: float | None, gap: float,
+                       no_workbook: bool, as_json: bool, samples: int | None, seed: int | None,
+                       vary: tuple[str, ...], scheduler: str | None, axes: dict) -> None:
+    """``sweep --samples``: solver.uncertainty.command does the work; this prints it."""
+    from solver.optimize.engines import default_solver
+    from solver.report.text import terminal_width
+    from solver.uncertainty.command import run_command
+    from solver.uncertainty.render import render_uncertainty, uncertainty_document
+    from solver.uncertainty.sweep import Settings
+
+    bar = click.progressbar(length=1, label="scenarios", file=sys.stderr) \
+        if sys.stderr.isatty() else None
+
+    def progress(done: int, total: int) -> None:
+        if bar is not None:
+            bar.length = total
+            bar.update(done - bar.pos)
+
+    try:
+        folder, stem = _out_place(out_dir, "")
+        settings = Settings(solver=solver or default_solver(), time_limit=time_limit, gap=gap,
+                            scheduler=scheduler, workers=jobs)
+        try:
+            run = run_command(workloads, catalog, folder, stem or None, samples=samples,
+                              seed=seed, vary=vary, axes=axes, settings=settings,
+                              workbook=not no_workbook, on_progress=progress)
+        finally:
+            if bar is not None:
+                bar.render_finish()
+    except PlanBuyError as exc:
+        _fail(exc)
+    _print(json.dumps(uncertainty_document(run), indent=2) if as_json
+           else render_uncertainty(run, width=terminal_width(sys.stdout)))
 
 
 @main.command()

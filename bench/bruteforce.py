@@ -35,6 +35,10 @@ host-RAM need), and searches every plan:
   Σ U ≤ racks × rack_units;
 - P4: a group may instead sit on an owned server of the inventory (its exact GPUs, DIMMs
   and platform, whatever ``exclude`` says), at no price; at most the count owned of each.
+- N3: the bought servers (drive-only ones too, owned ones never) are one pod; a partial
+  plan keeps its ports per kind, and the pool adds the fabric of least cost among every
+  choice of leaf and spine SKUs per kind (``bench/bruteforce_fabric.py``), its switches'
+  power and rack units counting in P2 and P3. No NIC is added to a server.
 
 The cheapest such plan is the exact optimum. ``crosscheck`` draws seeded tiny instances and
 compares that optimum with ``pipeline.plan(...).options[0].total_cost``.
@@ -60,6 +64,13 @@ import random
 import time
 from functools import cache
 
+from bench.bruteforce_fabric import (
+    NO_PORTS,
+    join_ports,
+    platform_ports,
+    pool_with_fabric,
+    tiny_network,
+)
 from solver.estimate.replica import estimate, replica_throughput
 from solver.estimate.throughput import (
     delivered_fraction,
@@ -263,9 +274,9 @@ def _cheapest(ways: list[list[tuple]], need: list[int], catalog: Catalog, policy
         return capex * (1 + tco.support_rate()) + watts / 1000 * tco.energy_per_kw()
 
     def key(bays: int, used: tuple[int, ...], watts: float, units: int,
-            free: float = 0.0) -> tuple:
+            free: float = 0.0, ports=NO_PORTS) -> tuple:
         return (min(bays, most_extra), used, watts if track else 0.0, units if track else 0,
-                round(min(free, pooled), 9))
+                round(min(free, pooled), 9), ports)
 
     def local_need(counts: tuple[int, ...]) -> float:
         """O4: the distinct local datasets of the workloads a server's groups belong to."""
@@ -373,7 +384,8 @@ def _cheapest(ways: list[list[tuple]], need: list[int], catalog: Catalog, policy
                     assert drive is not None
                     cost += least * drive.price
                 offer(key(p.drive_bays - least, zero_owned, watts, p.rack_units or 0,
-                          least * usable_drive - disk), price(cost, watts))
+                          least * usable_drive - disk, platform_ports(p, catalog)),
+                      price(cost, watts))
         return best
 
     full = tuple(need)
@@ -384,13 +396,13 @@ def _cheapest(ways: list[list[tuple]], need: list[int], catalog: Catalog, policy
         if any(u > inv.count for u, (_, _, inv) in zip(used, owned)):
             return None
         return (min(most_extra, k1[0] + k2[0]), used, k1[2] + k2[2], k1[3] + k2[3],
-                round(min(pooled, k1[4] + k2[4]), 9))
+                round(min(pooled, k1[4] + k2[4]), 9), join_ports(k1[5], k2[5]))
 
     @cache
     def partition(counts: tuple[int, ...]) -> dict[tuple, float]:
         """Cheapest set of servers holding exactly ``counts``: key -> cost."""
         if not any(counts):
-            return {(0, zero_owned, 0.0, 0, 0.0): 0.0}
+            return {(0, zero_owned, 0.0, 0, 0.0, NO_PORTS): 0.0}
         out: dict[tuple, float] = {}
         # The group holding the first non-zero workload's first replica (each split once).
         first = next(i for i, c in enumerate(counts) if c)
@@ -423,7 +435,7 @@ def _cheapest(ways: list[list[tuple]], need: list[int], catalog: Catalog, policy
                     grown[b] = c1 + c2
         best_by_bays = grown
     feasible = []
-    for (bays, _, watts, units, free), c in best_by_bays.items():
+    for (bays, _, watts, units, free, ports), c in best_by_bays.items():
         # The pool: checkpoints and shared data in the free TB, the rest on more drives.
         short = pooled - free
         extra = 0 if short <= 1e-9 else (math.ceil(short / usable_drive - 1e-9)
@@ -431,14 +443,10 @@ def _cheapest(ways: list[list[tuple]], need: list[int], catalog: Catalog, policy
         if extra > bays:
             continue
         drive_cost = price(extra * drive.price, 0.0) if extra and drive is not None else 0.0
-        if site is not None:
-            racks = max(math.ceil(watts / watts_cap - 1e-9) if watts > 0 else 0,
-                        math.ceil(units / site.rack_units - 1e-9) if units > 0 else 0)
-            if racks > site.racks:
-                continue
-            if tco is not None:
-                c += racks * tco.rack_rate()
-        feasible.append(c + drive_cost)
+        # N3: the pool's fabric (bruteforce_fabric), and the racks with its switches (P3).
+        got = pool_with_fabric(c + drive_cost, watts, units, ports, catalog, site, tco)
+        if got is not None:
+            feasible.append(got)
     if not feasible:
         return None
     return min(feasible)
@@ -455,7 +463,8 @@ TINY_MODELS = {
 
 
 def tiny_catalog(rng: random.Random, base: Catalog) -> Catalog:
-    """1-2 platforms, 2 GPU SKUs they take, 1-2 DIMM SKUs (every platform usable), 1 drive."""
+    """1-2 platforms, 2 GPU SKUs they take, 1-2 DIMM SKUs (every platform usable), 1 drive,
+    the network of the platforms' NICs (``tiny_network``)."""
     gpu_platforms = [p for p in base.platforms if p.gpu_slots > 0]
     while True:
         plats = rng.sample(gpu_platforms, 1)
@@ -477,6 +486,7 @@ def tiny_catalog(rng: random.Random, base: Catalog) -> Catalog:
         platforms=[p.model_dump(mode="json") for p in plats],
         memory=[m.model_dump(mode="json") for m in mems],
         storage=[rng.choice(base.storage).model_dump(mode="json")],
+        network=tiny_network(base, plats),
     )
     return Catalog.model_validate(data)
 

@@ -9,6 +9,9 @@ replica⌋) replicas of degree d (R11, R12, O3), and none unless its drives hold
 dataset and checkpoints under the headroom line (O4: all the servers of a run are of one
 configuration, so each carries the drives that the one keeping the checkpoints needs).
 
+N3: each configuration is also sold with NICs added (``with_nics``); its NIC ports make the
+fabric the time brute force prices for the run servers bought (``run_fabric_cost``).
+
 ``full_configs`` is the restriction the run program states (docs/solver.md): one
 configuration per (platform, GPU SKU), bought with the platform's largest GPU count, the
 cheapest drives that hold the largest dataset and checkpoints of a run using it, and the
@@ -19,7 +22,7 @@ from __future__ import annotations
 
 import itertools
 import math
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 
 from bench.bruteforce import _cores, _degrees_for
 from solver.estimate.replica import estimate, replica_throughput
@@ -62,7 +65,11 @@ class Config:
     power_w: float
     """P1: platform power_w + GPUs x GPU power_w."""
     net_gbps: float = 0.0
-    """N2: the platform's included NICs on its fastest fabric, Gb/s."""
+    """N2: its NICs (included and added) on its fastest fabric, Gb/s."""
+    nics: tuple[tuple[str, int], ...] = ()
+    """N3: NICs added to the platform's included ones, (SKU, count)."""
+    ports: tuple[tuple[str, float, int], ...] = ()
+    """N3: NIC ports of one server, (kind, Gb/s, count)."""
 
 
 def run_ways(w: Workload, gpus: list, policy) -> list[Way]:
@@ -107,14 +114,51 @@ def efficiency(way: Way, per_server: int, servers: int, net_gbps: float, policy)
     return min(policy.data_parallel_efficiency, compute / (compute + (1 - overlap) * comm))
 
 
-def net_gbps(p: Platform, catalog: Catalog) -> float:
-    """A platform's included NICs on its fastest fabric, Gb/s (0: none)."""
+def net_gbps(p: Platform, catalog: Catalog, added: tuple[tuple[str, int], ...] = ()) -> float:
+    """A platform's NICs (included, and ``added``) on its fastest fabric, Gb/s (0: none)."""
     kinds: dict[str, float] = {}
-    for inc in p.included_nics:
-        nic = next((n for n in catalog.network.nics if n.sku == inc.nic), None)
-        if nic is not None:
-            kinds[nic.kind] = kinds.get(nic.kind, 0.0) + inc.count * nic.ports * nic.gbps
+    for kind, gbps, n in nic_ports(p, catalog, added):
+        kinds[kind] = kinds.get(kind, 0.0) + n * gbps
     return max(kinds.values(), default=0.0)
+
+
+def nic_ports(p: Platform, catalog: Catalog,
+              added: tuple[tuple[str, int], ...] = ()) -> tuple[tuple[str, float, int], ...]:
+    """(kind, Gb/s, ports) of one server's NICs: included and ``added`` cards."""
+    ports: dict[tuple[str, float], int] = {}
+    for sku, count in [*((i.nic, i.count) for i in p.included_nics), *added]:
+        nic = next((n for n in catalog.network.nics if n.sku == sku), None)
+        if nic is not None:
+            key = (nic.kind, nic.gbps)
+            ports[key] = ports.get(key, 0) + count * nic.ports
+    return tuple((k, g, n) for (k, g), n in sorted(ports.items()))
+
+
+def with_nics(configs: list[Config], catalog: Catalog, excluded: set[str] = frozenset(),
+              full: bool = False) -> list[Config]:
+    """N3: every config with its included NICs, and with 1 up to its free slots (nic_slots
+    minus the included cards) of one catalog NIC added where that makes its network faster
+    (a card that does not only adds price and ports: never better). ``full``: the run
+    program's restriction, per kind only its fastest card (most Gb/s over its ports, of
+    equal the cheaper) filling every free slot."""
+    platforms = {p.sku: p for p in catalog.platforms}
+    out = []
+    for c in configs:
+        p = platforms[c.platform]
+        base = replace(c, ports=nic_ports(p, catalog), net_gbps=net_gbps(p, catalog))
+        out.append(base)
+        free = (p.nic_slots or 0) - sum(i.count for i in p.included_nics)
+        for nic in catalog.network.nics:
+            if nic.sku in excluded or (full and not _fastest_of_kind(nic, catalog, excluded)):
+                continue
+            for k in (range(free, free + 1) if full else range(1, free + 1)):
+                added = ((nic.sku, k),)
+                net = net_gbps(p, catalog, added)
+                if net > base.net_gbps + 1e-9:
+                    out.append(replace(c, nics=added, ports=nic_ports(p, catalog, added),
+                                       net_gbps=net, price=c.price + k * nic.price,
+                                       power_w=c.power_w + k * nic.power_w))
+    return out
 
 
 def server_configs(catalog: Catalog) -> list[Config]:
@@ -140,6 +184,22 @@ def server_configs(catalog: Catalog) -> list[Config]:
     return out
 
 
+def usable_net(cfg: Config, network) -> float:
+    """The Gb/s a run spread over servers of ``cfg`` may use under ``policy.network`` (or
+    the workload's own): the fastest kind, or the kind named; 0 where the run must stay on
+    one server or the network is under min_gbps."""
+    if network is None:
+        return cfg.net_gbps
+    if not network.span_servers:
+        return 0.0
+    kinds: dict[str, float] = {}
+    for kind, gbps, n in cfg.ports:
+        kinds[kind] = kinds.get(kind, 0.0) + gbps * n
+    got = max(kinds.values(), default=0.0) if network.fabric == "auto" else kinds.get(
+        network.fabric, 0.0)
+    return 0.0 if network.min_gbps is not None and got < network.min_gbps - 1e-9 else got
+
+
 def per_server(cfg: Config, way: Way, disk_tb: float, line: float) -> int:
     """Replicas of one run a server of ``cfg`` holds at once (0: none)."""
     if cfg.gpu != way.gpu or disk_tb > line * cfg.tb + 1e-9:
@@ -160,13 +220,17 @@ def useful_configs(configs: list[Config], fits: list[tuple[Way, float]], line: f
     table = [tuple(per_server(c, w, tb, line) for w, tb in fits) for c in configs]
     cheapest: dict[tuple, int] = {}
     for i, vec in enumerate(table):
-        key = (vec, configs[i].power_w if energy else 0.0)
+        # N3: only a config of the same NIC ports (so the same fabric) and no slower network
+        # can stand in for another.
+        key = (vec, configs[i].power_w if energy else 0.0, configs[i].ports,
+               configs[i].net_gbps)
         if any(vec) and (key not in cheapest or configs[i].price < configs[cheapest[key]].price):
             cheapest[key] = i
 
     def beats(j: int, i: int) -> bool:
         a, b = configs[j], configs[i]
-        return a.price <= b.price and all(
+        return a.ports == b.ports and a.net_gbps >= b.net_gbps - 1e-9 and \
+            a.price <= b.price and all(
             ma >= mb and (not energy or not mb or a.power_w / ma <= b.power_w / mb + 1e-9)
             for ma, mb in zip(table[j], table[i]))
 
@@ -211,3 +275,65 @@ def _least_drives(p: Platform, catalog: Catalog, need_tb: float,
                  if line * q * s.size_tb + 1e-9 >= need_tb), default=None, key=lambda x: x[1])
             for s in catalog.storage]
     return min((f for f in fits if f is not None), default=None, key=lambda x: x[1])
+
+
+def _fastest_of_kind(nic, catalog: Catalog, excluded: set[str]) -> bool:
+    """The NIC is its kind's first card of most Gb/s over its ports, of equal the cheaper."""
+    same = [n for n in catalog.network.nics if n.kind == nic.kind and n.sku not in excluded]
+    top = max(same, key=lambda n: (n.gbps * n.ports, -n.price, -same.index(n)))
+    return top.sku == nic.sku
+
+
+def run_fabric_cost(configs: list[Config] | tuple[Config, ...], bought: list[int],
+                    catalog: Catalog) -> float:
+    """N3 by this oracle's own arithmetic: what the cheapest fabric of the run servers
+    bought costs (``_run_fabric``)."""
+    return _run_fabric(configs, bought, catalog)[0]
+
+
+def run_switch_kw(configs: list[Config] | tuple[Config, ...], bought: list[int],
+                  catalog: Catalog) -> float:
+    """P1 of that fabric: its switches' power, kW."""
+    return _run_fabric(configs, bought, catalog)[1] / 1000
+
+
+def _run_fabric(configs: list[Config] | tuple[Config, ...], bought: list[int],
+                catalog: Catalog) -> tuple[float, float]:
+    """(price, switch watts) of the cheapest fabric of the run servers bought. Per NIC kind
+    with ports on two or more servers: every port on leaves of one switch SKU of the kind at
+    least as fast as the fastest port (one leaf holding all, or ⌈P ÷ ⌊ports/2⌋⌉ leaves with
+    ⌈ports/2⌉ uplinks each on ⌈uplinks ÷ spine ports⌉ spines of one SKU at least as fast as
+    the leaf), one cable per server port and per uplink; of equal prices the first found."""
+    net = catalog.network
+    if not net.switches:
+        return 0.0, 0.0
+    total, watts = 0.0, 0.0
+    for kind in ("ethernet", "infiniband"):
+        servers, ports, fastest = 0, 0, 0.0
+        for c, n in zip(configs, bought):
+            mine = [(g, k) for kd, g, k in c.ports if kd == kind]
+            if n and mine:
+                servers += n
+                ports += n * sum(k for _, k in mine)
+                fastest = max(fastest, max(g for g, _ in mine))
+        if servers < 2:
+            continue
+        best = (math.inf, 0.0)
+        for leaf in (s for s in net.switches if s.kind == kind and s.gbps >= fastest - 1e-9):
+            if ports <= leaf.ports:
+                got = (leaf.price + net.link_price * ports, leaf.power_w)
+                best = got if got[0] < best[0] - 1e-9 else best
+                continue
+            if leaf.ports < 2:
+                continue
+            leaves = -(-ports // (leaf.ports // 2))
+            up = leaves * (leaf.ports - leaf.ports // 2)
+            for spine in (s for s in net.switches if s.kind == kind
+                          and s.gbps >= leaf.gbps - 1e-9):
+                spines = -(-up // spine.ports)
+                got = (leaves * leaf.price + spines * spine.price + net.link_price * (ports + up),
+                       leaves * leaf.power_w + spines * spine.power_w)
+                best = got if got[0] < best[0] - 1e-9 else best
+        total += best[0]
+        watts += best[1]
+    return total, watts

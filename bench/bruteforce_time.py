@@ -23,7 +23,9 @@ everything else. The stated model it enumerates:
   replicas, 2, ⌈tokens / (tokens/s x dp_eff x (deadline - t) x 3600)⌉) at the policy's
   dp_eff; active over [t, t + D), billed max(D, min_hours) hours per GPU; with max_gpus,
   the rented GPUs of a SKU active at any instant ≤ max_gpus;
-- cost = capex_share x (capex of always-on + Σ_S N_S x price_S) + rent; under
+- the run servers bought are one pod with its own fabric (N3, ``run_fabric_cost``), and
+  each configuration is also sold with NICs added (``with_nics``);
+- cost = capex_share x (capex of always-on + Σ_S N_S x price_S + fabric) + rent; under
   ``objective: tco``, capex_share x (TCO of always-on + (1 + support % x years) x Σ_S N_S x
   price_S) + rent + Σ pool runs s x kW_S x D x utilisation x PUE x kWh price.
 
@@ -49,6 +51,7 @@ from __future__ import annotations
 import itertools
 import math
 import sys
+from collections.abc import Callable
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -62,12 +65,17 @@ from bench.bruteforce_servers import (
     efficiency,
     full_configs,
     per_server,
+    run_fabric_cost,
+    run_switch_kw,
     run_ways,
     server_configs,
+    usable_net,
     useful_configs,
+    with_nics,
 )
 from solver.horizon.runs import RunSpec, is_run, period_cuts, runs_of
 from solver.inputs.catalog import Catalog
+from solver.inputs.ownership import HOURS_PER_YEAR
 from solver.inputs.workload import Workload, WorkloadFile
 
 EPS = 1e-6
@@ -105,7 +113,7 @@ def _fewest(run: RunSpec, way: Way, m: int, hours: float, least: int, net: float
 
 def pool_choices(run: RunSpec, ways: list[Way], disk_tb: float, configs: list[Config],
                  cuts: tuple[float, ...], line: float, kwh: float = 0.0,
-                 policy=None) -> list[Choice]:
+                 policy=None, network=None) -> list[Choice]:
     """Every (config, degree, range of whole periods inside the run's window) with the
     fewest servers that finish its tokens there, and their energy (s x kW x D x ``kwh``,
     the price of a kWh at rated power); then only the choices no other of the same config
@@ -124,7 +132,8 @@ def pool_choices(run: RunSpec, ways: list[Way], disk_tb: float, configs: list[Co
                     if cuts[b + 1] > run.deadline_h + EPS:
                         break
                     hours = cuts[b + 1] - cuts[a]
-                    found = _fewest(run, way, m, hours, least, cfg.net_gbps, policy)
+                    found = _fewest(run, way, m, hours, least, usable_net(cfg, network),
+                                    policy)
                     if found is None:
                         continue
                     s, eff = found
@@ -198,10 +207,13 @@ def within_rent_cap(rented: list[Choice], new: Choice, cap: int | None) -> bool:
 
 
 def search(choices: list[list[Choice]], prices: list[float], share: float,
-           caps: dict[str, int | None], periods: int) -> tuple[float, list[Choice]] | None:
-    """The least Σ_S share x N_S x price_S + rent (+ energy) over one choice per run, and
-    those choices in run order (None: a run has no choice). Depth first; a partial cost
-    never falls, so it cuts at the best so far."""
+           caps: dict[str, int | None], periods: int,
+           fabric: Callable[[list[int]], float] | None = None
+           ) -> tuple[float, list[Choice]] | None:
+    """The least Σ_S share x N_S x price_S + share x fabric(N) + rent (+ energy) over one
+    choice per run, and those choices in run order (None: a run has no choice). Depth
+    first; a partial cost never falls (the fabric, never negative, is added once every run
+    is placed), so it cuts at the best so far."""
     if any(not c for c in choices):
         return None
     order = sorted(range(len(choices)), key=lambda i: len(choices[i]))
@@ -233,7 +245,9 @@ def search(choices: list[list[Choice]], prices: list[float], share: float,
         if cost >= best[0] - 1e-9 or cost + future(depth) >= best[0] - 1e-9:
             return
         if depth == len(order):
-            best = (cost, [picked[i] for i in range(len(choices))])
+            cost += share * fabric(bought) if fabric is not None else 0.0
+            if cost < best[0] - 1e-9:
+                best = (cost, [picked[i] for i in range(len(choices))])
             return
         for c in choices[order[depth]]:
             picked[order[depth]] = c
@@ -328,19 +342,30 @@ def brute_force_schedule(wf: WorkloadFile, catalog: Catalog, *, full_servers: bo
     fits = [(way, disk[r.workload]) for r, ws in zip(runs.runs, ways) for way in ws]
     if full_servers:
         once = {r.workload: ws for r, ws in zip(runs.runs, ways)}
-        configs = full_configs(bought, [(w, disk[n]) for n, ws in once.items()
-                                        for w in ws], line)
+        configs = with_nics(full_configs(bought, [(w, disk[n]) for n, ws in once.items()
+                                                  for w in ws], line), bought, full=True)
     else:
-        configs = useful_configs(server_configs(bought), fits, line, energy=tco is not None)
+        # NICs as the run program offers them (per kind the fastest card in every free
+        # slot): every card at every count on every server the catalog sells is out of
+        # reach on the default catalog, and this is still a relaxation of the program.
+        configs = useful_configs(with_nics(server_configs(bought), bought, full=True), fits,
+                                 line, energy=tco is not None)
     choices = [
-        pool_choices(r, ws, disk[r.workload], configs, cuts, line, kwh, policy)
+        pool_choices(r, ws, disk[r.workload], configs, cuts, line, kwh, policy,
+                     by_name[r.workload].network or policy.network)
         + rent_choices(r, by_name[r.workload], catalog if rent_excluded else bought, policy,
                        cuts)
         for r, ws in zip(runs.runs, ways)]
     caps = {c.gpu: c.max_gpus for c in catalog.cloud}
     share = runs.frame.capex_share
+    # N3: the run servers' switches, bought once, and (under tco) their power all the time.
+    switch_kwh = kwh * HOURS_PER_YEAR * tco.years if tco else 0.0
+
+    def fabric(n: list[int]) -> float:
+        return run_fabric_cost(configs, n, bought) + (
+            switch_kwh * run_switch_kw(configs, n, bought) / (1 + support) if tco else 0.0)
     found = search(choices, [c.price for c in configs], share * (1 + support), caps,
-                   len(cuts) - 1)
+                   len(cuts) - 1, fabric)
     if found is None:
         return None
     return Best(share * on + found[0], on, runs.runs, tuple(found[1]), tuple(configs), cuts)

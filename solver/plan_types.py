@@ -31,12 +31,17 @@ class Server:
     """Drives installed, TB (``drive_count`` × the drive's size)."""
     disk_used_tb: float = 0.0
     """O4: the datasets of the workloads it runs that are read locally, each once, TB."""
+    nics: tuple[tuple[str, int], ...] = ()
+    """N3: network cards added to the platform's included ones, (SKU, count)."""
+    pod: str = ""
+    """N3: the pod whose fabric it is cabled to ("" the always-on pool, "runs" the servers
+    bought for runs)."""
 
     def parts(self) -> tuple[tuple[str, int], ...]:
-        """What the server is bought as: (SKU, quantity) of its platform, GPUs, DIMMs and
-        drives, those of quantity zero left out."""
+        """What the server is bought as: (SKU, quantity) of its platform, GPUs, DIMMs,
+        drives and added NICs, those of quantity zero left out."""
         parts = ((self.platform, 1), (self.gpu, self.gpu_count), (self.memory, self.dimm_count),
-                 (self.storage, self.drive_count))
+                 (self.storage, self.drive_count), *self.nics)
         return tuple((sku, q) for sku, q in parts if sku and q)
 
     def to_json(self) -> dict:
@@ -53,6 +58,8 @@ class Server:
             "owned": self.owned,
             "disk_tb": round(self.disk_tb, 4),
             "disk_used_tb": round(self.disk_used_tb, 4),
+            **({"nics": [{"sku": k, "count": n} for k, n in self.nics]} if self.nics else {}),
+            **({"pod": self.pod} if self.pod else {}),
         }
 
 
@@ -87,13 +94,41 @@ class BomLine:
     """One line of a bill of materials."""
 
     sku: str
-    kind: str  # platform | gpu | memory | storage
+    kind: str  # platform | gpu | memory | storage | network
     qty: int
     unit_price: float
 
     @property
     def extended(self) -> float:
         return round(self.qty * self.unit_price, 2)
+
+
+@dataclass(frozen=True)
+class FabricPod:
+    """N3: the switches and cables of one kind of fabric in one pod (``rules/fabric.py``)."""
+
+    pod: str
+    """"pool" (the always-on servers) or "runs" (the servers bought for runs)."""
+    kind: str
+    """ethernet or infiniband."""
+    servers: tuple[str, ...]
+    """Ids of the servers cabled to it."""
+    ports: int
+    """Server NIC ports in use."""
+    leaves: tuple[str, int]
+    """(switch SKU, count) of the leaf layer."""
+    spines: tuple[str, int] | None
+    """(switch SKU, count) of the spine layer; None for one leaf."""
+    cables: int
+    """Cables or transceiver pairs: one per server port and per uplink."""
+
+    def to_json(self) -> dict:
+        return {"pod": self.pod, "kind": self.kind, "servers": list(self.servers),
+                "ports": self.ports,
+                "leaves": {"sku": self.leaves[0], "count": self.leaves[1]},
+                "spines": ({"sku": self.spines[0], "count": self.spines[1]}
+                           if self.spines else None),
+                "cables": self.cables}
 
 
 @dataclass(frozen=True)
@@ -308,6 +343,8 @@ class PlanOption:
     ``placements``."""
     time: TimeCost | None = None
     """H1, H6: the option's costs over the horizon (None without a horizon)."""
+    fabric: tuple[FabricPod, ...] = ()
+    """N3: the switches and cables of each pod (on ``lines`` as kind "network")."""
 
     @property
     def capex(self) -> float:
@@ -339,7 +376,7 @@ class PlanOption:
         return out
 
     def cost_by_kind(self) -> dict[str, float]:
-        out = {"platform": 0.0, "gpu": 0.0, "memory": 0.0, "storage": 0.0}
+        out = {"platform": 0.0, "gpu": 0.0, "memory": 0.0, "storage": 0.0, "network": 0.0}
         for line in self.lines:
             out[line.kind] += line.extended
         return out
@@ -380,6 +417,7 @@ class PlanOption:
                 for p in self.placements
             ],
             "unserved": list(self.unserved),
+            "fabric": [f.to_json() for f in self.fabric],
             "throughput": [f.to_json() for f in self.throughput],
             "direction": None if self.direction is None else self.direction.to_json(),
             **self._own_json(),

@@ -8,6 +8,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass, field, replace
 from enum import StrEnum
+from typing import Protocol
 
 from .plan_types import PlanOption
 from .run_types import HorizonInfo
@@ -83,6 +84,12 @@ class Baseline:
         return doc
 
 
+class Reported(Protocol):
+    """A finding a result carries and writes to ``--json`` as it says."""
+
+    def to_json(self) -> dict: ...
+
+
 @dataclass(frozen=True)
 class PlanResult:
     """The outcome of ``plan``: ranked options and how sure the solver is of them."""
@@ -108,6 +115,9 @@ class PlanResult:
     are, and the sweep reads this."""
     horizon: HorizonInfo | None = None
     """H1: the horizon the options were planned over (None: no horizon, as before)."""
+    robust: Reported | None = None
+    """``plan --robust``: how often option 1 holds in the sampled scenarios and what that
+    costs (``uncertainty.robust.RobustInfo``); None without --robust."""
 
     def to_json(self) -> dict:
         doc: dict[str, object] = {
@@ -121,6 +131,8 @@ class PlanResult:
             doc["baseline"] = self.baseline.to_json()
         if self.horizon is not None:
             doc["horizon"] = self.horizon.to_json()
+        if self.robust is not None:
+            doc["robust"] = self.robust.to_json()
         if self.notes:
             doc["notes"] = list(self.notes)
         if self.warnings:

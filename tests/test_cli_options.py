@@ -56,7 +56,7 @@ def _plan_json(*args: str) -> dict:
 
 
 def test_plan_budget_takes_a_suffix_like_sweep():
-    # 10k buys part of small.yaml (the full plan costs 16,940): the cap reached the program.
+    # 10k buys part of small.yaml (the full plan costs 17,790): the cap reached the program.
     doc = _plan_json(SMALL, "--budget", "10k")
     assert doc["full_plan_cost"] > 10_000
     assert all(o["total_cost"] <= 10_000 and o["unserved"] for o in doc["options"])

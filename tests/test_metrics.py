@@ -27,7 +27,7 @@ def test_counts_and_costs(option1):
     m = option1
     assert m.gpu_count == 12 and m.gpus_by_sku == {"h100-sxm": 8, "l40s": 4}
     assert m.servers == 3 and m.gpu_servers == 2 and m.max_degree == 2
-    assert set(m.cost_by_kind) == {"platform", "gpu", "memory", "storage"}
+    assert set(m.cost_by_kind) == {"platform", "gpu", "memory", "storage", "network"}
     assert m.cost_by_kind["gpu"] == 8 * 28000 + 4 * 7500
     assert sum(m.cost_by_kind.values()) == pytest.approx(m.total_cost)
     assert dataclasses.is_dataclass(m)

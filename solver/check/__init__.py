@@ -9,7 +9,8 @@ an exception.
 
 One module per rule family: ``servers`` (catalog SKUs, slots, bays, R14), ``memory``
 (R8, R10, R11, R12, R15, R17, R19), ``orderable`` (O1, O3, O4), ``throughput`` (T3, T4),
-``owning`` (P1–P4) and ``cost`` (bill of materials, budget, excluded SKUs); over a horizon
+``owning`` (P1–P4, with the fabric's switches), ``network`` (N3: added NICs and the
+fabric of each pod) and ``cost`` (bill of materials with the fabric, budget, excluded SKUs); over a horizon
 ``time`` (H3, H5, H6) and ``moments`` (H4) check the schedule against ``windows``, the
 file's runs as the checker reads them; ``subject`` holds what they all read. ``RULES`` finds
 a rule's checks by its id. Without a horizon the time checks find nothing to check.
@@ -25,6 +26,7 @@ from ..plan_types import PlanOption
 from .cost import check_bom, check_exclude
 from .memory import check_r8_r10, check_r11_r12, check_r17, check_r19
 from .moments import check_h4
+from .network import check_n3
 from .orderable import check_o1, check_o3, check_o4
 from .owning import check_p1_p2, check_p3, check_p4
 from .servers import check_servers
@@ -45,6 +47,7 @@ CHECKS: tuple[Check, ...] = (
     check_r19,
     check_o4,
     check_t3_t4,
+    check_n3,
     check_bom,
     check_exclude,
     check_o1,
@@ -79,6 +82,7 @@ RULES: dict[str, tuple[Check, ...]] = {
     "P4": (check_p4, check_bom, check_exclude),
     "H3": (check_h3,),
     "N2": (check_h3,),
+    "N3": (check_n3, check_bom, check_p1_p2, check_p3),
     "H4": (check_h4,),
     "H5": (check_h5,),
     "H6": (check_h6,),

@@ -24,6 +24,7 @@ from ..inputs.policy import Policy
 from ..inputs.workload import Workload
 from ..plan_types import Server
 from ..run_types import RunEntry
+from .network import ports_of
 from .subject import Skus
 
 
@@ -35,13 +36,22 @@ def _ring(k: int, nbytes: float, gb_per_s: float, hop_s: float) -> float:
 
 
 def _nic_gbps(server: Server, skus: Skus) -> float:
-    platform = skus.platforms.get(server.platform)
-    total: dict[str, float] = {}
-    for inc in platform.included_nics if platform is not None else ():
-        nic = skus.nics.get(inc.nic)
-        if nic is not None:
-            total[nic.kind] = total.get(nic.kind, 0.0) + inc.count * nic.ports * nic.gbps
-    return max(total.values(), default=0.0)
+    """The summed rate of the server's fastest kind of NIC ports, included and added (N3)."""
+    return max((sum(g * n for g, n in by.items()) for by in ports_of(server, skus).values()),
+               default=0.0)
+
+
+def _usable_gbps(server: Server, skus: Skus, net) -> float:
+    """What the run's policy.network lets it use of the server's network: the fastest
+    kind or the one named; 0 where spanning servers is not allowed or under min_gbps."""
+    if not net.span_servers:
+        return 0.0
+    by = ports_of(server, skus)
+    if net.fabric == "auto":
+        gbps = _nic_gbps(server, skus)
+    else:
+        gbps = sum(g * n for g, n in by.get(net.fabric, {}).items())
+    return 0.0 if net.min_gbps is not None and gbps < net.min_gbps - 1e-9 else gbps
 
 
 def expected_efficiency(r: RunEntry, w: Workload, g: GpuSku, servers: dict[str, Server],
@@ -64,7 +74,8 @@ def expected_efficiency(r: RunEntry, w: Workload, g: GpuSku, servers: dict[str, 
         comm += _ring(m, grad, g.nvlink_gbps / 2 if nvlink else PCIE_GBPS,
                       NVLINK_HOP_LATENCY_S if nvlink else PCIE_HOP_LATENCY_S)
     if s > 1:
-        slowest = min(_nic_gbps(servers[sid], skus) for sid in held if sid in servers)
+        slowest = min(_usable_gbps(servers[sid], skus, w.network or policy.network)
+                      for sid in held if sid in servers)
         if slowest <= 0:
             return 0.0
         comm += _ring(s, grad, slowest / 8, NETWORK_HOP_LATENCY_S)

@@ -21,6 +21,7 @@ from ..plan_types import Placement, Server
 from ..rules import usable
 from ..run_types import RunEntry
 from .memory import check_r8_r10, check_r11_r12, check_r17, served
+from .network import fabric_switches
 from .orderable import check_o3
 from .owning import power_w
 from .subject import TOL, Subject, estimate_once
@@ -182,11 +183,15 @@ def _storage(sub: Subject, fleet: Fleet, placed: dict[str, list[Placement]],
 
 def _power(sub: Subject, fleet: Fleet, running: set[str]) -> list[str]:
     """P3 at one instant: Σ power of the servers drawing (all the time, or running a run
-    now) ≤ racks x rack_kw."""
+    now) and of the switches of their fabrics (N3) ≤ racks x rack_kw."""
     site = sub.wf.site
     if site is None:
         return []
-    watts = sum(power_w(fleet.servers[sid], sub.skus) for sid in fleet.drawing | running)
+    on = fleet.drawing | running
+    watts = sum(power_w(fleet.servers[sid], sub.skus) for sid in on)
+    # N3: a fabric's switches draw while a server cabled to it does.
+    watts += sum(w.power_w * n for f in sub.option.fabric if on & set(f.servers)
+                 for w, n in fabric_switches((f,), sub.skus))
     if watts > site.racks * site.rack_kw * 1000 + TOL:
         return [f"servers draw {watts / 1000:g} kW, over {site.racks} racks x "
                 + f"{site.rack_kw:g} kW (P3)"]

@@ -8,7 +8,8 @@ from __future__ import annotations
 
 import math
 
-from ..plan_types import Server
+from ..plan_types import PlanOption, Server
+from .network import fabric_switches, nic_power_w
 from .subject import TOL, Skus, Subject
 
 Config = tuple[str, str | None, int, str, int, str | None, int]
@@ -51,10 +52,25 @@ def check_p4(sub: Subject) -> list[str]:
 
 
 def power_w(s: Server, skus: Skus) -> float:
-    """P1: platform power_w + gpu_count × GPU power_w (0 for an unknown SKU, reported apart)."""
+    """P1: platform power_w + gpu_count × GPU power_w + the NICs the plan adds (N3); 0 for
+    an unknown SKU, reported apart."""
     p = skus.platforms.get(s.platform)
     g = skus.gpu(s.gpu)
-    return (p.power_w if p else 0.0) + (s.gpu_count * g.power_w if g and s.gpu_count else 0.0)
+    return ((p.power_w if p else 0.0) + (s.gpu_count * g.power_w if g and s.gpu_count else 0.0)
+            + nic_power_w(s, skus))
+
+
+def switch_w_units(option: PlanOption, skus: Skus) -> tuple[float, int]:
+    """N3: the power (W) and rack units of the fabric's switches."""
+    switches = fabric_switches(option.fabric, skus)
+    return sum(w.power_w * n for w, n in switches), sum(w.rack_units * n for w, n in switches)
+
+
+def plan_units(option: PlanOption, skus: Skus) -> int:
+    """P3: rack units of the servers the plan runs and of its fabric's switches (N3)."""
+    units = sum((skus.platforms[s.platform].rack_units or 0) for s in option.servers
+                if s.platform in skus.platforms)
+    return units + switch_w_units(option, skus)[1]
 
 
 def check_p3(sub: Subject) -> list[str]:
@@ -64,8 +80,7 @@ def check_p3(sub: Subject) -> list[str]:
     if site is None:
         return []
     errs = []
-    total_w = 0.0
-    units = 0
+    total_w, units = switch_w_units(sub.option, sub.skus)
     for s in sub.option.servers:
         w = power_w(s, sub.skus)
         p = sub.skus.platforms.get(s.platform)
@@ -82,28 +97,50 @@ def check_p3(sub: Subject) -> list[str]:
                     f"{site.rack_kw:g} kW (P3)")
     if units > site.racks * site.rack_units:
         errs.append(f"servers take {units} U, over {site.racks} racks x {site.rack_units} U (P3)")
+    return errs + _reported_units(sub, units)
+
+
+def _reported_units(sub: Subject, units: int) -> list[str]:
+    """P3: the rack units (and, with a site, the racks) the option reports are those of its
+    servers and switches."""
+    own, site = sub.option.own, sub.wf.site
+    if own is None:
+        return []
+    errs = []
+    if own.rack_units != units:
+        errs.append(f"reports {own.rack_units} U, its servers and switches take {units} U (P3)")
+    if site is not None and own.racks is not None and sub.timed is None:
+        kw = (sum(power_w(s, sub.skus) for s in sub.option.servers)
+              + switch_w_units(sub.option, sub.skus)[0]) / 1000
+        racks = max(math.ceil(kw / site.rack_kw - 1e-9) if kw > 0 else 0,
+                    math.ceil(units / site.rack_units - 1e-9) if units > 0 else 0)
+        if own.racks != racks:
+            errs.append(f"reports {own.racks} racks, its servers and switches take {racks} "
+                        "(P3)")
     return errs
 
 
 def check_p1_p2(sub: Subject) -> list[str]:
-    """P1, P2: the power and TCO the option reports are those of its servers:
-    kW = Σ (platform W + k × GPU W) / 1000; TCO = capex (1 + pct·Y) + kW · 8,760 · Y · u ·
+    """P1, P2: the power and TCO the option reports are those of its servers and fabric:
+    kW = (Σ (platform W + k × GPU W + added NICs' W) + Σ switch W) / 1000;
+    TCO = capex (1 + pct·Y) + kW · 8,760 · Y · u ·
     PUE · kwh_price + racks · rack_cost · Y, racks = max(⌈kW / rack_kw⌉, ⌈U / rack_units⌉)."""
     option, wf, skus = sub.option, sub.wf, sub.skus
     own = option.own
     if own is None:
         return []
     errs = []
-    kw = sum(power_w(s, skus) for s in option.servers) / 1000
+    kw = (sum(power_w(s, skus) for s in option.servers)
+          + switch_w_units(option, skus)[0]) / 1000
     if abs(kw - own.power_kw) > 1e-3:
-        errs.append(f"reports {own.power_kw:g} kW, its servers draw {kw:g} kW (P1)")
+        errs.append(f"reports {own.power_kw:g} kW, its servers and switches draw {kw:g} kW "
+                    "(P1)")
     tco = wf.policy.tco
     if tco is None:
         return errs
     racks = 0
     if wf.site is not None:
-        units = sum((skus.platforms[s.platform].rack_units or 0) for s in option.servers
-                    if s.platform in skus.platforms)
+        units = plan_units(option, skus)
         racks = max(math.ceil(kw / wf.site.rack_kw - 1e-9) if kw > 0 else 0,
                     math.ceil(units / wf.site.rack_units - 1e-9) if units > 0 else 0)
     want = (option.total_cost * (1 + (tco.support_pct_per_year or 0.0) * tco.years)

@@ -20,7 +20,7 @@ from typing import TypeVar, cast
 from ..estimate.memory import Estimate
 from ..estimate.replica import estimate
 from ..inputs.catalog import Catalog, GpuSku, MemorySku, Platform, StorageSku
-from ..inputs.fabric import CloudPrice, NicSku
+from ..inputs.fabric import LINK_SKU, CloudPrice, NicSku, SwitchSku
 from ..inputs.kinds import TRAINING_KINDS
 from ..inputs.policy import Policy
 from ..inputs.workload import Workload, WorkloadFile
@@ -51,6 +51,10 @@ class Skus:
     """H5: the rental price of a GPU SKU, by SKU."""
     nics: dict[str, NicSku] = field(default_factory=dict)
     """N1: the catalog's network cards, by SKU."""
+    switches: dict[str, SwitchSku] = field(default_factory=dict)
+    """N1: the catalog's switches, by SKU."""
+    link_price: float = 0.0
+    """N1: one cable or pair of transceivers of the fabric (``LINK_SKU``)."""
 
     @classmethod
     def of(cls, catalog: Catalog) -> Skus:
@@ -62,15 +66,19 @@ class Skus:
             storage={s.sku: s for s in catalog.storage},
             cloud={c.gpu: c for c in catalog.cloud},
             nics={n.sku: n for n in catalog.network.nics},
+            switches={w.sku: w for w in catalog.network.switches},
+            link_price=catalog.network.link_price,
         )
 
     def price(self, sku: str) -> float | None:
-        """The catalog price of any SKU, None when the catalog lacks it."""
-        for kind in (self.gpus, self.platforms, self.memory, self.storage):
+        """The catalog price of any SKU (a NIC, a switch, ``LINK_SKU``: one cable), None when
+        the catalog lacks it."""
+        for kind in (self.gpus, self.platforms, self.memory, self.storage, self.nics,
+                     self.switches):
             item = kind.get(sku)
             if item is not None:
                 return item.price
-        return None
+        return self.link_price if sku == LINK_SKU else None
 
     def gpu(self, sku: str | None) -> GpuSku | None:
         """The GPU of that SKU (None for no GPU or an unknown one)."""

@@ -21,6 +21,8 @@ from __future__ import annotations
 from ..inputs.catalog import Catalog, GpuSku, Platform
 from ..inputs.policy import Policy
 from ..inputs.workload import Workload
+from ..rules.fabric import network_gbps as ports_gbps
+from ..rules.fabric import platform_ports
 from .comms import Link, allreduce_seconds, tp_link
 from .weights import lora_params, lora_targets
 
@@ -45,14 +47,10 @@ def gradient_bytes(w: Workload) -> float:
 
 
 def network_gbps(platform: Platform, catalog: Catalog) -> float:
-    """A server's network, Gb/s: its included NICs' ports × rate, on its fastest fabric
-    (Ethernet and InfiniBand are not bonded together); 0 when the catalog says none."""
-    by_kind: dict[str, float] = {}
-    for inc in platform.included_nics:
-        nic = catalog.network.nic(inc.nic)
-        if nic is not None:
-            by_kind[nic.kind] = by_kind.get(nic.kind, 0.0) + inc.count * nic.ports * nic.gbps
-    return max(by_kind.values(), default=0.0)
+    """A server's network with its included NICs, Gb/s: the ports × rate of its fastest
+    fabric (Ethernet and InfiniBand are not bonded together); 0 when the catalog says none.
+    A plan may add NICs (N3, ``rules/fabric.py``)."""
+    return ports_gbps(platform_ports(platform, catalog))
 
 
 def dp_efficiency(w: Workload, gpu: GpuSku, degree: int, tokens_per_s: float, per_server: int,

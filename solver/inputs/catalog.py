@@ -22,7 +22,7 @@ from pydantic import (
 )
 
 from .base import Label, Name, StrictModel, Text, clip
-from .fabric import CloudPrice, IncludedNic, Network
+from .fabric import LINK_SKU, CloudPrice, IncludedNic, Network
 
 Sku = str
 FormFactor = Literal["pcie", "sxm", "sxm4", "sxm5"]
@@ -288,6 +288,12 @@ class Catalog(StrictModel):
         if bad:
             raise ValueError(f"included_nics name NICs network.nics does not list ({', '.join(bad)})."
                              " To fix: add them under network.nics, or correct the SKU")
+        slow = self.network.unswitched()
+        if slow:
+            raise ValueError(f"network.switches has no switch of the kind and speed of NICs "
+                             f"{', '.join(slow)} (N3: every port in use goes to a switch of "
+                             "its kind at least as fast). To fix: add such a switch under "
+                             "network.switches")
         return self
 
     @model_validator(mode="after")
@@ -347,23 +353,31 @@ class Catalog(StrictModel):
         return _find(self.storage, sku)
 
     def price_of(self, sku: Sku) -> float:
-        """Unit price of any SKU."""
-        for kind in (self.gpus, self.platforms, self.memory, self.storage):
+        """Unit price of any SKU (a NIC, a switch, or ``LINK_SKU``: one cable
+        of the fabric)."""
+        for kind in (self.gpus, self.platforms, self.memory, self.storage,
+                     self.network.nics, self.network.switches):
             for item in kind:
                 if item.sku == sku:
                     return item.price
+        if sku == LINK_SKU:
+            return self.network.link_price
         raise KeyError(sku)
 
     def kind_of(self, sku: Sku) -> str:
-        """'gpu', 'platform', 'memory' or 'storage'."""
+        """'gpu', 'platform', 'memory', 'storage' or 'network' (NICs, switches, cables)."""
         for kind, items in (
             ("gpu", self.gpus),
             ("platform", self.platforms),
             ("memory", self.memory),
             ("storage", self.storage),
+            ("network", self.network.nics),
+            ("network", self.network.switches),
         ):
             if any(i.sku == sku for i in items):
                 return kind
+        if sku == LINK_SKU:
+            return "network"
         raise KeyError(sku)
 
 

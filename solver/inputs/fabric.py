@@ -10,6 +10,9 @@ from pydantic import Field, PositiveFloat, PositiveInt
 from .base import Label, Name, StrictModel, Text
 
 MAX_PRICE = 1e12
+LINK_SKU = "fabric-link"
+"""The SKU of the fabric's cables on a bill of materials (N3): one cable or pair of
+transceivers per switch port in use, at ``network.link_price``."""
 FabricKind = Literal["ethernet", "infiniband"]
 
 
@@ -52,6 +55,14 @@ class Network(StrictModel):
 
     def nic(self, sku: str) -> NicSku | None:
         return next((n for n in self.nics if n.sku == sku), None)
+
+    def unswitched(self) -> list[str]:
+        """NICs no switch of their kind is fast enough for, when switches are listed (N3:
+        every port in use goes to a switch of its kind at least as fast)."""
+        if not self.switches:
+            return []
+        return [f"{n.sku} ({n.kind}, {n.gbps:g} Gb/s)" for n in self.nics
+                if not any(s.kind == n.kind and s.gbps + 1e-9 >= n.gbps for s in self.switches)]
 
 
 class IncludedNic(StrictModel):

@@ -112,7 +112,8 @@ def time_problems(policy: Any, workloads: list[Any]) -> list[str]:
     out = []
     for i, w in enumerate(workloads):
         where = f"workloads[{i}] ({w.name})"
-        timed = [f for f in ("start", "deadline", "repeat") if getattr(w, f) is not None]
+        timed = [f for f in ("start", "deadline", "repeat", "network")
+                 if getattr(w, f, None) is not None]
         if horizon is None:
             if timed:
                 out.append(f"{where}: {', '.join(timed)} {'needs' if len(timed) == 1 else 'need'}"
@@ -120,6 +121,10 @@ def time_problems(policy: Any, workloads: list[Any]) -> list[str]:
                            "2027-01-01, months: 36}}, or remove " + ", ".join(timed))
             continue
         if w.tokens is None or (w.deadline_days is None and w.deadline is None):
+            if getattr(w, "network", None) is not None:
+                out.append(f"{where}: network applies to runs (a training job with tokens and "
+                           "a deadline), which this workload is not. To fix: remove network, "
+                           "or give it tokens and deadline_days")
             continue
         out += _window_problems(where, w, horizon, policy)
     return out

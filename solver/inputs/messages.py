@@ -58,6 +58,8 @@ def _walk(root: type[BaseModel], loc: tuple) -> tuple[Any, type[BaseModel] | Non
         for m in _members(tp):
             if isinstance(part, int) and get_origin(m) is list:
                 nxt = get_args(m)[0]
+            elif isinstance(part, str) and get_origin(m) is dict:  # a mapping's value
+                nxt = get_args(m)[1]
             elif _is_model(m) and part == m.__name__:
                 nxt = m
             elif _is_model(m) and isinstance(part, str) and part in m.model_fields:

@@ -37,6 +37,18 @@ def _power_of_two(name: str, value: int) -> int:
     return value
 
 
+class NetworkPolicy(StrictModel):
+    """N2, N3: what network a training run spread over several servers may use."""
+
+    fabric: Literal["auto", "ethernet", "infiniband"] = "auto"
+    """The kind of network its servers talk over: auto (each server's fastest), ethernet or
+    infiniband (servers without that kind cannot share a run)."""
+    min_gbps: float | None = Field(default=None, gt=0, le=100_000)
+    """Least network per server, Gb/s, for a run spread over servers; default none."""
+    span_servers: bool = True
+    """False: each run stays inside one server (never over the network)."""
+
+
 class Policy(StrictModel):
     """How to plan: headroom, parallelism caps, growth, budget, RAM ratios."""
 
@@ -59,6 +71,10 @@ class Policy(StrictModel):
     comm_overlap: float | None = Field(default=None, ge=0, le=1)
     """N2: share of a data-parallel run's gradient all-reduce hidden behind its backward
     pass, in [0, 1]; default 0.5."""
+    network: NetworkPolicy = Field(default_factory=NetworkPolicy)
+    """N2, N3: the network runs spread over servers may use; a workload's own ``network``
+    replaces it for that workload. Runs only (a training job with tokens and a deadline
+    under a horizon)."""
     data_parallel_efficiency: float = Field(default=0.9, gt=0, le=1)
     """T3: share of the summed replica throughput a data-parallel training run keeps
     (gradient all-reduce, stragglers), in (0, 1]; training kinds with a target only."""

@@ -30,6 +30,7 @@ from pydantic import (
     model_validator,
 )
 
+from ..uncertainty.spec import Uncertainty
 from .base import Name, StrictModel, clip
 from .catalog import IsoDate
 from .data_spec import DataSpec
@@ -46,7 +47,7 @@ from .model import ModelArch, ModelSpec
 from .modes import MemoryModes
 from .names import WorkloadName, duplicate_name_problems
 from .ownership import OwnedServer, Site
-from .policy import Policy
+from .policy import NetworkPolicy, Policy
 from .presets import resolve
 
 # Hard caps that make an absurd file fail fast instead of hanging the solver.
@@ -118,6 +119,9 @@ class Workload(MemoryModes):  # E1 memory-mode fields: modes.py
     repeat: RepeatSpec | None = None
     """H2 (needs policy.horizon): weekly, monthly, or {every_days: N, until: date}; each
     repetition is a run needing ``tokens`` by its own deadline."""
+    network: NetworkPolicy | None = None
+    """N2, N3 (runs): the network this workload's runs may use, in place of
+    policy.network."""
     tokens_per_s: PositiveFloat | None = Field(default=None, le=1e12)
     """Inference: output tokens per second the service must sustain at peak."""
     requests_per_s: PositiveFloat | None = Field(default=None, le=1e9)
@@ -294,6 +298,8 @@ class WorkloadFile(StrictModel):
     """P3: racks available and what each holds; default none (no limit)."""
     inventory: list[OwnedServer] = Field(default_factory=list, max_length=1000)
     """P4: servers already owned, usable at no capital cost; default none."""
+    uncertainty: Uncertainty | None = None
+    """What ``sweep --samples`` draws its scenarios from; default the documented defaults."""
 
     @model_validator(mode="after")
     def _rack_cost_needs_site(self) -> WorkloadFile:

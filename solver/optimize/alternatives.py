@@ -33,7 +33,7 @@ from typing import Any
 from ..inputs.catalog import Catalog
 from ..inputs.policy import Policy
 from ..plan_types import DirectionFigure, PlanOption, amount_in
-from ..rules.power import server_power_w
+from ..rules.power import plan_power_w as servers_power_w
 from .lp import pulp
 from .program import Model, minimised_cost, tco_expression
 
@@ -217,8 +217,9 @@ def _power(o: PlanOption, catalog: Catalog) -> float:
 
 
 def plan_power_w(o: PlanOption, catalog: Catalog) -> float:
-    """Rated power of a plan, W: each server's platform plus its GPUs (P1)."""
-    return sum(server_power_w(s, catalog) for s in o.servers)
+    """Rated power of a plan, W: each server's platform plus its GPUs, and its fabric's
+    switches (P1, N3)."""
+    return servers_power_w(o.servers, catalog)
 
 
 def _tco(o: PlanOption, catalog: Catalog) -> float:

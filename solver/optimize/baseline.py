@@ -25,7 +25,9 @@ from ..estimate.replica import estimate
 from ..inputs.catalog import Catalog
 from ..inputs.policy import PARALLEL_DEGREES, Policy
 from ..inputs.workload import WorkloadFile
+from ..plan_types import Server
 from ..result import Baseline, SolveStatus
+from ..rules.fabric import fabric_lines, fabric_of
 from ..rules.storage import stored_tb
 from .budget import Budget
 from .candidates import Candidates, ServerType, type_accepts
@@ -174,9 +176,18 @@ def _price_reference(ref: Reference, scenario: str, wf: WorkloadFile, catalog: C
     cost += max(drive_cost, sum(count * c * catalog.drive(sku).price
                                 for (_, sku, c), count in out.z.items()))
     cpu_nodes = sum(out.n[t.key] for t in cpu_types)
+    cost += _fabric_cost([t.platform.sku for t in (*gpu_types, *cpu_types)
+                          for _ in range(out.n[t.key])], catalog)
     label = f"R20 {scenario}: {ref.label}" + (f" + {cpu_nodes} CPU node(s)" if cpu_nodes else "")
     return cost, Baseline(scenario=scenario, name=label, servers=servers + cpu_nodes,
                           gpus=servers * ref.gpus, gpu=ref.gpu, total_cost=round(cost, 2))
+
+
+def _fabric_cost(platforms: list[str], catalog: Catalog) -> float:
+    """N3: what the reference's servers' fabric costs, as a plan's is priced (its servers'
+    included NICs only)."""
+    servers = [Server(f"b{i}", sku, None, 0, "", 0, None, 0) for i, sku in enumerate(platforms)]
+    return sum(ln.extended for ln in fabric_lines(fabric_of(servers, catalog), catalog))
 
 
 def _reference_drives_cost(drives: tuple[str, int], servers: int, bays_per_server: int,

@@ -22,7 +22,7 @@ from decimal import ROUND_HALF_UP, Decimal
 from ..inputs.catalog import Catalog
 from ..inputs.ownership import HOURS_PER_YEAR, Site, TcoPolicy
 from ..plan_types import OwnCost, Server
-from ..rules.power import racks_used, server_power_w, server_units
+from ..rules.power import plan_power_w, plan_units, racks_used, server_power_w, server_units
 
 
 def kw_text(kw: float) -> str:
@@ -35,8 +35,8 @@ def own_cost(servers: Iterable[Server], capex: float, tco: TcoPolicy | None, sit
              catalog: Catalog) -> OwnCost:
     """Power, racks, energy, support, TCO and the rental comparison of a plan's servers."""
     servers = list(servers)
-    power_kw = sum(server_power_w(s, catalog) for s in servers) / 1000
-    units = sum(server_units(s, catalog) for s in servers)
+    power_kw = plan_power_w(servers, catalog) / 1000
+    units = plan_units(servers, catalog)
     racks = racks_used(power_kw, units, site) if site is not None else None
     if tco is None:
         return OwnCost(round(capex, 2), round(power_kw, 4), units, racks)
@@ -44,7 +44,7 @@ def own_cost(servers: Iterable[Server], capex: float, tco: TcoPolicy | None, sit
     support = capex * tco.support_rate()
     rack_cost = (racks or 0) * tco.rack_rate()
     bought = [s for s in servers if not s.owned]
-    bought_kw = sum(server_power_w(s, catalog) for s in bought) / 1000
+    bought_kw = plan_power_w(bought, catalog) / 1000
     added = _racks_added(servers, racks, site, catalog)
     return OwnCost(
         capex=round(capex, 2), power_kw=round(power_kw, 4), rack_units=units, racks=racks,

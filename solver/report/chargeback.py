@@ -1,5 +1,5 @@
 """Chargeback (R17) as tidy tables: each team's (or workload's) share of the GPUs, host
-RAM and storage an option buys, idle capacity shared by the teams on its server."""
+RAM, storage and network an option buys, idle capacity shared by the teams on its server."""
 
 from __future__ import annotations
 
@@ -14,6 +14,7 @@ from ..inputs.catalog import Catalog
 from ..inputs.workload import WorkloadFile
 from ..plan_types import PlanOption
 from ..result import PlanResult
+from .network import network_by_server
 from .tables import KINDS
 
 UNASSIGNED = "(idle, no team)"
@@ -68,7 +69,9 @@ def team_costs(opt: PlanOption, wf: WorkloadFile, catalog: Catalog) -> pd.DataFr
     on them is shown apart (``owned_gpu_equivalents``, ``owned_host_ram_gb``), so a team
     running only on owned servers is charged nothing. Per bought server, GPU and platform
     cost follow GPU-equivalents used (CPU-only platforms follow host RAM), DIMM cost follows
-    host RAM; the drives bought follow the dataset + checkpoints TB of the workloads with a
+    host RAM; the network (N3) like platforms: a server's NICs added and its ports' share
+    of its fabrics (``network.network_by_server``) split as its platform is, so a server
+    nobody uses charges it to the idle row (no fair share). The drives bought follow the dataset + checkpoints TB of the workloads with a
     replica (or, over a horizon, a run) on a bought server. A server bought for runs follows
     the GPU-hours each team's runs take on it. Idle capacity on a server is shared pro rata
     by the teams on it, so the team costs add up to the option's purchase (its bill of
@@ -82,6 +85,7 @@ def team_costs(opt: PlanOption, wf: WorkloadFile, catalog: Catalog) -> pd.DataFr
     for p in opt.placements:
         ram[p.server][team.get(p.workload, UNASSIGNED)] += p.host_ram_gb
     cost: dict[str, defaultdict[str, float]] = {k: defaultdict(float) for k in KINDS}
+    net = network_by_server(opt.servers, opt.fabric, catalog)
     for s in opt.servers:
         if s.owned:
             continue
@@ -91,6 +95,7 @@ def team_costs(opt: PlanOption, wf: WorkloadFile, catalog: Catalog) -> pd.DataFr
             "platform": catalog.price_of(s.platform),
             "gpu": catalog.price_of(s.gpu) * s.gpu_count if s.gpu else 0.0,
             "memory": catalog.price_of(s.memory) * s.dimm_count,
+            "network": net.get(s.id, 0.0),
         }
         for k, amount in charges.items():
             w1, w2 = (r, g) if k == "memory" else (first, second)

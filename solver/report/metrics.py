@@ -85,7 +85,7 @@ class OptionMetrics:
     gpu_servers: int
     max_degree: int
     cost_by_kind: dict[str, float]
-    """platform / gpu / memory / storage -> extended cost."""
+    """platform / gpu / memory / storage / network -> extended cost."""
     installed_vram_gb: float
     usable_vram_gb: float
     """installed_vram_gb × (1 − headroom): what the plan may fill (R15)."""

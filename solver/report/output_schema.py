@@ -3,8 +3,8 @@
 ``plan-buy schema plan|estimate|sweep`` prints them, so a pipeline can check what it reads.
 Each object lists the keys every document carries as ``required`` with their types; keys a
 document has only sometimes (``gap``, ``baseline``; ``horizon`` and an option's ``runs``
-and horizon costs, with a horizon only; ``tokens_per_s`` of a preprocess row) are described
-but not required. Objects accept keys added later (``additionalProperties`` is left
+and horizon costs, with a horizon only; a server's ``nics`` and ``pod``, when set;
+``tokens_per_s`` of a preprocess row) are described but not required. Objects accept keys added later (``additionalProperties`` is left
 open), so a reader written against this schema keeps working when plan-buy adds a field; a
 key removed or retyped fails it. docs/json.md explains every field.
 
@@ -59,9 +59,11 @@ _COUNTS = {"type": "object", "additionalProperties": {"type": "integer"},
 _SERVER = _obj({
     "id": "text", "platform": "text", "gpu": "text?", "gpu_count": "int", "memory": "text",
     "dimm_count": "int", "storage": "text?", "drive_count": "int", "owned": "bool",
-    "disk_tb": "number", "disk_used_tb": "number"}, description="One physical server.")
+    "disk_tb": "number", "disk_used_tb": "number",
+    "nics": {"type": "array", "items": _obj({"sku": "text", "count": "int"})},
+    "pod": "text"}, optional=("nics", "pod"), description="One physical server.")
 _LINE = _obj({"sku": "text",
-              "kind": {"enum": ["platform", "gpu", "memory", "storage"]},
+              "kind": {"enum": ["platform", "gpu", "memory", "storage", "network"]},
               "qty": "int", "unit_price": "number", "extended": "number"},
              description="One line of the bill of materials.")
 _PLACEMENT = _obj({
@@ -81,6 +83,11 @@ _DIRECTION = _obj({
     "value": "number", "unit": "text", "better": {"enum": ["lower", "higher"]},
     "best_possible": "number?", "proven_best": "bool", "cheapest_value": "number"},
     description="The option's figure in the direction it pushes.")
+_SWITCHES = _obj({"sku": "text", "count": "int"}, description="Switches of one SKU.")
+_FABRIC = _obj({
+    "pod": "text", "kind": {"enum": ["ethernet", "infiniband"]}, "servers": "text[]",
+    "ports": "int", "leaves": _SWITCHES, "spines": _nullable(_SWITCHES), "cables": "int"},
+    description="N3: the switches and cables of one NIC kind of one pod.")
 _RENTED = _obj({"gpus": "int", "hours": "number", "cost": "number"},
                description="The GPUs one run rents, each billed hours (H5).")
 _RUN = _obj({
@@ -104,6 +111,7 @@ _OPTION = _obj({
     "lines": {"type": "array", "items": _LINE},
     "placements": {"type": "array", "items": _PLACEMENT},
     "unserved": "text[]",
+    "fabric": {"type": "array", "items": _FABRIC},
     "throughput": {"type": "array", "items": _THROUGHPUT},
     "direction": _nullable(_DIRECTION),
     "capex": "number", "energy_cost": "number?", "tco": "number?", "power_kw": "number",

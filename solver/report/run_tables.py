@@ -14,8 +14,10 @@ from pydantic import BaseModel
 
 from .. import __version__
 from ..inputs.catalog import Catalog
+from ..inputs.fabric import LINK_SKU
 from ..inputs.workload import WorkloadFile
 from ..result import PlanResult
+from .network import LINK_TEXT
 
 RULES = (
     ("R1-R5", "VRAM per GPU = weights + gradients + optimizer state + FP32 master copy"),
@@ -84,6 +86,15 @@ def catalog_table(catalog: Catalog) -> pd.DataFrame:
         rows.append(("memory", m.sku, m.name, f"{m.size_gb:g} GB {m.type}-{m.speed_mts}", m.price))
     for s in catalog.storage:
         rows.append(("storage", s.sku, s.name, f"{s.size_tb:g} TB, {s.read_gbps:g} GB/s", s.price))
+    net = catalog.network
+    for n in net.nics:
+        rows.append(("network", n.sku, n.name, f"NIC, {n.ports} x {n.gbps:g} Gb/s {n.kind}",
+                     n.price))
+    for w in net.switches:
+        spec = f"switch, {w.ports} x {w.gbps:g} Gb/s {w.kind}, {w.rack_units} U"
+        rows.append(("network", w.sku, w.name, spec, w.price))
+    if net.switches:
+        rows.append(("network", LINK_SKU, LINK_TEXT, "per cable", net.link_price))
     return pd.DataFrame(rows, columns=["kind", "sku", "description", "spec", "unit_price"])
 
 

@@ -20,7 +20,8 @@ from ..plan_types import PlanOption
 from ..result import PlanResult
 from .measured_cells import measured_lines
 from .metrics import USE_TARGET, option_metrics
-from .quote import quote_lines, quote_text
+from .network import fabric_cost, fabric_text, unit_prices
+from .quote import fabric_quote_lines, quote_lines, quote_text
 from .running import own_cost_lines, serving_section, throughput_lines
 from .text import DEFAULT_WIDTH, Column, bullets, table, wrap
 from .timeline_text import headline_lines, schedule_lines
@@ -106,13 +107,19 @@ def _quote_lines(result: PlanResult, catalog: Catalog, width: int,
     if not mine:
         return []
     cur = result.currency
+    net = fabric_quote_lines(best, catalog)
     where = " (every option's: its workbook sheet and CSV)" if quotes else ""
     out = wrap(f"Servers option 1 buys, by configuration{where}:", width)
     out += bullets([quote_text(q, cur) for q in mine], width)
+    prices = unit_prices(best)  # N3: what cables them together (its parts: the CSV's)
+    out += bullets([f"{fabric_text(p)}: {money(fabric_cost(p, catalog, prices), cur)}"
+                    for p in best.fabric], width)
     owned = sum(1 for s in best.servers if s.owned)
     also = f", and it uses {counted(owned, 'server')} already owned" if owned else ""
-    out += wrap(f"  In all {counted(sum(q.qty for q in mine), 'server')}, "
-                f"{money(sum(q.extended for q in mine), cur)}{also}.", width, hang="  ")
+    out += wrap(f"  In all {counted(sum(q.qty for q in mine), 'server')}"
+                f"{' and their network' if net else ''}, "
+                f"{money(sum(q.extended for q in (*mine, *net)), cur)}{also}.", width,
+                hang="  ")
     return out + [""]
 
 
@@ -257,8 +264,8 @@ def _includes_lines(result: PlanResult, catalog: Catalog, width: int) -> list[st
     used = sorted({s.platform for o in result.options for s in o.servers})
     if not used:
         return []
-    out = wrap("Platform prices include (GPUs, DIMMs and data drives are separate lines):",
-               width)
+    out = wrap("Platform prices include (GPUs, DIMMs, data drives and NICs added are separate "
+               "lines):", width)
     for sku in used:
         p = catalog.platform(sku)
         out += wrap(f"{sku}: {'; '.join(p.includes) or '(not stated in the catalog)'}", width,

@@ -20,12 +20,16 @@ from ..inputs.policy import Policy
 from ..plan_types import PlanOption
 from ..result import PlanResult
 from .metrics import option_metrics
+from .network import network_name
 from .wording import direction_text
 
-KINDS = ("platform", "gpu", "memory", "storage")
+KINDS = ("platform", "gpu", "memory", "storage", "network")
+"""Kinds of a bill of materials' lines, in the order reports list them; "network" holds
+the NICs a plan adds to servers and the fabric's switches and cables (N3)."""
 
 
-KIND_LABELS = {"platform": "Platforms", "gpu": "GPUs", "memory": "Memory", "storage": "Storage"}
+KIND_LABELS = {"platform": "Platforms", "gpu": "GPUs", "memory": "Memory", "storage": "Storage",
+               "network": "Network"}
 
 
 def summary_table(result: PlanResult, catalog: Catalog, policy: Policy) -> pd.DataFrame:
@@ -114,6 +118,9 @@ def tco_rows(opt: PlanOption, years: int) -> pd.DataFrame:
 
 
 def _describe(catalog: Catalog, sku: str) -> str:
+    net = network_name(catalog, sku)
+    if net is not None:
+        return net
     try:
         kind = catalog.kind_of(sku)
     except KeyError:

@@ -95,13 +95,15 @@ def overlap(a0: float, a1: float, b0: float, b1: float) -> float:
 
 
 def config_label(server: Server) -> str:
-    """A server's configuration: platform + GPUs + DIMMs + drives, as SKUs."""
+    """A server's configuration: platform + GPUs + DIMMs + drives + the NICs the plan adds
+    (N3), as SKUs."""
     parts = [server.platform]
     if server.gpu and server.gpu_count:
         parts.append(f"{server.gpu_count} x {server.gpu}")
     parts.append(f"{server.dimm_count} x {server.memory}")
     if server.storage and server.drive_count:
         parts.append(f"{server.drive_count} x {server.storage}")
+    parts += [f"{n} x {sku}" for sku, n in server.nics if n]
     return " + ".join(parts)
 
 

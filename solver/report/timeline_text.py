@@ -14,6 +14,7 @@ from collections.abc import Sequence
 from ..inputs.catalog import Catalog
 from ..plan_types import PlanOption, Server
 from ..result import PlanResult
+from ..rules.fabric import server_ports
 from ..run_types import HorizonInfo, RunEntry
 from .text import Column, table, wrap
 from .timeline_data import BOUGHT, RENTED, gpu_use, whole
@@ -188,8 +189,9 @@ def use_line(option: PlanOption, info: HorizonInfo) -> str:
 
 def network_lines(option: PlanOption, catalog: Catalog, cap: float,
                   width: int) -> list[str]:
-    """N2 in words: per workload whose runs spread over several bought servers, over what
-    network and at what data-parallel efficiency its typical run trains."""
+    """N2 and N3 in words: per workload whose runs spread over several bought servers, over
+    what network (the cards included and any the plan adds, and the switch they meet) and
+    at what data-parallel efficiency its typical run trains."""
     servers = {s.id: s for s in option.servers}
     out = []
     for name, runs in _runs_of(option).items():
@@ -198,15 +200,25 @@ def network_lines(option: PlanOption, catalog: Catalog, cap: float,
             continue
         r = sorted(spread, key=lambda r: r.end_h - r.begin_h)[len(spread) // 2]
         held = r.servers or ()
-        platform = catalog.platform(servers[held[0]].platform)
+        first = servers[held[0]]
+        platform = catalog.platform(first.platform)
         nics = [(catalog.network.nic(i.nic), i.count) for i in platform.included_nics]
         words = " + ".join(f"{n} x {nic.name or nic.sku}" for nic, n in nics if nic) or "none"
+        added = [(catalog.network.nic(sku), n) for sku, n in first.nics]
+        if added:
+            words += ", and the plan adds " + " + ".join(
+                f"{n} x {nic.name or nic.sku}" for nic, n in added if nic)
+        ports = server_ports(first, catalog)
+        kind = max(ports, key=lambda k: sum(g * n for g, n in ports[k].items()), default=None)
+        leaf = next((f.leaves[0] for f in option.fabric
+                     if first.id in f.servers and f.kind == kind), None)
+        switch = f" through {leaf}" if leaf else ""
         why = ("the most the policy allows (data_parallel_efficiency): the network hides its "
                "all-reduce" if r.efficiency >= cap - 1e-9 else
                "each step's gradient all-reduce, the part not hidden behind the backward "
                "pass (policy.comm_overlap), costs the rest")
         out += wrap(f"{name}: {len(set(held))} servers of {platform.sku} train together over "
-                    f"their network ({words}), at {r.efficiency:.0%} data-parallel "
+                    f"their network ({words}){switch}, at {r.efficiency:.0%} data-parallel "
                     f"efficiency: {why}.", width)
     return out
 

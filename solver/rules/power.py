@@ -5,7 +5,8 @@ expansion's drives-only servers, the cost of owning and the reports read these; 
 states P1 and P3 as rows of ``optimize/program/power.py``, and the checker and the brute
 force recompute them on their own.
 
-- P1 power of a server, W = platform power_w + gpu_count × GPU power_w;
+- P1 power of a server, W = platform power_w + gpu_count × GPU power_w (+ the NICs a plan
+  adds); a plan's power adds its fabric's switches (N3, ``rules/fabric.py``);
 - P3 one rack holds a server drawing at most rack_kw and at most rack_units tall; racks
   used = max(⌈Σ kW ÷ rack_kw⌉, ⌈Σ U ÷ rack_units⌉).
 """
@@ -13,10 +14,12 @@ force recompute them on their own.
 from __future__ import annotations
 
 import math
+from collections.abc import Iterable
 
 from ..inputs.catalog import Catalog, GpuSku, Platform
 from ..inputs.ownership import Site
 from ..plan_types import Server
+from .fabric import fabric_of, nic_power_w, switch_power_w, switch_units
 
 
 def power_w(platform: Platform, gpu: GpuSku | None, gpus: int) -> float:
@@ -26,9 +29,24 @@ def power_w(platform: Platform, gpu: GpuSku | None, gpus: int) -> float:
 
 def server_power_w(server: Server, catalog: Catalog) -> float:
     """P1: rated power of one server of a plan, W: its platform's power_w + gpu_count × GPU
-    power_w."""
+    power_w + the power of the NICs the plan adds (N3)."""
     gpu = catalog.gpu(server.gpu) if server.gpu is not None and server.gpu_count else None
-    return power_w(catalog.platform(server.platform), gpu, server.gpu_count)
+    return (power_w(catalog.platform(server.platform), gpu, server.gpu_count)
+            + nic_power_w(server, catalog))
+
+
+def plan_power_w(servers: Iterable[Server], catalog: Catalog) -> float:
+    """P1: rated power of a plan's servers and of the switches of their fabric (N3), W."""
+    servers = list(servers)
+    return (sum(server_power_w(s, catalog) for s in servers)
+            + switch_power_w(fabric_of(servers, catalog), catalog))
+
+
+def plan_units(servers: Iterable[Server], catalog: Catalog) -> int:
+    """P3: rack units of a plan's servers and of their fabric's switches (N3)."""
+    servers = list(servers)
+    return (sum(server_units(s, catalog) for s in servers)
+            + switch_units(fabric_of(servers, catalog), catalog))
 
 
 def rack_units(platform: Platform) -> int:

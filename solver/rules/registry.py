@@ -208,6 +208,10 @@ _N = [
          None, "docs/catalog.md#network"),
     Rule("N2", "A run's data-parallel efficiency from its all-reduce over GPU link and network", "solver.estimate.data_parallel."
          "dp_efficiency", None, "check_h3", "bruteforce_servers.efficiency", TIME_DOC),
+    Rule("N3", "A pod's NIC ports go to one-SKU leaves (and spines), a cable a port: the "
+         "cheapest",
+         "solver.rules.fabric.fabric_of", ("solver.optimize.program.fabric.define_fabric",),
+         "check_n3", "bruteforce_fabric.cheapest_fabric", f"{SOLVER_DOC}#the-fabric-n3"),
     Rule("N4", "Tensor-parallel all-reduces and step overhead add to step time, TPOT and TTFT",
          "solver.estimate.comms.tp_seconds", None, None, None,
          f"{THROUGHPUT_DOC}#5-parallel-degree-d"),

@@ -16,6 +16,7 @@ from pydantic import ValidationError
 
 from ..errors import InputError
 from ..inputs.catalog import Catalog
+from ..inputs.fabric import LINK_SKU, Network
 from ..inputs.money import parse_amount
 
 MAX_SCENARIOS = 5000
@@ -27,8 +28,10 @@ PRICE_KINDS = {
     "platforms": "platforms",
     "memory": "memory",
     "storage": "storage",
+    "network": "network",
 }
-"""--price targets that name a whole kind -> the catalog field holding it."""
+"""--price targets that name a whole kind -> the catalog field holding it ("network": its
+NICs, switches and the price of a link, N3)."""
 _RANGE = re.compile(r"^([^:]+):([^:]+):([^:]+)$")
 
 Prices = tuple[tuple[str, float], ...]
@@ -114,7 +117,8 @@ def parse_prices(
 ) -> tuple[tuple[str, tuple[float, ...]], ...]:
     """``--price TARGET=MULT[,MULT…]`` options -> (target, multipliers) axes.
 
-    TARGET is a SKU of the catalog or a kind (gpu, platform, memory, storage); each
+    TARGET is a SKU of the catalog (``fabric-link``: the price of one cable of the fabric)
+    or a kind (gpu, platform, memory, storage, network); each
     multiplier scales that unit price (0.8 = 20 % cheaper). A SKU also covered by a kind
     axis gets both multipliers (their product).
 
@@ -124,7 +128,8 @@ def parse_prices(
     """
     skus = [
         i.sku for kind in ("gpus", "platforms", "memory", "storage") for i in getattr(catalog, kind)
-    ]
+    ] + [n.sku for n in catalog.network.nics] + [w.sku for w in catalog.network.switches] + [
+        LINK_SKU]
     axes: dict[str, tuple[float, ...]] = {}
     for spec in specs:
         target, eq, mults = spec.partition("=")
@@ -136,12 +141,13 @@ def parse_prices(
             )
         if target not in skus and target not in PRICE_KINDS:
             close = difflib.get_close_matches(
-                target, skus + ["gpu", "platform", "memory", "storage"], n=3, cutoff=0.5
+                target, skus + ["gpu", "platform", "memory", "storage", "network"], n=3,
+                cutoff=0.5
             )
             hint = f"did you mean {', '.join(repr(c) for c in close)}? " if close else ""
             raise InputError(
                 f"--price: '{target}' is not a SKU of the catalog nor a kind. "
-                f"To fix: {hint}Kinds are gpu, platform, memory, storage; SKUs "
+                f"To fix: {hint}Kinds are gpu, platform, memory, storage, network; SKUs "
                 "are listed in the catalog file"
             )
         key = target if target in skus else PRICE_KINDS[target].rstrip("s")
@@ -162,7 +168,7 @@ def priced_catalog(catalog: Catalog, prices: Prices) -> Catalog:
     """
     if all(mult == 1.0 for _, mult in prices):
         return catalog
-    update = {}
+    update: dict[str, object] = {}
     try:
         for kind, field_name in (
             ("gpu", "gpus"),
@@ -177,10 +183,25 @@ def priced_catalog(catalog: Catalog, prices: Prices) -> Catalog:
                 data["price"] = round(item.price * factor, 4)
                 items.append(type(item).model_validate(data))
             update[field_name] = items
+        update["network"] = _priced_network(catalog.network, prices)
         return Catalog.model_validate({**dict(catalog), **update}, context={"skus_checked": True})
     except ValidationError as exc:
         problems = [f"{'.'.join(map(str, e['loc']))}: {e['msg']}" for e in exc.errors()]
         raise InputError("a --price multiplier gives an invalid catalog", problems) from None
+
+
+def _priced_network(net: Network, prices: Prices) -> Network:
+    """The catalog's network with its NICs', switches' and link's prices scaled by the axes
+    naming their SKU (``fabric-link`` for the link) or the kind ``network``."""
+    def scaled(sku: str, price: float) -> float:
+        return round(price * math.prod(m for t, m in prices if t in (sku, "network")), 4)
+
+    data = net.model_dump()
+    for field_name in ("nics", "switches"):
+        for item in data[field_name]:
+            item["price"] = scaled(item["sku"], item["price"])
+    data["link_price"] = scaled(LINK_SKU, net.link_price)
+    return Network.model_validate(data)
 
 
 # -- Scenarios --------------------------------------------------------------------------

@@ -8,6 +8,7 @@ from ...estimate.measured import measured_keys
 from ...inputs.catalog import Catalog
 from ...inputs.workload import WorkloadFile
 from ...plan_types import BomLine, Placement, Server
+from ...rules.fabric import fabric_lines, fabric_of
 from ..candidates import Candidates
 from ..replicas import ReplicaOption
 from .box import Box
@@ -85,14 +86,15 @@ def bare_server(sid: str, box: Box, disk_tb: float) -> Server:
 
 def bom_lines(servers: list[Server] | tuple[Server, ...], catalog: Catalog) -> tuple[BomLine, ...]:
     """The bill of materials of a list of servers: one line per SKU, in kind order (owned
-    servers, P4, are not bought and not listed)."""
+    servers, P4, are not bought and not listed), the fabric their pods need last (N3)."""
     qty: dict[str, int] = {}
     for server in servers:
         if server.owned:
             continue
         for sku, q in server.parts():
             qty[sku] = qty.get(sku, 0) + q
-    order = {"platform": 0, "gpu": 1, "memory": 2, "storage": 3}
+    order = {"platform": 0, "gpu": 1, "memory": 2, "storage": 3, "network": 4}
     lines = [BomLine(sku, catalog.kind_of(sku), q, catalog.price_of(sku))
              for sku, q in qty.items()]
+    lines += fabric_lines(fabric_of(servers, catalog), catalog)
     return tuple(sorted(lines, key=lambda ln: (order[ln.kind], ln.sku)))

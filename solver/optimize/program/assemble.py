@@ -8,6 +8,7 @@ from ...inputs.workload import WorkloadFile
 from ..candidates import Candidates
 from ..lp import pulp
 from .board_cuts import define_blockers, define_full_boards
+from .fabric import define_pool_fabric
 from .gpus import define_fixed_gpu_counts, define_gpu_slots, define_shared_vram
 from .host import define_cpu_cores, define_host_ram
 from .host_room import add_host_room_rows
@@ -45,6 +46,7 @@ def build(wf: WorkloadFile, catalog: Catalog, cand: Candidates, budget: float | 
     m.disk_rows = len(m.prob.constraints) - rows
     define_cost(m, catalog)
     define_power(m)
+    define_pool_fabric(m, catalog, cand)
     define_site(m, wf.site)
     define_tco(m, wf.policy)
     define_budget(m, budget)

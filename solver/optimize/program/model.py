@@ -80,6 +80,8 @@ class Model:
     """What the cost phase minimises: ``cost`` (capex) unless ``define_tco`` set the TCO."""
     power: pulp.LpAffineExpression = field(default_factory=pulp.LpAffineExpression)
     """W: rated power of the servers used, W (P1)."""
+    fabric_units: pulp.LpAffineExpression = field(default_factory=pulp.LpAffineExpression)
+    """Rack units of the pool's switches (N3, ``define_pool_fabric``)."""
     racks: pulp.LpVariable | None = None
     """r: racks used (P3; only with a site)."""
     tco: TcoPolicy | None = None

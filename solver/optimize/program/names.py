@@ -75,6 +75,17 @@ FAMILIES: dict[str, str] = {
     "disk.choice.lo": "(cut,i) count i below the found one",
     "reference.only": "(t) n_t = 0 off the reference types (R20)",
     "reference.gpus": "(t) G_t ≤ reference GPUs × n_t (R20)",
+    # the fabric (fabric.py, N3): (pod, kind) and a switch index i, a member index j
+    "fabric.two": "(pod,kind) y = 1 once two servers have ports of the kind",
+    "fabric.leaf": "(pod,kind,i) one leaf or leaves of switch i only where it is the leaf SKU",
+    "fabric.speed": "(pod,kind,i,j) member j's servers only on leaves as fast as its ports",
+    "fabric.spine": "(pod,kind,i) spines of switch i only where it is the spine SKU",
+    "fabric.spine.speed": "(pod,kind,i,q) spine q at least as fast as leaf i",
+    "fabric.leaf.sku": "(pod,kind) one leaf SKU",
+    "fabric.spine.sku": "(pod,kind) one spine SKU",
+    "fabric.ports": "(pod,kind) leaf ports ≥ server ports in use",
+    "fabric.uplinks": "(pod,kind) spine ports ≥ uplinks",
+    "fabric.cables": "(pod,kind) cables ≥ server ports in use",
     # server patterns (columns.py, drive_patterns.py)
     "pattern.link": "(t) n_t = Σ patterns",
     "pattern.cover": "(t,k) patterns cover the replicas of kind k",

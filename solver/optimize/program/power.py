@@ -43,6 +43,7 @@ def define_site(m: Model, site: Site | None) -> None:
 
 
 def rack_space(m: Model) -> pulp.LpAffineExpression:
-    """Σ_t U_p n_t: the rack units of the servers bought (P3, ``define_site``)."""
+    """Σ_t U_p n_t + the switches' units: the rack units of the servers bought and of their
+    fabric (P3, N3, ``define_site``)."""
     return pulp.lpSum((t.platform.rack_units or 0) * m.n[key] for key, t in m.types.items()
-                      if t.platform.rack_units)
+                      if t.platform.rack_units) + m.fabric_units

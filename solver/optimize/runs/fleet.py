@@ -13,11 +13,13 @@ bought full, as servers shared in time usually are.
 from __future__ import annotations
 
 from collections.abc import Iterable
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 
 from ...inputs.catalog import Catalog, GpuSku, MemorySku, Platform, StorageSku
+from ...inputs.fabric import NicSku
 from ...inputs.policy import Policy
 from ...inputs.workload import Workload
+from ...rules.fabric import network_gbps, platform_ports
 from ...rules.headroom import usable
 from ...rules.power import power_w, rack_units
 from ..replicas import ReplicaOption
@@ -40,11 +42,25 @@ class RunServer:
     price: float
     power_w: float
     units: int
+    nics: tuple[tuple[str, int], ...] = ()
+    """N3: NICs added to the platform's included ones, (SKU, count)."""
+    ports: tuple[tuple[str, float, int], ...] = ()
+    """N3: NIC ports of one server, (kind, Gb/s, count)."""
+    net_gbps: float = 0.0
+    """N2: its network for data-parallel traffic, Gb/s (``rules.fabric.network_gbps``)."""
 
     @property
     def key(self) -> str:
+        added = "".join(f"+{sku}x{n}" for sku, n in self.nics)
         return (f"{self.platform}/{self.gpu}x{self.gpu_count}/{self.memory}x{self.dimm_count}"
-                f"/{self.storage or 'nodisk'}x{self.drive_count}")
+                f"/{self.storage or 'nodisk'}x{self.drive_count}{added}")
+
+    def port_map(self) -> dict[str, dict[float, int]]:
+        """NIC ports of one server by kind and Gb/s."""
+        out: dict[str, dict[float, int]] = {}
+        for kind, gbps, n in self.ports:
+            out.setdefault(kind, {})[gbps] = n
+        return out
 
 
 def holds(s: RunServer, o: ReplicaOption, w: Workload, policy: Policy) -> int:
@@ -79,9 +95,54 @@ def run_servers(runs: Iterable[tuple[Workload, list[ReplicaOption]]], catalog: C
                         and o.degree <= max(p.allowed_gpu_counts())):
                     users.setdefault((p.sku, o.gpu), []).append((w, o))
     platforms = {p.sku: p for p in catalog.platforms}
-    out = [s for (p, g), used in sorted(users.items())
-           if (s := _configure(platforms[p], gpus[g], used, catalog, policy)) is not None]
+    out = [v for (p, g), used in sorted(users.items())
+           if (s := _configure(platforms[p], gpus[g], used, catalog, policy)) is not None
+           for v in nic_variants(s, platforms[p], catalog, policy)]
     return tuple(sorted(out, key=lambda s: (s.price, s.key)))
+
+
+def nic_variants(s: RunServer, p: Platform, catalog: Catalog,
+                 policy: Policy) -> list[RunServer]:
+    """N3: the configuration with its included NICs, and, per NIC kind, with its free NIC
+    slots (``nic_slots`` − the included cards) filled with the catalog's fastest card of
+    that kind (most Gb/s over its ports; of equal, the cheaper), where that makes its network
+    faster (N2). A restriction of the time model (docs/solver.md): a run server's network is
+    its own, or the fastest Ethernet or InfiniBand its slots take."""
+    base = _with_nics(s, p, (), catalog)
+    out = [base]
+    free = (p.nic_slots or 0) - sum(i.count for i in p.included_nics)
+    if free < 1:
+        return out
+    for nic in fastest_nics(catalog, policy.exclude):
+        v = _with_nics(s, p, ((nic.sku, free),), catalog)
+        if v.net_gbps > base.net_gbps + 1e-9:
+            out.append(v)
+    return out
+
+
+def fastest_nics(catalog: Catalog, exclude: Iterable[str] = ()) -> list[NicSku]:
+    """Per NIC kind, the card of most Gb/s over its ports (of equal, the cheaper; then the
+    first listed), not excluded."""
+    best: dict[str, NicSku] = {}
+    for nic in catalog.network.nics:
+        if nic.sku in set(exclude):
+            continue
+        old = best.get(nic.kind)
+        if old is None or (nic.gbps * nic.ports, -nic.price) > (old.gbps * old.ports, -old.price):
+            best[nic.kind] = nic
+    return [best[k] for k in sorted(best)]
+
+
+def _with_nics(s: RunServer, p: Platform, nics: tuple[tuple[str, int], ...],
+               catalog: Catalog) -> RunServer:
+    ports = platform_ports(p, catalog, nics)
+    cards = [(catalog.network.nic(sku), n) for sku, n in nics]
+    return replace(s, nics=nics,
+                   ports=tuple((k, g, n) for k, by in sorted(ports.items())
+                               for g, n in sorted(by.items())),
+                   net_gbps=network_gbps(ports),
+                   price=s.price + sum(c.price * n for c, n in cards if c is not None),
+                   power_w=s.power_w + sum(c.power_w * n for c, n in cards if c is not None))
 
 
 def _configure(p: Platform, gpu: GpuSku, used: list[tuple[Workload, ReplicaOption]],

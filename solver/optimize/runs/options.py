@@ -101,6 +101,8 @@ def pool_ways(run: RunSpec, w: Workload, options: list[ReplicaOption],
                     break
                 ways = _ways_from(run, o, ci, m, a, cuts, tau,
                                   functools.partial(efficiency, o, cfg, m))
+                if cfg.nics:  # N3: added NICs only speed up runs that span servers
+                    ways = [w for w in ways if w.servers > 1]
                 # From its start a run may end in any period; from a later period it runs
                 # to its deadline on the fewest servers (it waits for servers to free).
                 out += ways if a == first else ways[-1:]

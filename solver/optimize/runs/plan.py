@@ -22,7 +22,8 @@ from ...inputs.ownership import TcoPolicy
 from ...inputs.workload import WorkloadFile
 from ...plan_types import DirectionFigure, PlanOption
 from ...result import PlanResult, SolveStatus, Termination
-from ...rules.power import server_power_w, server_units
+from ...rules.fabric import fabric_of
+from ...rules.power import plan_power_w, plan_units
 from ...run_types import HorizonInfo, TimeCost
 from .. import pipeline
 from ..alternatives import TCO, directions
@@ -148,6 +149,7 @@ def _join(wf: WorkloadFile, catalog: Catalog, runs: RunSet, inputs: RunInputs,
     time_cost = TimeCost(share * capex, sol.rent, running, tuple(s.id for s in servers))
     joined = replace(opt, total_cost=round(capex, 2), servers=all_servers,
                      lines=bom_lines(all_servers, catalog), own=own, runs=tuple(schedule),
+                     fabric=fabric_of(all_servers, catalog),
                      time=time_cost, label=label or opt.label)
     return replace(joined, direction=_direction_with_runs(opt, joined, catalog)), fits
 
@@ -181,16 +183,16 @@ def _fits(inputs: RunInputs, sol: RunSolution, room: Room) -> bool:
     if room.capex is not None and sol.capex > room.capex + 1e-6:
         return False
     if room.units is not None:
-        units = sum(c.units * n for c, n in zip(inputs.configs, sol.counts))
+        units = sum(c.units * n for c, n in zip(inputs.configs, sol.counts)) + sol.switch_units
         if units > room.units:
             return False
     if room.watts is not None:
-        peak: dict[int, float] = {}
+        peak: dict[int, float] = {-1: 0.0}
         for w in sol.chosen:
             if isinstance(w, PoolWay):
                 for p in range(w.periods[0], w.periods[1] + 1):
                     peak[p] = peak.get(p, 0.0) + w.servers * inputs.configs[w.config].power_w
-        if max(peak.values(), default=0.0) > room.watts + 1e-6:
+        if max(peak.values()) + sol.switch_w > room.watts + 1e-6:
             return False
     return True
 
@@ -202,9 +204,8 @@ def _room_left(wf: WorkloadFile, catalog: Catalog, opt: PlanOption) -> Room:
     site = wf.site
     if site is None:
         return Room(capex=capex)
-    units = site.racks * site.rack_units - sum(server_units(s, catalog) for s in opt.servers)
-    watts = site.racks * site.rack_kw * 1000 - sum(server_power_w(s, catalog)
-                                                   for s in opt.servers)
+    units = site.racks * site.rack_units - plan_units(opt.servers, catalog)
+    watts = site.racks * site.rack_kw * 1000 - plan_power_w(opt.servers, catalog)
     return Room(capex=capex, units=max(0, units), watts=max(0.0, watts))
 
 

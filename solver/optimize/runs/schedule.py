@@ -11,6 +11,7 @@ from __future__ import annotations
 
 from ...errors import CheckError
 from ...plan_types import Server
+from ...rules.fabric import RUN_POD
 from ...run_types import Rented, RunEntry
 from .fleet import RunServer
 from .options import PoolWay, RentWay
@@ -31,7 +32,7 @@ def run_servers(configs: tuple[RunServer, ...], counts: list[int]
             ids.setdefault(c, []).append(sid)
             servers.append(Server(sid, cfg.platform, cfg.gpu, cfg.gpu_count, cfg.memory,
                                   cfg.dimm_count, cfg.storage, cfg.drive_count,
-                                  disk_tb=cfg.disk_tb))
+                                  disk_tb=cfg.disk_tb, nics=cfg.nics, pod=RUN_POD))
     return servers, ids
 
 

@@ -9,10 +9,12 @@ from dataclasses import dataclass
 from ...errors import SolverError
 from ...inputs.catalog import Catalog
 from ...inputs.ownership import TcoPolicy
+from ...rules.fabric import fabric_lines, fabric_of, switch_power_w, switch_units
 from ..engines import make_engine, quiet_stdout
 from ..lp import pulp
 from .options import PoolWay, RentWay, Way
 from .program import SERVER_EPSILON, Room, RunModel, build, way_cost
+from .schedule import run_servers
 from .ways import RunInputs
 
 
@@ -33,6 +35,10 @@ class RunSolution:
     seconds: float
     size: tuple[int, int]
     """Variables and rows of the program."""
+    switch_units: int = 0
+    """P3: rack units of the run servers' switches (N3)."""
+    switch_w: float = 0.0
+    """P1: their power, W."""
 
     def objective(self, capex_share: float, support: float) -> float:
         """H6 cost of this solution: capex charged (with support) + rent + energy."""
@@ -60,7 +66,7 @@ def solve_runs(inputs: RunInputs, catalog: Catalog, capex_share: float,
     if sol not in (pulp.LpSolutionOptimal, pulp.LpSolutionIntegerFeasible):
         raise SolverError("the run program stopped before it found a plan (time limit). "
                           "To fix: raise --time-limit, or a coarser policy.horizon.step_days")
-    return _read(m, inputs, tco, solver, sol, seconds)
+    return _read(m, inputs, catalog, capex_share, tco, solver, sol, seconds)
 
 
 ROUNDED_START_VARIABLES = 5_000
@@ -110,16 +116,21 @@ ROUNDED_GAP = 1e-3
 """Gap the rounded start's search stops at (it is only a start)."""
 
 
-def _read(m: RunModel, inputs: RunInputs, tco: TcoPolicy | None, solver: str, sol: int,
-          seconds: float) -> RunSolution:
+def _read(m: RunModel, inputs: RunInputs, catalog: Catalog, share: float,
+          tco: TcoPolicy | None, solver: str, sol: int, seconds: float) -> RunSolution:
     chosen: list[Way] = []
     for key, ways in inputs.ways.items():
         picked = [w for w, v in zip(ways, m.y[key]) if (v.value() or 0) > 0.5]
         chosen.append(picked[0])
     counts = tuple(round(v.value() or 0) for v in m.n)
-    capex = sum(c.price * n for c, n in zip(inputs.configs, counts))
+    # The fabric as the rule prices it for these servers (the program's optimum is the same).
+    fabric = fabric_of(run_servers(inputs.configs, list(counts))[0], catalog)
+    capex = (sum(c.price * n for c, n in zip(inputs.configs, counts))
+             + sum(ln.extended for ln in fabric_lines(fabric, catalog)))
     rent = sum(w.cost for w in chosen if isinstance(w, RentWay))
     energy = sum(way_cost(w, inputs.configs, tco) for w in chosen if isinstance(w, PoolWay))
+    if tco is not None:
+        energy += share * tco.energy_per_kw() / 1000 * switch_power_w(fabric, catalog)
     objective = pulp.value(m.prob.objective) or 0.0
     ticks = SERVER_EPSILON * sum(counts)
     bound = objective
@@ -133,4 +144,5 @@ def _read(m: RunModel, inputs: RunInputs, tco: TcoPolicy | None, solver: str, so
     # The tie-break ε per server is not a cost: take it off the bound (a bound of the
     # objective with ε is a bound of the cost plus at most ε·servers).
     return RunSolution(tuple(chosen), counts, capex, rent, energy, max(0.0, bound - ticks),
-                       optimal, seconds, size)
+                       optimal, seconds, size, switch_units(fabric, catalog),
+                       switch_power_w(fabric, catalog))

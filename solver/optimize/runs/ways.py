@@ -6,13 +6,14 @@ from __future__ import annotations
 from dataclasses import dataclass
 
 from ...errors import InfeasibleError
-from ...estimate.data_parallel import dp_efficiency, network_gbps
+from ...estimate.data_parallel import dp_efficiency
 from ...estimate.throughput import delivered_fraction, latency_misses
 from ...horizon.runs import RunSet, RunSpec, period_cuts
 from ...inputs.catalog import Catalog
 from ...inputs.policy import Policy
 from ...inputs.workload import MAX_PLANNED_REPLICAS, Workload, WorkloadFile
 from ...rules.cores import replica_cores
+from ...rules.fabric import run_gbps
 from ...rules.time import replicas_to_finish
 from .. import replicas
 from ..replicas import ReplicaOption, degrees_on, replica_options
@@ -60,7 +61,29 @@ def run_inputs(wf: WorkloadFile, catalog: Catalog, runs: RunSet, *, rent: bool =
         ways[r.key] = [*undominated(pool), *rented]
     if problems:
         raise InfeasibleError("no plan exists: some runs cannot be done", problems)
-    return RunInputs(runs, cuts, configs, ways)
+    return RunInputs(runs, cuts, configs, _without_idle_nics(configs, ways))
+
+
+def _without_idle_nics(configs: tuple[RunServer, ...],
+                       ways: dict[str, list[Way]]) -> dict[str, list[Way]]:
+    """N3: drop the ways of a configuration with NICs added when each of them is dominated
+    by a way of the same run on that configuration without them (no more servers over a
+    sub-range of periods, no more server-hours): servers of the plain configuration, cheaper
+    and with fewer ports, can then do all their runs. An exact reduction."""
+    base = {(c.platform, c.gpu, c.memory, c.dimm_count, c.storage): i
+            for i, c in enumerate(configs) if not c.nics}
+    idle: set[int] = set()
+    for ci, c in enumerate(configs):
+        b = base.get((c.platform, c.gpu, c.memory, c.dimm_count, c.storage))
+        if not c.nics or b is None:
+            continue
+        if all(any(isinstance(o, PoolWay) and o.config == b and _dominates(o, w)
+                   for o in options)
+               for options in ways.values()
+               for w in options if isinstance(w, PoolWay) and w.config == ci):
+            idle.add(ci)
+    return {key: [w for w in options if not (isinstance(w, PoolWay) and w.config in idle)]
+            for key, options in ways.items()}
 
 
 def _no_way(r: RunSpec, w: Workload, wf: WorkloadFile, catalog: Catalog, rent: bool) -> str:
@@ -114,13 +137,16 @@ def _dominates(o: PoolWay, w: PoolWay) -> bool:
 
 
 def _efficiency(w: Workload, catalog: Catalog, policy: Policy) -> Efficiency:
-    """N2 for this run's ways: η of its replicas on a configuration's servers."""
+    """N2 for this run's ways: η of its replicas on a configuration's servers, over the
+    network the workload's (or the policy's) ``network`` lets it use (0: it may not span
+    servers that way)."""
     gpus = {g.sku: g for g in catalog.gpus}
-    platforms = {p.sku: p for p in catalog.platforms}
+    net = w.network or policy.network
 
     def eff(o: ReplicaOption, cfg: RunServer, per_server: int, servers: int) -> float:
+        gbps = run_gbps(cfg.port_map(), net) if servers > 1 else cfg.net_gbps
         return dp_efficiency(w, gpus[cfg.gpu], o.degree, o.tokens_per_s or 0.0, per_server,
-                             servers, network_gbps(platforms[cfg.platform], catalog), policy)
+                             servers, gbps, policy)
     return eff
 
 

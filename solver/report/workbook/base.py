@@ -65,7 +65,8 @@ class BookBase:
         self.own_cell: dict[str, str] = {}
         """Assumptions cells of the cost-of-owning inputs (kwh_price, pue, ...; cloud:SKU)."""
         self.totals: dict[int, dict[str, tuple[str, float]]] = {}
-        """rank -> 'platform'/'gpu'/'memory'/'storage'/'total' -> (cell ref, value)."""
+        """rank -> 'platform'/'gpu'/'memory'/'storage'/'network'/'total' -> (cell ref,
+        value)."""
         self.own_refs: dict[int, dict[str, Any]] = {}
         """rank -> 'energy'/'rent': (TCO sheet, row of its yearly figures); 'break_even':
         (cell ref, value) -- what the Summary's cost-of-owning rows refer to."""

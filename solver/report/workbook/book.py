@@ -113,8 +113,9 @@ class Book(AssumptionsSheet, OptionSheets, TcoSheet, SummarySheet, PlanSheets, T
                 "Teams",
                 (
                     "Chargeback (R17) of what each option buys: each team's share of the "
-                    "GPUs, host RAM and storage its jobs use on the servers bought; idle "
-                    "capacity is shared by the teams on that server. "
+                    "GPUs, host RAM and storage its jobs use on the servers bought (their "
+                    "network like their platforms); idle capacity is shared by the teams on "
+                    "that server. "
                     + ("Servers already owned cost nothing and are not charged: what each "
                        "team runs on them is shown in its own columns."
                        if self.wf.inventory else "")

@@ -62,7 +62,7 @@ class PlanSheets(BookBase):
                     sh.formula(r, c, f"={share}*{subtotal}", value, f.money)
                 elif name == "total_cost":
                     a = xl_rowcol_to_cell(r, c_of["platform_cost"])
-                    b = xl_rowcol_to_cell(r, c_of["storage_cost"])
+                    b = xl_rowcol_to_cell(r, c_of[f"{report.KINDS[-1]}_cost"])
                     value = row_total
                     sh.formula(r, c, f"=SUM({a}:{b})", value, f.money_row_total)
                 else:
@@ -74,7 +74,7 @@ class PlanSheets(BookBase):
         sh.ws.autofilter(HEADER_ROW, 0, last, len(cols) - 1)
         row = last + 3
         sh.section(row - 1, "Totals by option (check: team costs add up to the option total)")
-        names = ["platform_cost", "gpu_cost", "memory_cost", "storage_cost", "total_cost"]
+        names = [*(f"{k}_cost" for k in report.KINDS), "total_cost"]
         sh.header(row, ["Option"] + [header_label(s) for s in names]
                   + ["Option sheet total", "Difference", "Adds up"])
         opt_col = f"${xl_col_to_name(0)}${first + 1}:${xl_col_to_name(0)}${last + 1}"

@@ -330,6 +330,7 @@ class SummarySheet(BookBase):
             "gpu": "#2F5597",
             "memory": "#A9D18E",
             "storage": "#F4B183",
+            "network": "#BFBFBF",
         }
         for kind in report.KINDS:
             kr = kind_rows[kind]

@@ -1,0 +1,230 @@
+"""``plan-buy plan FILE --robust P``: a pool that holds in at least a share P of the sampled
+scenarios, and what that robustness costs over the plain plan.
+
+The method (docs/sweep.md, "A plan that holds with a chosen chance"), scenario-based:
+
+1. Draw the file's scenarios (``uncertainty:``; ``draws.draw``, the sweep's own draws).
+2. Plan the file as it is; count the scenarios its option 1 holds in (``evaluate.verdict``,
+   the sweep's reading: the plan checker run on the option with the scenario's true
+   figures and demand). If it holds in P or more, it is the answer, at no extra cost.
+3. Otherwise, for a level q in ``LEVELS`` (from the least): size the file for the q-th
+   quantile of every uncertain input at once (``sized_file``): each tokens/s estimate at
+   its adverse quantile (error at q, the rate the smaller, entered as the team's own
+   measurements are, E2); the headroom raised so that the need at its adverse quantile
+   (peak memory error at 1 − q, the need the larger) still fits the memory line the
+   scenarios are checked against (a measured peak would pin a job sized by ``batch: auto``
+   to the estimate's batch; a headroom lets it choose a smaller one); demand growth at the
+   sample's q-th quantile, never below the file's. Plan it as ``plan`` plans any file, and
+   count the scenarios that plan holds in. The first level whose plan holds in P or more
+   is the answer.
+
+What is proven, and what is not: the answer is the plan-buy plan (proven optimal or
+reported feasible, as always) of the inputs sized at its level, and the share it holds in
+is counted on the same sampled scenarios, with its 95 % interval. It is not proven the
+cheapest pool of all that hold with chance P (a chance-constrained program over every
+scenario is out of reach at this size); a level finer than ``LEVELS`` may give a cheaper
+one.
+"""
+
+from __future__ import annotations
+
+import math
+from collections.abc import Callable
+from dataclasses import dataclass, replace
+
+from ..errors import InfeasibleError, PlanBuyError
+from ..inputs.catalog import Catalog
+from ..inputs.measurements import Measurement
+from ..inputs.scenario import with_policy
+from ..inputs.workload import WorkloadFile
+from ..optimize.pipeline import plan
+from ..optimize.runs.plan import plan_over_time
+from ..optimize.solve import DEFAULT_GAP
+from ..plan_types import PlanOption
+from ..result import PlanResult
+from .draws import Draw, draw
+from .evaluate import verdict
+from .scenario import Cells, error, scenario_file
+from .spec import Uncertainty
+from .stats import wilson
+
+LEVELS = (0.5, 0.6, 0.7, 0.8, 0.9, 0.95, 0.99, 1.0)
+"""Quantile levels tried, least first."""
+
+
+@dataclass(frozen=True)
+class RobustInfo:
+    """What ``--robust`` found: the level its plan was sized at and how often it holds."""
+
+    target: float
+    samples: int
+    seed: int
+    level: float | None
+    """Quantile the answer was sized at (None: the plain plan already holds)."""
+    held: int
+    """Scenarios the answer's option 1 holds in."""
+    plain_held: int
+    plain_cost: float
+    """The plain plan's option 1: scenarios held, and what it costs (its objective)."""
+    cost: float
+    """The answer's option 1 cost (its objective: capex, TCO or horizon cost)."""
+    tried: tuple[tuple[float, float, int], ...] = ()
+    """(level, cost, scenarios held) of each level planned."""
+    met: bool = True
+    """Whether some level reached the target (else the answer is the level that held most)."""
+
+    @property
+    def share(self) -> float:
+        return self.held / self.samples
+
+    def to_json(self) -> dict:
+        low, high = wilson(self.held, self.samples)
+        return {"target": self.target, "samples": self.samples, "seed": self.seed,
+                "met": self.met, "level": self.level, "holds": round(self.share, 4),
+                "holds_interval": [round(low, 4), round(high, 4)],
+                "plain_holds": round(self.plain_held / self.samples, 4),
+                "plain_cost": round(self.plain_cost, 2), "cost": round(self.cost, 2),
+                "extra_cost": round(self.cost - self.plain_cost, 2),
+                "levels": [{"level": lv, "cost": round(c, 2),
+                            "holds": round(h / self.samples, 4)} for lv, c, h in self.tried]}
+
+    def lines(self, currency: str) -> list[str]:
+        """The notes a reader sees in the terminal and the workbook."""
+        low, high = wilson(self.held, self.samples)
+        head = (f"Robust to {self.target:.0%} of {self.samples:,} sampled scenarios "
+                f"(seed {self.seed}): option 1 holds in {self.share:.1%} of them (95% interval "
+                f"{low:.1%} to {high:.1%}).")
+        plain = self.plain_held / self.samples
+        if self.level is None:
+            return [head + " The plain plan already holds that often: robustness costs "
+                           "nothing more."]
+        extra = self.cost - self.plain_cost
+        pct = extra / self.plain_cost if self.plain_cost else 0.0
+        out = [head + f" It is sized for the {self.level:.0%} quantile of every estimate error "
+                      f"and of demand; the plain plan ({currency} {self.plain_cost:,.0f}) holds "
+                      f"in {plain:.1%}: robustness costs {currency} {extra:,.0f} "
+                      f"({pct:+.1%})."]
+        if not self.met:
+            out.append(f"No level tried reaches {self.target:.0%}: this is the plan that holds "
+                       "most often. To fix: a lower --robust, or narrower error ranges "
+                       "(uncertainty.estimates) if you have measurements.")
+        return out
+
+
+def sized_file(wf: WorkloadFile, cells: Cells, unc: Uncertainty, draws: list[Draw],
+               level: float) -> WorkloadFile:
+    """The file sized for ``level`` (module docstring, step 3)."""
+    growths = sorted(d.growth for d in draws)
+    growth = growths[min(len(growths) - 1, max(0, math.ceil(level * len(growths)) - 1))]
+    worst = 0.0  # the most a true need exceeds its estimate, as a fraction of the truth
+    workloads = []
+    for w in wf.workloads:
+        own = {(m.gpu, m.degree) for m in w.measurements or ()}
+        added = []
+        for gpu, d, _, rate in cells.by_workload.get(w.name, ()):
+            if (gpu, d) in own:
+                continue
+            worst = max(worst, -error(unc.estimates, "peak_memory", w.kind, d, 1.0 - level))
+            if rate:
+                speed = rate / (1 + error(unc.estimates, "tokens_per_s", w.kind, d, level))
+                added.append(Measurement.model_construct(gpu=gpu, degree=d, peak_gb=None,
+                                                         meter=None,
+                                                         tokens_per_s=round(speed, 6)))
+        workloads.append(w.model_copy(update={"measurements": (*(w.measurements or ()),
+                                                               *added)}) if added else w)
+    # need / (1 + e) <= line x card with need <= (1 - h') card: 1 - h' = line (1 + e).
+    line = 1.0 if unc.memory_line == "vram" else 1.0 - wf.policy.headroom
+    headroom = max(wf.policy.headroom, 1.0 - line * (1.0 - worst))
+    out = with_policy(wf, growth=round(max(growth, wf.policy.growth), 6),
+                      headroom=round(min(headroom, 0.9), 6))
+    return out.model_copy(update={"workloads": workloads})
+
+
+def holds_count(option: PlanOption, wf: WorkloadFile, catalog: Catalog, cells: Cells,
+                unc: Uncertainty, draws: list[Draw], sized_growth: float) -> int:
+    """Scenarios ``option`` holds in (the sweep's verdict: checker, true figures, demand).
+    As the sweep does, demand is checked at the drawn growth or the growth the option was
+    sized for, whichever is larger: a replica beyond demand is spare, not a break."""
+    held = 0
+    for d in draws:
+        sized = scenario_file(wf, cells, unc.estimates, d)
+        checked = with_policy(sized, growth=round(max(d.growth, sized_growth), 6),
+                              headroom=0.0 if unc.memory_line == "vram" else None)
+        held += verdict(option, checked, catalog)["holds"]
+    return held
+
+
+Planner = Callable[[WorkloadFile], PlanResult]
+"""How a file is planned (``plan-buy plan``'s own way: ``optimize.answer``)."""
+
+
+def default_planner(catalog: Catalog, top: int = 3, solver: str | None = None,
+                    time_limit: float | None = None, gap: float = DEFAULT_GAP) -> Planner:
+    """``plan`` (or ``plan_over_time`` with a horizon) with these settings."""
+    def run(wf: WorkloadFile) -> PlanResult:
+        planner = plan if wf.policy.horizon is None else plan_over_time
+        return planner(wf, catalog, top=top, solver=solver, time_limit=time_limit, gap=gap)
+    return run
+
+
+def plan_robust(wf: WorkloadFile, catalog: Catalog, unc: Uncertainty, target: float,
+                planner: Planner) -> PlanResult:
+    """The plan of the least level (module docstring) whose option 1 holds in ``target``
+    of the sampled scenarios, with ``robust`` set and its lines among the notes.
+
+    Raises:
+        PlanBuyError: the plain plan fails (infeasible, solver); a sized file with no plan
+            ends the search at the level before it.
+    """
+    plain = planner(wf)
+    if not plain.options:
+        raise InfeasibleError("no plan to make robust", [])
+    cells = Cells.of(wf, catalog)
+    draws = [draw(unc, wf, i) for i in range(unc.samples)]
+    need = math.ceil(target * unc.samples - 1e-9)
+    plain_held = holds_count(plain.options[0], wf, catalog, cells, unc, draws,
+                             wf.policy.growth)
+    objective = wf.policy.objective
+    plain_cost = plain.options[0].objective_value(objective)
+    info = RobustInfo(target, unc.samples, unc.seed, None, plain_held, plain_held, plain_cost,
+                      plain_cost)
+    if plain_held >= need:
+        return _with(plain, info, catalog)
+    best: tuple[PlanResult, float, int] | None = None
+    tried: list[tuple[float, float, int]] = []
+    for level in LEVELS:
+        sized = sized_file(wf, cells, unc, draws, level)
+        try:
+            result = planner(sized)
+        except InfeasibleError:
+            break
+        if not result.options:
+            break
+        held = holds_count(result.options[0], wf, catalog, cells, unc, draws,
+                           sized.policy.growth)
+        cost = result.options[0].objective_value(objective)
+        tried.append((level, cost, held))
+        if best is None or held > best[2]:
+            best = (result, level, held)
+        if held >= need:
+            break
+    if best is None:
+        raise PlanBuyError("no sized plan exists at any level: the plain plan is the only one. "
+                           "To fix: a lower --robust")
+    result, level, held = best
+    info = replace(info, level=level, held=held, cost=result.options[0].objective_value(
+        objective), tried=tuple(tried), met=held >= need)
+    return _with(result, info, catalog, wf)
+
+
+def _with(result: PlanResult, info: RobustInfo, catalog: Catalog,
+          wf: WorkloadFile | None = None) -> PlanResult:
+    """``result`` with ``robust`` and its notes; a sized plan's placements lose the
+    "measured" marks of the figures sizing added (only the file's own measurements are)."""
+    if wf is not None:
+        own = {(w.name, m.gpu, m.degree) for w in wf.workloads for m in w.measurements or ()}
+        options = tuple(replace(o, placements=tuple(
+            p if (p.workload, p.gpu, p.gpus) in own else replace(p, measured=())
+            for p in o.placements)) for o in result.options)
+        result = replace(result, options=options)
+    return replace(result, robust=info, notes=(*info.lines(catalog.currency), *result.notes))

@@ -1,0 +1,93 @@
+"""``plan --robust P`` (solver/uncertainty/robust.py) on a hand-made file whose answer is
+known by construction: one inference job of 4 replicas, one GPU per replica; demand growth
+uniform on [1, 2] and no other uncertainty, so a plan of k replicas holds in a scenario
+exactly when ⌈4 × growth⌉ ≤ k, which the test counts on its own from the draws.
+"""
+
+from __future__ import annotations
+
+import math
+from pathlib import Path
+
+import pytest
+from click.testing import CliRunner
+
+from cli import main
+from solver.inputs.workload import WorkloadFile
+from solver.uncertainty.draws import draw, resolve
+from solver.uncertainty.robust import LEVELS, default_planner, plan_robust
+from tests.solver_fixtures import catalog
+from tests.test_uncertainty import MODEL, gpu
+
+GROWTH_ONLY = {"growth": {"dist": "uniform", "low": 1.0, "high": 2.0},
+               "estimates": {"source": "none"}, "samples": 60, "seed": 3}
+
+
+def _file(unc: dict) -> WorkloadFile:
+    return WorkloadFile.model_validate({
+        "name": "robust", "policy": {"max_parallel_degree": 1},
+        "workloads": [{"name": "serve", "kind": "inference", "model": MODEL,
+                       "precision": "bf16", "context": 2048, "batch": 4, "replicas": 4}],
+        "uncertainty": unc})
+
+
+def _catalog():
+    return catalog(gpus=[gpu(80)])
+
+
+def _replicas(result) -> int:
+    return sum(1 for p in result.options[0].placements if p.workload == "serve")
+
+
+def test_the_robust_plan_holds_as_often_as_asked_and_the_level_below_does_not():
+    wf, cat = _file(GROWTH_ONLY), _catalog()
+    unc = resolve(wf, cat, "robust.yaml")
+    result = plan_robust(wf, cat, unc, 0.9, default_planner(cat, top=1))
+    info = result.robust
+    k = _replicas(result)
+    # Counted apart from the checker: the scenarios whose demand k replicas cover.
+    covered = sum(math.ceil(4 * draw(unc, wf, i).growth - 1e-9) <= k for i in range(60))
+    assert info.held == covered
+    assert info.met and covered >= 0.9 * 60
+    assert info.plain_held < 0.9 * 60 and _replicas_plain(wf, cat) == 4
+    # The least level that reaches the target: every level tried before it fell short.
+    assert info.tried[-1][0] == info.level and all(h < 54 for _, _, h in info.tried[:-1])
+    assert info.level in LEVELS
+    assert info.cost > info.plain_cost
+    assert result.to_json()["robust"]["extra_cost"] == round(info.cost - info.plain_cost, 2)
+    assert "robustness costs" in result.notes[0]
+
+
+def _replicas_plain(wf, cat) -> int:
+    return _replicas(default_planner(cat, top=1)(wf))
+
+
+def test_a_plan_that_already_holds_costs_nothing_more():
+    unc_file = {**GROWTH_ONLY, "growth": {"dist": "fixed", "mean": 1.0}}
+    wf, cat = _file(unc_file), _catalog()
+    result = plan_robust(wf, cat, resolve(wf, cat, "robust.yaml"), 0.9,
+                         default_planner(cat, top=1))
+    assert result.robust.level is None and result.robust.held == 60
+    assert result.robust.cost == result.robust.plain_cost
+    assert "costs nothing more" in result.notes[0]
+
+
+@pytest.fixture
+def robust_yaml(tmp_path: Path) -> Path:
+    import yaml
+    path = tmp_path / "robust.yaml"
+    path.write_text(yaml.safe_dump(_file(GROWTH_ONLY).model_dump(mode="json",
+                                                                 exclude_defaults=True)))
+    return path
+
+
+def test_samples_without_robust_exit_2(robust_yaml: Path, tmp_path: Path):
+    got = CliRunner().invoke(main, ["plan", str(robust_yaml), "--samples", "10",
+                                    "--no-workbook"])
+    assert got.exit_code == 2 and "--robust" in got.output
+
+
+def test_robust_above_one_exits_2(robust_yaml: Path):
+    got = CliRunner().invoke(main, ["plan", str(robust_yaml), "--robust", "1.5",
+                                    "--no-workbook"])
+    assert got.exit_code == 2
