@@ -6,8 +6,6 @@ from __future__ import annotations
 import time
 from pathlib import Path
 
-import pytest
-
 import cli
 from solver.inputs.loading import load_catalog, load_workloads
 from solver.optimize.pipeline import plan
