@@ -274,6 +274,12 @@ def estimate(workloads: Path, catalog: Path, gpus: tuple[str, ...], as_json: boo
         _print(render_estimate_table(wf, cat, rows, width=terminal_width(sys.stdout), hours=hours))
 
 
+def _kept(ctx: click.Context, param: click.Parameter, value: object) -> object:
+    """Keep a --robust setting in the context (the command has enough arguments)."""
+    ctx.meta[param.name or ""] = value
+    return value
+
+
 def _robust_answer(path: Path, wf, cat, target: float, samples: int | None,
                    seed: int | None, answer_of):
     """``plan --robust``: the plan of ``uncertainty.robust`` (the library decides)."""
@@ -321,16 +327,15 @@ def _robust_answer(path: Path, wf, cat, target: float, samples: int | None,
               help="Buy a pool that holds (every memory rule, target and deadline) in at "
                    "least this share of sampled scenarios, e.g. 0.9; the scenarios are the "
                    "file's uncertainty section (docs/sweep.md).")
-@click.option("--samples", type=int, default=None,
+@click.option("--samples", type=int, default=None, expose_value=False, callback=_kept,
               help="With --robust: scenarios drawn (default the file's uncertainty.samples).")
-@click.option("--seed", type=int, default=None,
+@click.option("--seed", type=int, default=None, expose_value=False, callback=_kept,
               help="With --robust: seed of the draws (default the file's uncertainty.seed).")
 @json_option
 def plan(workloads: Path, catalog: Path, top: int, budget: float | None, out_dir: Path,
          solver: str | None, time_limit: float | None, gap: float, alternatives: str,
          slack: float, distinct: str | None, no_workbook: bool, exclude: tuple[str, ...],
-         robust: float | None, samples: int | None, seed: int | None,
-         as_json: bool) -> None:
+         robust: float | None, as_json: bool) -> None:
     """Solve for the cheapest pool: print the ranked options, write out/<name>.xlsx."""
     from solver.optimize.budget import process_started, workbook_reserve
 
@@ -359,6 +364,7 @@ def plan(workloads: Path, catalog: Path, top: int, budget: float | None, out_dir
         progress = None if as_json or not sys.stderr.isatty() else _Progress(
             started, NO_LIMIT_HINT if time_limit is None else None,
             "lowest TCO so far" if wf.policy.objective == "tco" else "cheapest so far")
+        samples, seed = (click.get_current_context().meta.get(k) for k in ("samples", "seed"))
         if (samples is not None or seed is not None) and robust is None:
             raise InputError("--samples and --seed draw the scenarios of --robust. To fix: "
                              "add --robust 0.9, or use plan-buy sweep --samples N")

@@ -89,7 +89,11 @@ class RobustInfo:
                             "holds": round(h / self.samples, 4)} for lv, c, h in self.tried]}
 
     def lines(self, currency: str) -> list[str]:
-        """The notes a reader sees in the terminal and the workbook."""
+        """The notes a reader sees in the terminal and the workbook (a note ends without a
+        full stop: the terminal adds it)."""
+        return [line.rstrip(".") for line in self._lines(currency)]
+
+    def _lines(self, currency: str) -> list[str]:
         low, high = wilson(self.held, self.samples)
         head = (f"Robust to {self.target:.0%} of {self.samples:,} sampled scenarios "
                 f"(seed {self.seed}): option 1 holds in {self.share:.1%} of them (95% interval "
