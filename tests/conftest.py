@@ -60,3 +60,16 @@ def default_width(monkeypatch):
     itself: a shell that exports its own (60, 90) wrapped "please report" or a progress
     hint across lines and failed tests that read the text, not its layout."""
     monkeypatch.delenv("COLUMNS", raising=False)
+
+
+@pytest.fixture
+def sweeps_in_process(monkeypatch):
+    """Monte Carlo sweeps run in this process (tests/test_runner.py runs the Dask engine on a
+    real cluster; a cluster per test would only add seconds, and a patched task function
+    cannot travel to its workers)."""
+    from solver.uncertainty import runner
+    from solver.uncertainty import sweep as sweep_mod
+
+    def serial(fn, tasks, *, on_result, on_progress=None, scheduler=None, workers=None):
+        return runner.run_serial(fn, tasks, on_result=on_result, on_progress=on_progress)
+    monkeypatch.setattr(sweep_mod, "run_tasks", serial)

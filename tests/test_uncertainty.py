@@ -33,16 +33,7 @@ MARGIN = 1.05
 """Usable VRAM / the estimated need, by construction."""
 
 
-@pytest.fixture(autouse=True)
-def in_process(monkeypatch):
-    """The sweep's own logic, run in this process (tests/test_runner.py runs the Dask engine
-    on a real cluster; a cluster per test here would only add seconds, and a patched task
-    function cannot travel to its workers)."""
-    from solver.uncertainty import runner
-
-    def serial(fn, tasks, *, on_result, on_progress=None, scheduler=None, workers=None):
-        return runner.run_serial(fn, tasks, on_result=on_result, on_progress=on_progress)
-    monkeypatch.setattr(sweep_mod, "run_tasks", serial)
+pytestmark = pytest.mark.usefixtures("sweeps_in_process")
 
 
 def gpu(vram_gb: float) -> dict:

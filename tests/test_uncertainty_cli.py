@@ -15,7 +15,6 @@ import yaml
 from click.testing import CliRunner
 
 from cli import main
-from solver.uncertainty import sweep as sweep_mod
 from solver.uncertainty.spec import Dist, ErrorRange, EstimateErrors, Uncertainty
 from tests.test_uncertainty import MEMORY_ONLY, tiny_catalog, tiny_file
 
@@ -23,16 +22,7 @@ DOCS = Path(__file__).resolve().parents[1] / "docs"
 ROW = re.compile(r"^\| `([A-Za-z0-9_]+)` \|")
 
 
-@pytest.fixture(autouse=True)
-def in_process(monkeypatch):
-    """The sweep's own logic, run in this process (tests/test_runner.py runs the Dask engine
-    on a real cluster; a cluster per test here would only add seconds, and a patched task
-    function cannot travel to its workers)."""
-    from solver.uncertainty import runner
-
-    def serial(fn, tasks, *, on_result, on_progress=None, scheduler=None, workers=None):
-        return runner.run_serial(fn, tasks, on_result=on_result, on_progress=on_progress)
-    monkeypatch.setattr(sweep_mod, "run_tasks", serial)
+pytestmark = pytest.mark.usefixtures("sweeps_in_process")
 
 
 def sections(doc: str) -> dict[str, list[str]]:
