@@ -26,6 +26,16 @@ FOLDER = BAD_INPUTS / "plan"
 CASES = sorted(p for p in FOLDER.glob("*.yaml") if not p.name.startswith("_"))
 
 
+@pytest.fixture(autouse=True)
+def fresh_command(monkeypatch):
+    """Each case runs as a command started now: its --time-limit counts from the case, not
+    from when pytest started (the CLI counts from its process's start, which in-process is
+    this test session's; a case late in a long run was left its minimum slice)."""
+    import time
+
+    monkeypatch.setattr("solver.optimize.budget.process_started", time.perf_counter)
+
+
 def _header(path: Path, key: str) -> list[str]:
     return re.findall(rf"^# {key}: (.*)$", path.read_text(encoding="utf-8"), re.MULTILINE)
 

@@ -270,7 +270,8 @@ def test_cli_prints_the_least_cost_and_refuses_bad_input(tmp_path, root, monkeyp
 SEEDS = range(12)
 
 
-def _every_choice(run, ways, local_tb, configs, cuts, line, kwh=0.0, policy=None):
+def _every_choice(run, ways, local_tb, configs, cuts, line, kwh=0.0, policy=None,
+                  network=None):
     """pool_choices without its pruning: every config, degree, range and 1..6 servers, at
     the data-parallel efficiency their links give (N2)."""
     out = []
@@ -281,7 +282,8 @@ def _every_choice(run, ways, local_tb, configs, cuts, line, kwh=0.0, policy=None
                 if not m or cuts[a] < run.start_h - 1e-6 or cuts[b + 1] > run.deadline_h + 1e-6:
                     continue
                 for s in range(1, 7):
-                    eff = bruteforce_servers.efficiency(way, m, s, cfg.net_gbps, policy)
+                    eff = bruteforce_servers.efficiency(
+                        way, m, s, bruteforce_servers.usable_net(cfg, network), policy)
                     if eff <= 0:
                         continue
                     hours = run.tokens / (s * m * way.rate * eff * 3600)

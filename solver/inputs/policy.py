@@ -46,7 +46,8 @@ class NetworkPolicy(StrictModel):
     min_gbps: float | None = Field(default=None, gt=0, le=100_000)
     """Least network per server, Gb/s, for a run spread over servers; default none."""
     span_servers: bool = True
-    """False: each run stays inside one server (never over the network)."""
+    """Whether a run may spread over several servers; set it false to keep each run inside
+    one server (never over the network)."""
 
 
 class Policy(StrictModel):
