@@ -10,7 +10,7 @@ dataset and checkpoints under the headroom line (O4: all the servers of a run ar
 configuration, so each carries the drives that the one keeping the checkpoints needs).
 
 N3: each configuration is also sold with NICs added (``with_nics``); its NIC ports make the
-fabric the time brute force prices for the run servers bought (``run_fabric_cost``).
+fabric the time brute force prices for the run servers bought (``run_fabric``).
 
 ``full_configs`` is the restriction the run program states (docs/solver.md): one
 configuration per (platform, GPU SKU), bought with the platform's largest GPU count, the
@@ -284,20 +284,7 @@ def _fastest_of_kind(nic, catalog: Catalog, excluded: set[str]) -> bool:
     return top.sku == nic.sku
 
 
-def run_fabric_cost(configs: list[Config] | tuple[Config, ...], bought: list[int],
-                    catalog: Catalog) -> float:
-    """N3 by this oracle's own arithmetic: what the cheapest fabric of the run servers
-    bought costs (``_run_fabric``)."""
-    return _run_fabric(configs, bought, catalog)[0]
-
-
-def run_switch_kw(configs: list[Config] | tuple[Config, ...], bought: list[int],
-                  catalog: Catalog) -> float:
-    """P1 of that fabric: its switches' power, kW."""
-    return _run_fabric(configs, bought, catalog)[1] / 1000
-
-
-def _run_fabric(configs: list[Config] | tuple[Config, ...], bought: list[int],
+def run_fabric(configs: list[Config] | tuple[Config, ...], bought: list[int],
                 catalog: Catalog) -> tuple[float, float]:
     """(price, switch watts) of the cheapest fabric of the run servers bought. Per NIC kind
     with ports on two or more servers: every port on leaves of one switch SKU of the kind at

@@ -23,7 +23,7 @@ everything else. The stated model it enumerates:
   replicas, 2, ⌈tokens / (tokens/s x dp_eff x (deadline - t) x 3600)⌉) at the policy's
   dp_eff; active over [t, t + D), billed max(D, min_hours) hours per GPU; with max_gpus,
   the rented GPUs of a SKU active at any instant ≤ max_gpus;
-- the run servers bought are one pod with its own fabric (N3, ``run_fabric_cost``), and
+- the run servers bought are one pod with its own fabric (N3, ``run_fabric``), and
   each configuration is also sold with NICs added (``with_nics``);
 - cost = capex_share x (capex of always-on + Σ_S N_S x price_S + fabric) + rent; under
   ``objective: tco``, capex_share x (TCO of always-on + (1 + support % x years) x Σ_S N_S x
@@ -65,8 +65,7 @@ from bench.bruteforce_servers import (
     efficiency,
     full_configs,
     per_server,
-    run_fabric_cost,
-    run_switch_kw,
+    run_fabric,
     run_ways,
     server_configs,
     usable_net,
@@ -362,8 +361,8 @@ def brute_force_schedule(wf: WorkloadFile, catalog: Catalog, *, full_servers: bo
     switch_kwh = kwh * HOURS_PER_YEAR * tco.years if tco else 0.0
 
     def fabric(n: list[int]) -> float:
-        return run_fabric_cost(configs, n, bought) + (
-            switch_kwh * run_switch_kw(configs, n, bought) / (1 + support) if tco else 0.0)
+        price, watts = run_fabric(configs, n, bought)
+        return price + (switch_kwh * watts / 1000 / (1 + support) if tco else 0.0)
     found = search(choices, [c.price for c in configs], share * (1 + support), caps,
                    len(cuts) - 1, fabric)
     if found is None:

@@ -11,7 +11,6 @@ have 20: past ``sw8``'s 8 ports, ⌈20 ÷ 4⌉ = 5 leaves of ``sw8`` with 4 upli
 
 from __future__ import annotations
 
-import importlib
 from dataclasses import replace
 
 import pytest
@@ -275,9 +274,6 @@ def test_brute_force_pays_for_the_pool_fabric(default_catalog):
     assert optimum(wf, cat) == pytest.approx(servers_only + 9000 + 4 * 300)
 
 
-@pytest.mark.skipif(not hasattr(importlib.import_module("bench.bruteforce_servers"),
-                               "run_fabric_cost"),
-                    reason="the runs' pod fabric of bench/bruteforce_time.py is the lead's part")
 def test_time_brute_force_pays_for_the_runs_pod(monkeypatch):
     """A run of 4 GPUs x 100 tokens/s x 200 h in a 10-day window, on box2 (2 slots, one
     included 2 x 25 GbE card, USD 4,200 with 2 GPUs and 2 DIMMs): one box takes 400 h, so two

@@ -11,7 +11,6 @@ from ..errors import CheckError
 from ..inputs.catalog import Catalog
 from ..inputs.workload import WorkloadFile
 from ..plan_types import PlanOption, Server
-from ..rules.fabric import fabric_of
 from .budget import Budget
 from .candidates import Candidates
 from .expand import Expansion
@@ -111,7 +110,7 @@ class Run:
             lines=exp.lines, placements=exp.placements, unserved=unserved,
             lower_bound=out.bound, throughput=target_figures(exp.placements, wf, unserved),
             label=label, own=expansion_own(exp, wf, self.catalog), idle=exp.idle,
-            fabric=fabric_of(exp.servers, self.catalog),
+            fabric=exp.fabric,
         )
 
     def repair_value(self, out: Outcome, exp: Expansion) -> float | None:

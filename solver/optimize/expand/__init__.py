@@ -39,7 +39,8 @@ from dataclasses import dataclass
 from ...inputs.catalog import Catalog
 from ...inputs.policy import Policy
 from ...inputs.workload import WorkloadFile
-from ...plan_types import BomLine, Placement, Server
+from ...plan_types import BomLine, FabricPod, Placement, Server
+from ...rules.fabric import fabric_of
 from ..candidates import Candidates
 from ..outcome import Outcome
 from ..replicas import ReplicaOption
@@ -73,6 +74,8 @@ class Expansion:
     drive_extra: float = 0.0
     """O4: what the plan's drives cost beyond the program's drive configurations (per-server
     rounding, and drive-only servers for the shared pool; negative when they cost less)."""
+    fabric: tuple[FabricPod, ...] = ()
+    """N3: the switches and cables of its pods (on ``lines`` too)."""
 
 
 def expand(outcome: Outcome, cand: Candidates, wf: WorkloadFile, catalog: Catalog) -> Expansion:
@@ -85,14 +88,15 @@ def expand(outcome: Outcome, cand: Candidates, wf: WorkloadFile, catalog: Catalo
     numbered = len(servers)
     servers = place_drives(servers, needs, keys, pooled, outcome, catalog, wf.policy,
                            wf.site)
-    lines = bom_lines(servers, catalog)
+    fabric = fabric_of(servers, catalog)
+    lines = bom_lines(servers, catalog, fabric)
     cost = round(sum(ln.extended for ln in lines), 2)
     idle = idle_owned(boxes_by_type, cand, len(servers))
     bought, planned = drive_costs(servers[:numbered], keys, outcome, catalog)
     over = tuple(sorted(key for key, c in bought.items() if c > planned.get(key, 0.0) + 0.005))
     extra = sum(drives_price(s, catalog) for s in servers) - sum(planned.values())
     return Expansion(tuple(servers), tuple(placements), lines, cost, repaired, tuple(failed),
-                     idle, over, round(extra, 2))
+                     idle, over, round(extra, 2), fabric)
 
 
 def _fill_types(outcome: Outcome, cand: Candidates, policy: Policy, catalog: Catalog,

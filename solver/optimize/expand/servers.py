@@ -7,7 +7,7 @@ from __future__ import annotations
 from ...estimate.measured import measured_keys
 from ...inputs.catalog import Catalog
 from ...inputs.workload import WorkloadFile
-from ...plan_types import BomLine, Placement, Server
+from ...plan_types import BomLine, FabricPod, Placement, Server
 from ...rules.fabric import fabric_lines, fabric_of
 from ..candidates import Candidates
 from ..replicas import ReplicaOption
@@ -84,9 +84,11 @@ def bare_server(sid: str, box: Box, disk_tb: float) -> Server:
     )
 
 
-def bom_lines(servers: list[Server] | tuple[Server, ...], catalog: Catalog) -> tuple[BomLine, ...]:
+def bom_lines(servers: list[Server] | tuple[Server, ...], catalog: Catalog,
+              fabric: tuple[FabricPod, ...] | None = None) -> tuple[BomLine, ...]:
     """The bill of materials of a list of servers: one line per SKU, in kind order (owned
-    servers, P4, are not bought and not listed), the fabric their pods need last (N3)."""
+    servers, P4, are not bought and not listed), the fabric their pods need last (N3):
+    ``fabric`` where the caller has it already, else ``rules.fabric.fabric_of``."""
     qty: dict[str, int] = {}
     for server in servers:
         if server.owned:
@@ -96,5 +98,5 @@ def bom_lines(servers: list[Server] | tuple[Server, ...], catalog: Catalog) -> t
     order = {"platform": 0, "gpu": 1, "memory": 2, "storage": 3, "network": 4}
     lines = [BomLine(sku, catalog.kind_of(sku), q, catalog.price_of(sku))
              for sku, q in qty.items()]
-    lines += fabric_lines(fabric_of(servers, catalog), catalog)
+    lines += fabric_lines(fabric_of(servers, catalog) if fabric is None else fabric, catalog)
     return tuple(sorted(lines, key=lambda ln: (order[ln.kind], ln.sku)))

@@ -124,8 +124,9 @@ def fastest_nics(catalog: Catalog, exclude: Iterable[str] = ()) -> list[NicSku]:
     """Per NIC kind, the card of most Gb/s over its ports (of equal, the cheaper; then the
     first listed), not excluded."""
     best: dict[str, NicSku] = {}
+    skip = set(exclude)
     for nic in catalog.network.nics:
-        if nic.sku in set(exclude):
+        if nic.sku in skip:
             continue
         old = best.get(nic.kind)
         if old is None or (nic.gbps * nic.ports, -nic.price) > (old.gbps * old.ports, -old.price):

@@ -139,6 +139,7 @@ def _join(wf: WorkloadFile, catalog: Catalog, runs: RunSet, inputs: RunInputs,
     servers, ids = run_servers(inputs.configs, list(sol.counts))
     schedule = entries(list(sol.chosen), ids)
     all_servers = (*opt.servers, *servers)
+    fabric = fabric_of(all_servers, catalog)
     capex = opt.total_cost + sol.capex
     own = own_cost(all_servers, capex, wf.policy.tco, wf.site, catalog)
     support = wf.policy.tco.support_rate() if tco is not None and wf.policy.tco else 0.0
@@ -148,8 +149,8 @@ def _join(wf: WorkloadFile, catalog: Catalog, runs: RunSet, inputs: RunInputs,
         running = share * on + share * support * sol.capex + sol.energy
     time_cost = TimeCost(share * capex, sol.rent, running, tuple(s.id for s in servers))
     joined = replace(opt, total_cost=round(capex, 2), servers=all_servers,
-                     lines=bom_lines(all_servers, catalog), own=own, runs=tuple(schedule),
-                     fabric=fabric_of(all_servers, catalog),
+                     lines=bom_lines(all_servers, catalog, fabric), own=own,
+                     runs=tuple(schedule), fabric=fabric,
                      time=time_cost, label=label or opt.label)
     return replace(joined, direction=_direction_with_runs(opt, joined, catalog)), fits
 
@@ -187,12 +188,12 @@ def _fits(inputs: RunInputs, sol: RunSolution, room: Room) -> bool:
         if units > room.units:
             return False
     if room.watts is not None:
-        peak: dict[int, float] = {-1: 0.0}
+        peak: dict[int, float] = {}
         for w in sol.chosen:
             if isinstance(w, PoolWay):
                 for p in range(w.periods[0], w.periods[1] + 1):
                     peak[p] = peak.get(p, 0.0) + w.servers * inputs.configs[w.config].power_w
-        if max(peak.values()) + sol.switch_w > room.watts + 1e-6:
+        if max(peak.values(), default=0.0) + sol.switch_w > room.watts + 1e-6:
             return False
     return True
 
