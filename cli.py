@@ -365,6 +365,8 @@ def plan(workloads: Path, catalog: Path, top: int, budget: float | None, out_dir
             started, NO_LIMIT_HINT if time_limit is None else None,
             "lowest TCO so far" if wf.policy.objective == "tco" else "cheapest so far")
         samples, seed = (click.get_current_context().meta.get(k) for k in ("samples", "seed"))
+        if robust is None and wf.uncertainty is not None:
+            robust = wf.uncertainty.robust  # the file's own uncertainty.robust
         if (samples is not None or seed is not None) and robust is None:
             raise InputError("--samples and --seed draw the scenarios of --robust. To fix: "
                              "add --robust 0.9, or use plan-buy sweep --samples N")

@@ -187,8 +187,33 @@ def optimum(wf: WorkloadFile, catalog: Catalog) -> float | None:
     works = list(wf.workloads)
     need = [max(1, math.ceil(w.replicas * policy.growth - 1e-9)) for w in works]
 
-    # Every way one replica of each workload can run:
-    # (gpu sku | None, degree, vram, ram, shared?, CPU cores, tokens/s)
+    ways = _ways(works, catalog, policy, owned)
+
+    # Workloads with a target: every minimal mix of options becomes fixed replicas.
+    per_workload: list[list[list[tuple[list[tuple], int]]]] = []
+    for w, opts, n in zip(works, ways, need):
+        target = planned_target(w, policy)
+        if target is None:
+            per_workload.append([[(opts, n)]])
+            continue
+        mixes = _mixes(opts, n, target, delivered_fraction(w, policy), w.kind != "inference")
+        per_workload.append([[([o], c) for o, c in zip(opts, mix) if c] for mix in mixes])
+    best = None
+    pooled = sum(w.pool_tb for w in works)
+    for choice in itertools.product(*per_workload):
+        groups = [g for part in choice for g in part]
+        owners = [wi for wi, part in enumerate(choice) for _ in part]
+        local = [works[wi].local_tb for wi in owners]
+        cost = _cheapest([o for o, _ in groups], [c for _, c in groups], catalog, policy,
+                         pooled, wf, owned, whole, owners, local)
+        if cost is not None and (best is None or cost < best):
+            best = cost
+    return best
+
+
+def _ways(works: list, catalog: Catalog, policy, owned: list) -> list[list[tuple]]:
+    """Every way one replica of each workload can run: (gpu sku | None, degree, vram, ram,
+    shared?, CPU cores, tokens/s), its need fitting under the headroom line."""
     ways: list[list[tuple]] = []
     for w in works:
         opts = []
@@ -217,26 +242,7 @@ def optimum(wf: WorkloadFile, catalog: Catalog) -> float | None:
                                  _cores(w, d), rate))
         ways.append(opts)
 
-    # Workloads with a target: every minimal mix of options becomes fixed replicas.
-    per_workload: list[list[list[tuple[list[tuple], int]]]] = []
-    for w, opts, n in zip(works, ways, need):
-        target = planned_target(w, policy)
-        if target is None:
-            per_workload.append([[(opts, n)]])
-            continue
-        mixes = _mixes(opts, n, target, delivered_fraction(w, policy), w.kind != "inference")
-        per_workload.append([[([o], c) for o, c in zip(opts, mix) if c] for mix in mixes])
-    best = None
-    pooled = sum(w.pool_tb for w in works)
-    for choice in itertools.product(*per_workload):
-        groups = [g for part in choice for g in part]
-        owners = [wi for wi, part in enumerate(choice) for _ in part]
-        local = [works[wi].local_tb for wi in owners]
-        cost = _cheapest([o for o, _ in groups], [c for _, c in groups], catalog, policy,
-                         pooled, wf, owned, whole, owners, local)
-        if cost is not None and (best is None or cost < best):
-            best = cost
-    return best
+    return ways
 
 
 def _cheapest(ways: list[list[tuple]], need: list[int], catalog: Catalog, policy,

@@ -15,7 +15,7 @@ from click.testing import CliRunner
 from cli import main
 from solver.inputs.workload import WorkloadFile
 from solver.uncertainty.draws import draw, resolve
-from solver.uncertainty.robust import LEVELS, default_planner, plan_robust
+from solver.uncertainty.robust import default_planner, plan_robust
 from tests.solver_fixtures import catalog
 from tests.test_uncertainty import MODEL, gpu
 
@@ -39,23 +39,26 @@ def _replicas(result) -> int:
     return sum(1 for p in result.options[0].placements if p.workload == "serve")
 
 
-def test_the_robust_plan_holds_as_often_as_asked_and_the_level_below_does_not():
+def _covered(unc, wf, k: int) -> int:
+    """Counted apart from the checker: the scenarios whose demand k replicas cover."""
+    return sum(math.ceil(4 * draw(unc, wf, i).growth - 1e-9) <= k for i in range(60))
+
+
+def test_the_robust_plan_is_the_fewest_replicas_that_hold_as_often_as_asked():
     wf, cat = _file(GROWTH_ONLY), _catalog()
     unc = resolve(wf, cat, "robust.yaml")
     result = plan_robust(wf, cat, unc, 0.9, default_planner(cat, top=1))
     info = result.robust
     k = _replicas(result)
-    # Counted apart from the checker: the scenarios whose demand k replicas cover.
-    covered = sum(math.ceil(4 * draw(unc, wf, i).growth - 1e-9) <= k for i in range(60))
-    assert info.held == covered
-    assert info.met and covered >= 0.9 * 60
-    assert info.plain_held < 0.9 * 60 and _replicas_plain(wf, cat) == 4
-    # The least level that reaches the target: every level tried before it fell short.
-    assert info.tried[-1][0] == info.level and all(h < 54 for _, _, h in info.tried[:-1])
-    assert info.level in LEVELS
-    assert info.cost > info.plain_cost
+    # Solved by hand: one GPU a replica, so the cheapest pool is the fewest replicas that
+    # cover 54 of the 60 scenarios' demand; one replica fewer covers too few.
+    assert _covered(unc, wf, k) >= 54 > _covered(unc, wf, k - 1)
+    assert info.held == _covered(unc, wf, k) and info.met and info.method == "program"
+    assert info.plain_held == _covered(unc, wf, 4) < 54 and _replicas_plain(wf, cat) == 4
+    assert info.cost > info.plain_cost and info.tried == ()
     assert result.to_json()["robust"]["extra_cost"] == round(info.cost - info.plain_cost, 2)
-    assert "robustness costs" in result.notes[0]
+    assert "cheapest pool" in result.notes[0] and "robustness costs" in result.notes[0]
+    assert result.status.value == "optimal"
 
 
 def _replicas_plain(wf, cat) -> int:
@@ -67,7 +70,7 @@ def test_a_plan_that_already_holds_costs_nothing_more():
     wf, cat = _file(unc_file), _catalog()
     result = plan_robust(wf, cat, resolve(wf, cat, "robust.yaml"), 0.9,
                          default_planner(cat, top=1))
-    assert result.robust.level is None and result.robust.held == 60
+    assert result.robust.method == "plain" and result.robust.held == 60
     assert result.robust.cost == result.robust.plain_cost
     assert "costs nothing more" in result.notes[0]
 

@@ -31,9 +31,9 @@ from solver.rules.storage import disk_holds, local_datasets, stored_tb
 
 ROOT = Path(__file__).resolve().parents[1]
 DOCS = ROOT / "docs"
-RULE_ID = re.compile(r"\b([ROTPHN](?:[1-9][0-9]?))\b")
+RULE_ID = re.compile(r"\b([ROTPHNU](?:[1-9][0-9]?))\b")
 """A rule id as the docs write it: R (sizing), O (orderable), T (throughput), P (power, site,
-ownership), and the coming H and N families."""
+ownership), H (time), N (network) and U (uncertainty)."""
 
 
 def resolve(dotted: str) -> Any:

@@ -23,6 +23,7 @@ from collections.abc import Callable
 from ..inputs.catalog import Catalog
 from ..inputs.workload import WorkloadFile
 from ..plan_types import PlanOption
+from .chance import check_u1
 from .cost import check_bom, check_exclude
 from .memory import check_r8_r10, check_r11_r12, check_r17, check_r19
 from .moments import check_h4
@@ -59,6 +60,7 @@ CHECKS: tuple[Check, ...] = (
     check_h4,
     check_h5,
     check_h6,
+    check_u1,
 )
 """Every check, in the order ``check_plan`` reports their violations."""
 
@@ -86,6 +88,7 @@ RULES: dict[str, tuple[Check, ...]] = {
     "H4": (check_h4,),
     "H5": (check_h5,),
     "H6": (check_h6,),
+    "U1": (check_u1, check_r19),
 }
 """Rule id -> the checks that verify it (docs/solver.md); a check may verify several."""
 

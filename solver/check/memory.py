@@ -135,7 +135,8 @@ def check_r11_r12(sub: Subject) -> list[str]:
 
 
 def check_r19(sub: Subject) -> list[str]:
-    """Every workload served with ⌈replicas × growth⌉ replicas or listed unserved (R19)."""
+    """Every workload served with ⌈replicas × growth⌉ replicas or listed unserved (R19);
+    with ``Subject.spare`` (U1) at least that many."""
     return _demand(sub)[1]
 
 
@@ -158,7 +159,8 @@ def _gather_demand(sub: Subject) -> tuple[set[str], list[str]]:
         if w.name in option.unserved:
             if got:
                 errs.append(f"{w.name}: listed unserved but has {got} replicas placed")
-        elif got < want or (got > want and planned_target(w, wf.policy) is None):
+        elif got < want or (got > want and planned_target(w, wf.policy) is None
+                            and not sub.spare):
             errs.append(f"{w.name}: {got} replicas placed, {want} needed (R19)")
         else:
             done.add(w.name)

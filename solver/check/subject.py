@@ -109,17 +109,24 @@ class Subject:
     timed: WorkloadFile | None = None
     """The whole file when it has a horizon (``wf`` then holds its always-on workloads);
     None without one."""
+    catalog: Catalog | None = None
+    """The catalog itself (U1 checks the option in each sampled world against it)."""
+    spare: bool = False
+    """R19 counts replicas beyond ⌈replicas × growth⌉ as spare capacity, not a break: a
+    plan held to sampled scenarios (U1) buys them for the scenarios' demand, and a scenario
+    whose demand is below the plan's has them to spare."""
 
     @classmethod
     def of(cls, option: PlanOption, wf: WorkloadFile, catalog: Catalog) -> Subject:
         """A fresh subject: the estimator's cache is emptied (it may have changed). Over a
         horizon, ``wf`` keeps the always-on workloads and ``timed`` the whole file."""
         estimate_once.cache_clear()
+        spare = wf.uncertainty is not None and wf.uncertainty.robust is not None
         if wf.policy.horizon is None:
-            return cls(option, wf, Skus.of(catalog))
+            return cls(option, wf, Skus.of(catalog), catalog=catalog, spare=spare)
         always = [w for w in wf.workloads if not is_run(w, wf)]
         return cls(option, wf.model_copy(update={"workloads": always}), Skus.of(catalog),
-                   timed=wf)
+                   timed=wf, catalog=catalog, spare=spare)
 
     def once(self, key: str, gather: Callable[[Subject], T]) -> T:
         """``gather(self)``, computed on the first call for ``key`` and kept."""

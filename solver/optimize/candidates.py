@@ -25,8 +25,10 @@ from ..inputs.ownership import Site
 from ..inputs.policy import Policy
 from ..inputs.workload import WorkloadFile
 from ..rules import usable
+from ..rules.chance import robust_share
 from ..rules.power import power_w, rack_gpus, rack_holds, rack_units
 from ..rules.storage import disk_holds
+from .chance import Chance, chance_of
 from .replicas import ReplicaOption, replica_options, replicas_for
 
 
@@ -213,6 +215,8 @@ class Candidates:
     """T3: share of summed replica tokens/s that counts (data-parallel efficiency)."""
     most: dict[str, int] = field(default_factory=dict)
     """T3: most replicas a workload with a target can usefully run (see ``most_replicas``)."""
+    chance: Chance | None = None
+    """U1: the sampled worlds the plan is held to (``uncertainty.robust``); None: none."""
 
     def most_replicas(self, name: str) -> int:
         """Upper bound on a workload's replicas: its fixed count without a target; with one,
@@ -222,6 +226,8 @@ class Candidates:
 
     def option_most(self, name: str, o: ReplicaOption) -> int:
         """Most replicas of one option worth running (the big-M of T4)."""
+        if self.chance is not None:
+            return self.most_replicas(name)  # a world may need more than the file does
         if name not in self.targets:
             return self.replicas[name]
         per = (o.tokens_per_s or 0.0) * self.fraction[name]
@@ -242,8 +248,9 @@ def enumerate_candidates(wf: WorkloadFile, catalog: Catalog) -> Candidates:
     if mine & set(policy.exclude):
         policy = policy.model_copy(
             update={"exclude": tuple(s for s in policy.exclude if s not in mine)})
+    every = robust_share(wf) is not None and wf.policy.horizon is None
     for w in wf.workloads:
-        opts, est = replica_options(w, catalog, policy)
+        opts, est = replica_options(w, catalog, policy, every)
         options[w.name] = tuple(opts)
         tried[w.name] = tuple(est)
     replicas = {w.name: wf.planned_replicas(w) for w in wf.workloads}
@@ -259,6 +266,10 @@ def enumerate_candidates(wf: WorkloadFile, catalog: Catalog) -> Candidates:
         rates = [(o.tokens_per_s or 0.0) * fraction[w.name] for o in options[w.name]]
         slowest = replicas_for(need, min(rates)) if rates else 0
         most[w.name] = int(max(replicas[w.name], slowest))
+    chance = chance_of(wf, catalog, options) if wf.policy.horizon is None else None
+    if chance is not None:
+        for name, n in chance.most.items():
+            most[name] = max(most.get(name, replicas[name]), n)
     return Candidates(
         types=tuple(server_types(catalog, wf.policy.exclude, wf.site)
                     + owned_types(wf, catalog)),
@@ -268,6 +279,7 @@ def enumerate_candidates(wf: WorkloadFile, catalog: Catalog) -> Candidates:
         targets=targets,
         fraction=fraction,
         most=most,
+        chance=chance,
     )
 
 

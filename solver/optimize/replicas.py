@@ -86,15 +86,18 @@ def degrees_on(gpu: GpuSku, catalog: Catalog, policy: Policy) -> list[int]:
 
 
 def replica_options(
-    w: Workload, catalog: Catalog, policy: Policy
+    w: Workload, catalog: Catalog, policy: Policy, every_degree: bool = False
 ) -> tuple[list[ReplicaOption], list[Estimate]]:
-    """The useful options for one workload, and every estimate tried (for error messages)."""
+    """The useful options for one workload, and every estimate tried (for error messages).
+
+    ``every_degree`` keeps every degree that fits, dominated or not: a plan held to sampled
+    worlds (U1) may need a degree whose true need fits where a smaller one's does not."""
     if w.kind == "preprocess":
         e = estimate(w, None, 0, policy)
         return [ReplicaOption(w.name, None, 0, False, 0.0, e.host_ram_gb, e,
                               replica_cores(w, 0), local_tb=w.local_tb)], [e]
     if is_timed(w):
-        return timed_options(w, catalog, policy)
+        return timed_options(w, catalog, policy, every_degree)
     options: list[ReplicaOption] = []
     tried: list[Estimate] = []
     for g in catalog.gpus:
@@ -106,7 +109,7 @@ def replica_options(
             tried.append(e)
             # A larger degree uses more GPUs; it is only worth offering if it needs
             # strictly less host RAM (possible only with custom R12 ratios).
-            if e.fits and e.host_ram_gb < least_ram - 1e-9:
+            if e.fits and (every_degree or e.host_ram_gb < least_ram - 1e-9):
                 shared = w.shareable and d == 1
                 options.append(ReplicaOption(w.name, g.sku, d, shared, e.vram_gb_per_gpu,
                                              e.host_ram_gb, e, replica_cores(w, d),
@@ -129,8 +132,8 @@ def is_timed(w: Workload) -> bool:
             or w.max_ttft_ms is not None)
 
 
-def timed_options(w: Workload, catalog: Catalog,
-                  policy: Policy) -> tuple[list[ReplicaOption], list[Estimate]]:
+def timed_options(w: Workload, catalog: Catalog, policy: Policy,
+                  every_degree: bool = False) -> tuple[list[ReplicaOption], list[Estimate]]:
     """Options of a workload with a target or latency limits (T3).
 
     Every degree that fits *and* meets the latency limits is a candidate (a larger degree
@@ -140,6 +143,7 @@ def timed_options(w: Workload, catalog: Catalog,
     k·r_d ≤ r_d', k·c_d ≤ c_d' and k·τ_d ≥ τ_d' (host RAM r, CPU cores c, tokens/s τ);
     without one (the replica count is fixed), r_d ≤ r_d' and c_d ≤ c_d'. Such replicas
     never share a GPU: their throughput assumes the GPU's full bandwidth and compute.
+    ``every_degree`` (U1) drops none.
     """
     targeted = planned_target(w, policy) is not None
     options: list[ReplicaOption] = []
@@ -157,8 +161,9 @@ def timed_options(w: Workload, catalog: Catalog,
             if rate is None or latency_misses(w, rate):
                 continue
             cores = replica_cores(w, d)
-            if any(_dominated(o, d, e.host_ram_gb, cores, rate.tokens_per_s, targeted)
-                   for o in kept):
+            if not every_degree and any(
+                    _dominated(o, d, e.host_ram_gb, cores, rate.tokens_per_s, targeted)
+                    for o in kept):
                 continue
             kept.append(ReplicaOption(w.name, g.sku, d, False, e.vram_gb_per_gpu,
                                       e.host_ram_gb, e, cores, rate, w.local_tb))

@@ -10,8 +10,8 @@ replicas, R19; targets, T3; the schedule's deadlines, H3, H4) and not the plan's
 bookkeeping: its lines that compare a figure the plan reports with the recomputed one
 ("reports ...") are left out, and the bill of materials is checked at catalog prices
 (the scenario's prices change what it costs, not what it is). Demand is checked at the
-drawn growth or the plan's own, whichever is larger: a replica more than the demand
-needs is spare capacity, not a break. With ``memory_line: vram`` the check takes the
+drawn growth, and a replica more than the demand needs is spare capacity, not a break
+(``Subject.spare``). With ``memory_line: vram`` the check takes the
 headroom as 0: the question is then whether each job still fits the card.
 
 Costs at the scenario's prices: capex = Σ BOM line qty x unit price x the line's factor;
@@ -28,12 +28,11 @@ from dataclasses import dataclass, replace
 from ..check import CHECKS, RULES
 from ..check.subject import Skus, Subject, estimate_once
 from ..inputs.catalog import Catalog
-from ..inputs.scenario import with_policy
 from ..inputs.workload import WorkloadFile
 from ..plan_types import PlanOption
 from ..sweep.run import solve_one
 from .draws import Draw
-from .scenario import Cells, scenario_catalog, scenario_file
+from .scenario import Cells, scenario_catalog, scenario_file, world
 from .spec import Uncertainty
 
 RULE_LABELS = {
@@ -43,6 +42,7 @@ RULE_LABELS = {
     "check_o1": "orderable", "check_o3": "storage", "check_p4": "owned servers",
     "check_p3": "site", "check_p1_p2": "power", "check_h3": "deadline",
     "check_h4": "deadline", "check_h5": "rent", "check_h6": "horizon cost",
+    "check_u1": "chance",
 }
 """What each check of the checker tests, as a finance reader would name it."""
 
@@ -83,8 +83,7 @@ def evaluate_scenario(task: Task) -> dict:
     ctx, d = task.context, task.draw
     wf = scenario_file(ctx.wf, ctx.cells, ctx.unc.estimates, d)
     cat = scenario_catalog(ctx.catalog, d)
-    checked = with_policy(wf, growth=round(max(d.growth, ctx.wf.policy.growth), 6),
-                          headroom=0.0 if ctx.unc.memory_line == "vram" else None)
+    checked = world(ctx.wf, ctx.cells, ctx.unc, d)
     row: dict = {"scenario": d.index, "growth": round(d.growth, 6), "rent": round(d.rent, 6),
                  "prices": {t: round(f, 6) for t, f in d.prices}}
     row["options"] = [
@@ -98,7 +97,7 @@ def evaluate_scenario(task: Task) -> dict:
 
 def verdict(option: PlanOption, wf: WorkloadFile, catalog: Catalog) -> dict:
     """``holds`` and, when not, each break as {workload, rule, ids, message}, checker order."""
-    sub = Subject.of(reserved_as_needed(option, wf, catalog), wf, catalog)
+    sub = replace(Subject.of(reserved_as_needed(option, wf, catalog), wf, catalog), spare=True)
     breaks = []
     for check in CHECKS:
         for msg in check(sub):

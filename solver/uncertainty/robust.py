@@ -1,29 +1,22 @@
 """``plan-buy plan FILE --robust P``: a pool that holds in at least a share P of the sampled
 scenarios, and what that robustness costs over the plain plan.
 
-The method (docs/sweep.md, "A plan that holds with a chosen chance"), scenario-based:
+The method (docs/sweep.md, "A plan that holds with a chosen chance"):
 
-1. Draw the file's scenarios (``uncertainty:``; ``draws.draw``, the sweep's own draws).
-2. Plan the file as it is; count the scenarios its option 1 holds in (``evaluate.verdict``,
-   the sweep's reading: the plan checker run on the option with the scenario's true
-   figures and demand). If it holds in P or more, it is the answer, at no extra cost.
-3. Otherwise, for a level q in ``LEVELS`` (from the least): size the file for the q-th
-   quantile of every uncertain input at once (``sized_file``): each tokens/s estimate at
-   its adverse quantile (error at q, the rate the smaller, entered as the team's own
-   measurements are, E2); the headroom raised so that the need at its adverse quantile
-   (peak memory error at 1 − q, the need the larger) still fits the memory line the
-   scenarios are checked against (a measured peak would pin a job sized by ``batch: auto``
-   to the estimate's batch; a headroom lets it choose a smaller one); demand growth at the
-   sample's q-th quantile, never below the file's. Plan it as ``plan`` plans any file, and
-   count the scenarios that plan holds in. The first level whose plan holds in P or more
-   is the answer.
-
-What is proven, and what is not: the answer is the plan-buy plan (proven optimal or
-reported feasible, as always) of the inputs sized at its level, and the share it holds in
-is counted on the same sampled scenarios, with its 95 % interval. It is not proven the
-cheapest pool of all that hold with chance P (a chance-constrained program over every
-scenario is out of reach at this size); a level finer than ``LEVELS`` may give a cheaper
-one.
+1. Draw the file's N scenarios (``uncertainty:``, the sweep's own draws) and read each as a
+   world (``rules/chance.py``): the file at its drawn growth with each estimate's true figure.
+2. Plan the file as it is; count the worlds its option 1 holds in (``evaluate.verdict``,
+   the sweep's reading: the plan checker run on the option in the world). If it holds in
+   k = ⌈P × N⌉ or more, it is the answer, at no extra cost.
+3. Otherwise, without a horizon, plan the file held to the worlds (``uncertainty.robust``
+   set): the program's U1 rows (``optimize/program/chance.py``) choose which k worlds the
+   pool must hold in, with the rest of the plan. The answer is the cheapest plan that keeps
+   every rule at the file's own figures and holds in k worlds: proven optimal (or reported
+   feasible with its gap) like any plan, and checked by ``check/chance.py``.
+4. Over a horizon (the runs' program has no U1 rows yet), by levels: for a level q in
+   ``LEVELS`` (from the least), size the file for the q-th quantile of every uncertain
+   input at once (``sized_file``), plan it, and count; the first level whose plan holds in
+   k worlds is the answer. That answer is not proven the cheapest that holds that often.
 """
 
 from __future__ import annotations
@@ -42,9 +35,10 @@ from ..optimize.runs.plan import plan_over_time
 from ..optimize.solve import DEFAULT_GAP
 from ..plan_types import PlanOption
 from ..result import PlanResult
+from ..rules.chance import World, required, worlds
 from .draws import Draw, draw
 from .evaluate import verdict
-from .scenario import Cells, error, scenario_file
+from .scenario import Cells, error
 from .spec import Uncertainty
 from .stats import wilson
 
@@ -72,6 +66,9 @@ class RobustInfo:
     """(level, cost, scenarios held) of each level planned."""
     met: bool = True
     """Whether some level reached the target (else the answer is the level that held most)."""
+    method: str = "plain"
+    """plain (the plain plan holds often enough), program (U1's rows: the cheapest such
+    pool) or levels (over a horizon: sized at a quantile level)."""
 
     @property
     def share(self) -> float:
@@ -80,7 +77,7 @@ class RobustInfo:
     def to_json(self) -> dict:
         low, high = wilson(self.held, self.samples)
         return {"target": self.target, "samples": self.samples, "seed": self.seed,
-                "met": self.met, "level": self.level, "holds": round(self.share, 4),
+                "met": self.met, "method": self.method, "level": self.level, "holds": round(self.share, 4),
                 "holds_interval": [round(low, 4), round(high, 4)],
                 "plain_holds": round(self.plain_held / self.samples, 4),
                 "plain_cost": round(self.plain_cost, 2), "cost": round(self.cost, 2),
@@ -99,11 +96,17 @@ class RobustInfo:
                 f"(seed {self.seed}): option 1 holds in {self.share:.1%} of them (95% interval "
                 f"{low:.1%} to {high:.1%}).")
         plain = self.plain_held / self.samples
-        if self.level is None:
+        if self.method == "plain":
             return [head + " The plain plan already holds that often: robustness costs "
                            "nothing more."]
         extra = self.cost - self.plain_cost
         pct = extra / self.plain_cost if self.plain_cost else 0.0
+        if self.method == "program":
+            need = math.ceil(self.target * self.samples - 1e-9)
+            return [head + f" It is the cheapest pool that keeps every rule at the file's own "
+                           f"figures and holds in at least {need:,} of them; the plain plan "
+                           f"({currency} {self.plain_cost:,.0f}) holds in {plain:.1%}: "
+                           f"robustness costs {currency} {extra:,.0f} ({pct:+.1%})."]
         out = [head + f" It is sized for the {self.level:.0%} quantile of every estimate error "
                       f"and of demand; the plain plan ({currency} {self.plain_cost:,.0f}) holds "
                       f"in {plain:.1%}: robustness costs {currency} {extra:,.0f} "
@@ -144,18 +147,10 @@ def sized_file(wf: WorkloadFile, cells: Cells, unc: Uncertainty, draws: list[Dra
     return out.model_copy(update={"workloads": workloads})
 
 
-def holds_count(option: PlanOption, wf: WorkloadFile, catalog: Catalog, cells: Cells,
-                unc: Uncertainty, draws: list[Draw], sized_growth: float) -> int:
-    """Scenarios ``option`` holds in (the sweep's verdict: checker, true figures, demand).
-    As the sweep does, demand is checked at the drawn growth or the growth the option was
-    sized for, whichever is larger: a replica beyond demand is spare, not a break."""
-    held = 0
-    for d in draws:
-        sized = scenario_file(wf, cells, unc.estimates, d)
-        checked = with_policy(sized, growth=round(max(d.growth, sized_growth), 6),
-                              headroom=0.0 if unc.memory_line == "vram" else None)
-        held += verdict(option, checked, catalog)["holds"]
-    return held
+def holds_count(option: PlanOption, catalog: Catalog, worlds: tuple[World, ...]) -> int:
+    """Worlds ``option`` holds in (the sweep's verdict, U1's count: the checker, true
+    figures, demand at the world's growth, spare replicas no break)."""
+    return sum(verdict(option, w.wf, catalog)["holds"] for w in worlds)
 
 
 Planner = Callable[[WorkloadFile], PlanResult]
@@ -173,27 +168,50 @@ def default_planner(catalog: Catalog, top: int = 3, solver: str | None = None,
 
 def plan_robust(wf: WorkloadFile, catalog: Catalog, unc: Uncertainty, target: float,
                 planner: Planner) -> PlanResult:
-    """The plan of the least level (module docstring) whose option 1 holds in ``target``
-    of the sampled scenarios, with ``robust`` set and its lines among the notes.
+    """The cheapest plan whose option 1 holds in ``target`` of the sampled scenarios (the
+    module docstring), with ``robust`` set and its lines among the notes.
 
     Raises:
-        PlanBuyError: the plain plan fails (infeasible, solver); a sized file with no plan
-            ends the search at the level before it.
+        PlanBuyError: the plain plan fails (infeasible, solver); without a horizon, no plan
+            holds in that many scenarios (InfeasibleError).
     """
     plain = planner(wf)
     if not plain.options:
         raise InfeasibleError("no plan to make robust", [])
-    cells = Cells.of(wf, catalog)
-    draws = [draw(unc, wf, i) for i in range(unc.samples)]
-    need = math.ceil(target * unc.samples - 1e-9)
-    plain_held = holds_count(plain.options[0], wf, catalog, cells, unc, draws,
-                             wf.policy.growth)
+    held_to = wf.model_copy(update={"uncertainty": unc.model_copy(update={"robust": target})})
+    sample = worlds(held_to, catalog)
+    need = required(target, unc.samples)
+    plain_held = holds_count(plain.options[0], catalog, sample)
     objective = wf.policy.objective
     plain_cost = plain.options[0].objective_value(objective)
     info = RobustInfo(target, unc.samples, unc.seed, None, plain_held, plain_held, plain_cost,
                       plain_cost)
     if plain_held >= need:
         return _with(plain, info, catalog)
+    if wf.policy.horizon is None:
+        try:
+            result = planner(held_to)
+        except InfeasibleError as exc:
+            raise InfeasibleError(
+                f"no plan holds in {need} of the {unc.samples} sampled scenarios "
+                f"({target:.0%}): in more than {unc.samples - need} of them some job cannot "
+                "run at all (its true need fits no card, or no card meets its latency). To "
+                "fix: a lower --robust, or narrower error ranges (uncertainty.estimates)",
+                exc.reasons) from None
+        best = result.options[0]
+        info = replace(info, method="program", held=holds_count(best, catalog, sample),
+                       cost=best.objective_value(objective))
+        return _with(result, info, catalog)
+    return _by_levels(wf, catalog, unc, planner, plain, info, sample, need)
+
+
+def _by_levels(wf: WorkloadFile, catalog: Catalog, unc: Uncertainty, planner: Planner,
+               plain: PlanResult, info: RobustInfo, sample: tuple[World, ...],
+               need: int) -> PlanResult:
+    """Over a horizon: the plan of the least level whose option 1 holds in ``need`` worlds."""
+    cells = Cells.of(wf, catalog)
+    draws = [draw(unc, wf, i) for i in range(unc.samples)]
+    objective = wf.policy.objective
     best: tuple[PlanResult, float, int] | None = None
     tried: list[tuple[float, float, int]] = []
     for level in LEVELS:
@@ -204,8 +222,7 @@ def plan_robust(wf: WorkloadFile, catalog: Catalog, unc: Uncertainty, target: fl
             break
         if not result.options:
             break
-        held = holds_count(result.options[0], wf, catalog, cells, unc, draws,
-                           sized.policy.growth)
+        held = holds_count(result.options[0], catalog, sample)
         cost = result.options[0].objective_value(objective)
         tried.append((level, cost, held))
         if best is None or held > best[2]:
@@ -216,8 +233,8 @@ def plan_robust(wf: WorkloadFile, catalog: Catalog, unc: Uncertainty, target: fl
         raise PlanBuyError("no sized plan exists at any level: the plain plan is the only one. "
                            "To fix: a lower --robust")
     result, level, held = best
-    info = replace(info, level=level, held=held, cost=result.options[0].objective_value(
-        objective), tried=tuple(tried), met=held >= need)
+    info = replace(info, method="levels", level=level, held=held, cost=result.options[0]
+                   .objective_value(objective), tried=tuple(tried), met=held >= need)
     return _with(result, info, catalog, wf)
 
 

@@ -31,7 +31,7 @@ from ..inputs.workload import Workload, WorkloadFile
 from ..optimize.replicas import policy_degrees
 from ..sweep.axes import priced_catalog
 from .draws import Draw, error_at
-from .spec import EstimateErrors
+from .spec import EstimateErrors, Uncertainty
 
 Cell = tuple[str, int, float, float | None]
 """(GPU SKU, degree, estimated VRAM need per GPU in GB, estimated tokens/s or None)."""
@@ -110,6 +110,15 @@ def scenario_file(wf: WorkloadFile, cells: Cells, errors: EstimateErrors,
         for i, w in enumerate(wf.workloads)
     ]
     return out.model_copy(update={"workloads": workloads})
+
+
+def world(wf: WorkloadFile, cells: Cells, unc: Uncertainty, draw: Draw) -> WorkloadFile:
+    """The file a plan is checked against in scenario ``draw`` (U1, ``rules/chance.py``):
+    its true figures (``scenario_file``), demand at the drawn growth, the memory line's
+    headroom (0 with ``memory_line: vram``) and no ``uncertainty`` section."""
+    out = with_policy(scenario_file(wf, cells, unc.estimates, draw), growth=round(draw.growth, 6),
+                      headroom=0.0 if unc.memory_line == "vram" else None)
+    return out.model_copy(update={"uncertainty": None})
 
 
 def cent_factors(catalog: Catalog, draw: Draw) -> tuple[tuple[str, float], ...]:

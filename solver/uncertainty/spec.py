@@ -120,6 +120,9 @@ class Uncertainty(StrictModel):
     """Factor on every cloud price per GPU-hour; default lognormal, sd 0.15."""
     estimates: EstimateErrors = Field(default_factory=EstimateErrors)
     """Errors of the estimates."""
+    robust: float | None = Field(default=None, ge=0.01, le=1)
+    """U1: the plan must hold in at least this share of the ``samples`` scenarios (as
+    ``plan --robust P``); None: a plain plan."""
 
 
 def default_growth(growth: float) -> Dist:

@@ -8,6 +8,7 @@ from ...inputs.workload import WorkloadFile
 from ..candidates import Candidates
 from ..lp import pulp
 from .board_cuts import define_blockers, define_full_boards
+from .chance import define_chance
 from .fabric import define_pool_fabric
 from .gpus import define_fixed_gpu_counts, define_gpu_slots, define_shared_vram
 from .host import define_cpu_cores, define_host_ram
@@ -44,6 +45,7 @@ def build(wf: WorkloadFile, catalog: Catalog, cand: Candidates, budget: float | 
         # every type that may host a local dataset, from the start.
         add_host_room_rows(m, tuple(sorted({key for _, key in m.hosts})), wf, catalog)
     m.disk_rows = len(m.prob.constraints) - rows
+    define_chance(m, wf, cand)
     define_cost(m, catalog)
     define_power(m)
     define_pool_fabric(m, catalog, cand)

@@ -72,6 +72,8 @@ class Model:
     """z_psc (O4), by (platform, drive SKU, drives per server)."""
     hosts: dict[tuple[str, str], pulp.LpVariable] = field(default_factory=dict)
     """h_wg (O4), by (workload, storage group: a platform's SKU or an owned type's key)."""
+    chance_z: dict[int, pulp.LpVariable] = field(default_factory=dict)
+    """z_s (U1): 1 where the plan must hold in sampled world s, by the world's index."""
     serve: dict[str, pulp.LpVariable | int] = field(default_factory=dict)
     index: dict[str, int] = field(default_factory=dict)
     on_type: dict[str, list[tuple[ReplicaOption, pulp.LpVariable]]] = field(default_factory=dict)

@@ -86,6 +86,13 @@ FAMILIES: dict[str, str] = {
     "fabric.ports": "(pod,kind) leaf ports ≥ server ports in use",
     "fabric.uplinks": "(pod,kind) spine ports ≥ uplinks",
     "fabric.cables": "(pod,kind) cables ≥ server ports in use",
+    # a plan that holds with a chosen chance, U1 (chance.py)
+    "chance.count": "() worlds held Σ_s z_s ≥ ⌈P × N⌉ (U1)",
+    "chance.fit": "(s,w) no replica of an option that does not fit in world s where z_s",
+    "chance.demand": "(s,w) replicas ≥ ⌈replicas × g_s⌉ where z_s (R19 in world s)",
+    "chance.target": "(s,w) tokens/s at world s's rates ≥ T × g_s where z_s (T3)",
+    "chance.shared": "(s,t) shared replicas' VRAM in world s ≤ its line × s_t where z_s",
+    "chance.shared.fit": "(s,w,o,t) replicas of a shared option per GPU in world s",
     # server patterns (columns.py, drive_patterns.py)
     "pattern.link": "(t) n_t = Σ patterns",
     "pattern.cover": "(t,k) patterns cover the replicas of kind k",

@@ -34,7 +34,8 @@ def define_placements(m: Model, wf: WorkloadFile, cand: Candidates, budget: bool
     """x_wot for every option o of w and every type t that holds one replica alone.
 
     Demand (R19): Σ_{o,t} x_wot = ⌈replicas_w × growth⌉ · u_w; with a throughput target
-    (T3) the count is a decision and this row reads ≥ (``define_targets`` adds the rest).
+    (T3) the count is a decision and this row reads ≥ (``define_targets`` adds the rest),
+    as it does for every workload of a plan held to sampled worlds (U1: spare replicas).
     """
     policy = wf.policy
     for wi, w in enumerate(wf.workloads):
@@ -53,7 +54,7 @@ def define_placements(m: Model, wf: WorkloadFile, cand: Candidates, budget: bool
                     m.x[(w.name, oi, key)] = v
                     m.on_type[key].append((o, v))
                     terms.append(v)
-        if w.name in cand.targets:
+        if w.name in cand.targets or cand.chance is not None:
             m.prob += pulp.lpSum(terms) >= need * m.serve[w.name], row_name("demand", w.name)
         else:
             m.prob += pulp.lpSum(terms) == need * m.serve[w.name], row_name("demand", w.name)
