@@ -140,3 +140,19 @@ def test_the_program_matches_the_brute_force_on_tiny_instances():
     res = crosscheck(40)
     assert res["mismatches"] == [] and res["match"] == 40
     assert res["dearer"] >= 10 and res["infeasible"] < 20
+
+
+def test_a_scenario_is_certain_so_its_re_solve_is_a_plain_plan():
+    """A sweep of a file held to sampled scenarios re-solves each scenario as a plain plan
+    (its ``uncertainty`` dropped): the scenario is one world, not a sample of them."""
+    from solver.uncertainty.scenario import Cells, scenario_file, world
+
+    need, _ = _probe()
+    cat = _two_cards(need)
+    wf = _file(0.9, _job(), MEMORY)
+    d = draw(wf.uncertainty, wf, 0)
+    cells = Cells.of(wf, cat)
+    assert scenario_file(wf, cells, wf.uncertainty.estimates, d).uncertainty is None
+    there = world(wf, cells, wf.uncertainty, d)
+    assert there.uncertainty is None and there.policy.headroom == 0.0
+    assert there.policy.growth == round(d.growth, 6)

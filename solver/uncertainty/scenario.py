@@ -100,8 +100,9 @@ def measured_workload(w: Workload, cells: tuple[Cell, ...], errors: EstimateErro
 def scenario_file(wf: WorkloadFile, cells: Cells, errors: EstimateErrors,
                   draw: Draw) -> WorkloadFile:
     """The file as scenario ``draw`` sees it: its growth and each workload's true figures
-    as measurements."""
-    out = with_policy(wf, growth=round(draw.growth, 6))
+    as measurements, and no ``uncertainty`` section (a scenario is certain: its re-solve is
+    a plain plan, even of a file held to sampled scenarios, U1)."""
+    out = with_policy(wf, growth=round(draw.growth, 6)).model_copy(update={"uncertainty": None})
     if errors.source == "none":
         return out
     workloads = [
@@ -114,11 +115,10 @@ def scenario_file(wf: WorkloadFile, cells: Cells, errors: EstimateErrors,
 
 def world(wf: WorkloadFile, cells: Cells, unc: Uncertainty, draw: Draw) -> WorkloadFile:
     """The file a plan is checked against in scenario ``draw`` (U1, ``rules/chance.py``):
-    its true figures (``scenario_file``), demand at the drawn growth, the memory line's
-    headroom (0 with ``memory_line: vram``) and no ``uncertainty`` section."""
-    out = with_policy(scenario_file(wf, cells, unc.estimates, draw), growth=round(draw.growth, 6),
-                      headroom=0.0 if unc.memory_line == "vram" else None)
-    return out.model_copy(update={"uncertainty": None})
+    ``scenario_file`` (true figures, demand at the drawn growth, no ``uncertainty``) with
+    the memory line's headroom (0 with ``memory_line: vram``)."""
+    return with_policy(scenario_file(wf, cells, unc.estimates, draw),
+                       headroom=0.0 if unc.memory_line == "vram" else None)
 
 
 def cent_factors(catalog: Catalog, draw: Draw) -> tuple[tuple[str, float], ...]:
