@@ -94,3 +94,25 @@ def test_robust_above_one_exits_2(robust_yaml: Path):
     got = CliRunner().invoke(main, ["plan", str(robust_yaml), "--robust", "1.5",
                                     "--no-workbook"])
     assert got.exit_code == 2
+
+
+def test_over_a_horizon_the_plan_is_sized_by_levels_and_says_it_is_not_proven():
+    """The runs' program has no U1 rows: over a horizon ``--robust`` sizes the file at the
+    least quantile level whose plan holds often enough, counted in the same worlds."""
+    from solver.inputs.loading import load_catalog, load_workloads
+    from solver.rules.chance import worlds
+
+    root = Path(__file__).resolve().parents[1]
+    wf = load_workloads(root / "workloads" / "startup.yaml")
+    cat = load_catalog(root / "catalogs" / "default.yaml")
+    unc = resolve(wf, cat, "startup.yaml", samples=6, seed=3)
+    result = plan_robust(wf, cat, unc, 0.8, default_planner(cat, top=1))
+    info = result.robust
+    assert info.method == "levels" and info.level is not None and info.tried
+    assert info.tried[-1][0] == info.level
+    held_to = wf.model_copy(update={"uncertainty": unc.model_copy(update={"robust": 0.8})})
+    from solver.uncertainty.robust import holds_count
+
+    assert holds_count(result.options[0], cat, worlds(held_to, cat)) == info.held
+    assert info.held > info.plain_held
+    assert any("not proven the cheapest" in n for n in result.notes)

@@ -111,6 +111,8 @@ class RobustInfo:
                       f"and of demand; the plain plan ({currency} {self.plain_cost:,.0f}) holds "
                       f"in {plain:.1%}: robustness costs {currency} {extra:,.0f} "
                       f"({pct:+.1%})."]
+        out.append("Over a horizon the runs' program has no chance rows yet, so this pool is "
+                   "sized, not proven the cheapest that holds that often.")
         if not self.met:
             out.append(f"No level tried reaches {self.target:.0%}: this is the plan that holds "
                        "most often. To fix: a lower --robust, or narrower error ranges "
