@@ -156,3 +156,33 @@ def test_a_scenario_is_certain_so_its_re_solve_is_a_plain_plan():
     there = world(wf, cells, wf.uncertainty, d)
     assert there.uncertainty is None and there.policy.headroom == 0.0
     assert there.policy.growth == round(d.growth, 6)
+
+
+LATENCY = {"peak_memory": {"low_pct": 0, "high_pct": 0},
+           "tokens_per_s": {"low_pct": 0, "high_pct": 0},
+           "tpot_ms": {"low_pct": -40, "high_pct": 0}}
+
+
+def _tpot(card: dict) -> float:
+    wf = _file(0.5, _job(), {"source": "none"})
+    g = catalog(gpus=[card]).gpus[0]
+    return replica_throughput(wf.workloads[0], g, 1, wf.policy).tpot_ms
+
+
+@pytest.mark.parametrize("robust", [0.3, 0.9])
+def test_a_card_too_slow_per_token_in_too_many_worlds_is_not_bought(robust):
+    """TPOT is off from its own band, driven by the same draw as tokens/s at 1 − u: the
+    true TPOT is TPOT / (1 + e), e = -40 % + 40 % × (1 − u). The limit is 1.25 × the slow
+    card's estimate, so the slow card holds when 1 / (1 + e) ≤ 1.25 (about half of the
+    worlds); the fast card's worst, 1 / 0.6 of its estimate, stays under it."""
+    need, _ = _probe()
+    slow = {**gpu(need * 3), "sku": "slow", "price": 1000}
+    fast = {**gpu(need * 3), "sku": "fast", "price": 3000, "mem_bw_gbps": 4000}
+    limit = 1.25 * _tpot(slow)
+    assert _tpot(fast) / 0.6 < limit
+    wf = _file(robust, _job(max_tpot_ms=round(limit, 6)), LATENCY)
+    held = sum(1 / (0.6 + 0.4 * (1 - draw(wf.uncertainty, wf, i).speed_u[0])) <= 1.25 + 1e-9
+               for i in range(N))
+    assert 0.3 * N < held < 0.9 * N
+    got = pipeline.plan(wf, catalog(gpus=[slow, fast]), top=1, with_baseline=False)
+    assert _cards(got) == ({"slow"} if held >= robust * N else {"fast"})

@@ -212,3 +212,46 @@ def test_plan_report_names_the_measured_placements(tmp_path):
     assert res.exit_code == 0, res.output
     assert "Measured, not estimated" in res.output
     assert "qlora-8b on 2 x rtx-4090: peak memory and tokens/s" in res.output
+
+
+def _latency_file(tmp_path: Path, limit: float, tpot: float) -> Path:
+    import yaml
+
+    path = tmp_path / "latency.yaml"
+    path.write_text(yaml.safe_dump({"name": "latency", "workloads": [{
+        "name": "chat-8b", "kind": "inference", "model": "llama-3.1-8b", "context": 4096,
+        "batch": 16, "max_tpot_ms": round(limit, 3),
+        "measurements": [{"gpu": "h100-sxm", "degree": 1, "tpot_ms": round(tpot, 3)}]}]}))
+    return path
+
+
+def test_a_measured_tpot_is_held_against_the_latency_limit(tmp_path):
+    from solver.estimate.measured import latency_of, measured_keys
+    from solver.estimate.throughput import latency_misses
+    from solver.optimize.replicas import replica_options
+
+    cat = load_catalog(CATALOG)
+    g = cat.gpu("h100-sxm")
+    probe = load_workloads(_latency_file(tmp_path, 1000, 1))
+    est = estimated_throughput(probe.workloads[0], g, 1, probe.policy).tpot_ms
+    # The limit lets the estimate pass and not the measurement, twice the estimate.
+    wf = load_workloads(_latency_file(tmp_path, 1.5 * est, 2 * est))
+    w = wf.workloads[0]
+    got = replica_throughput(w, g, 1, wf.policy)
+    assert got.tpot_ms == pytest.approx(2 * est, rel=1e-3) and latency_misses(w, got)
+    assert got.tokens_per_s == estimated_throughput(w, g, 1, wf.policy).tokens_per_s
+    assert speed_of(got) is None and latency_of(got).estimated_tpot_ms == pytest.approx(est)
+    assert measured_keys(None, got) == ("tpot_ms",)
+    cells = {(o.gpu, o.degree) for o in replica_options(w, cat, wf.policy)[0]}
+    assert ("h100-sxm", 1) not in cells and ("h100-sxm", 2) in cells
+    path = _latency_file(tmp_path, 1.5 * est, 2 * est)
+    res = CliRunner().invoke(main, ["estimate", str(path), "--gpu", "h100-sxm", "--json"])
+    row = next(r for r in json.loads(res.output)["rows"] if r["degree"] == 1)
+    assert row["measured"]["tpot_ms"] == pytest.approx(2 * est, rel=1e-3)
+    assert row["measured"]["estimated_tpot_ms"] == pytest.approx(est, rel=1e-3)
+    table = CliRunner().invoke(main, ["estimate", str(path), "--gpu", "h100-sxm"]).output
+    assert f"{2 * est:.1f}*" in table and "TPOT" in table
+    import jsonschema
+
+    schema = json.loads(CliRunner().invoke(main, ["schema", "estimate"]).stdout)
+    jsonschema.validate(json.loads(res.output), schema)

@@ -18,8 +18,9 @@ the de-quantisation scratch, which max_allocated does count). ``fits`` is then n
 usable VRAM, as for an estimate (R15). Host RAM, batch and breakdown stay the estimator's.
 
 Throughput. A measured ``tokens_per_s`` replaces one replica's tokens/s; the efficiency
-shown (MFU or MBU) scales with it, so it is the efficiency the measurement implies. TPOT
-and TTFT stay the estimator's.
+shown (MFU or MBU) scales with it, so it is the efficiency the measurement implies. A
+measured ``tpot_ms`` or ``ttft_ms`` replaces that latency (at the batch the estimator chose
+for the replica), and the latency limits (T3) are held against it.
 
 Each replaced figure keeps the estimate beside it, with the estimate's error
 (estimate - measured) / measured, so every output can show both.
@@ -67,6 +68,16 @@ class MeasuredSpeed:
 
 
 @dataclass(frozen=True)
+class MeasuredLatency:
+    """Measured latencies of one replica beside the estimates (None: not measured)."""
+
+    tpot_ms: float | None
+    estimated_tpot_ms: float | None
+    ttft_ms: float | None
+    estimated_ttft_ms: float | None
+
+
+@dataclass(frozen=True)
 class MeasuredEstimate(Estimate):
     """An estimate whose per-GPU need (and fit) is a measurement's (``measured``)."""
 
@@ -82,6 +93,7 @@ class MeasuredThroughput(Throughput):
     """A replica's throughput whose tokens/s is a measurement's (``measured``)."""
 
     measured: MeasuredSpeed | None = None
+    latency: MeasuredLatency | None = None
 
 
 def measurement(w: Workload, gpu: str | None, degree: int) -> Measurement | None:
@@ -108,19 +120,26 @@ def with_measured_memory(w: Workload, est: Estimate) -> Estimate:
 
 
 def with_measured_speed(w: Workload, t: Throughput) -> Throughput:
-    """``t`` with the measured tokens/s of its cell, its efficiency scaled alike; ``t``
-    itself when the cell has no measured tokens/s."""
+    """``t`` with the measured tokens/s of its cell, its efficiency scaled alike, and its
+    measured TPOT and TTFT; ``t`` itself when the cell measured none of them."""
     m = measurement(w, t.gpu, t.degree)
-    if m is None or m.tokens_per_s is None:
+    if m is None or (m.tokens_per_s, m.tpot_ms, m.ttft_ms) == (None, None, None):
         return t
-    scale = m.tokens_per_s / t.tokens_per_s if t.tokens_per_s > 0 else 1.0
     base = {name: getattr(t, name) for name in Throughput.__dataclass_fields__}
-    if t.efficiency_kind == "mfu":
-        base["mfu"] = t.mfu * scale
-    else:
-        base["mbu"] = t.mbu * scale
-    base["tokens_per_s"] = m.tokens_per_s
-    return MeasuredThroughput(**base, measured=MeasuredSpeed(m.tokens_per_s, t.tokens_per_s))
+    speed = latency = None
+    if m.tokens_per_s is not None:
+        scale = m.tokens_per_s / t.tokens_per_s if t.tokens_per_s > 0 else 1.0
+        if t.efficiency_kind == "mfu":
+            base["mfu"] = t.mfu * scale
+        else:
+            base["mbu"] = t.mbu * scale
+        base["tokens_per_s"] = m.tokens_per_s
+        speed = MeasuredSpeed(m.tokens_per_s, t.tokens_per_s)
+    if m.tpot_ms is not None or m.ttft_ms is not None:
+        base["tpot_ms"] = m.tpot_ms if m.tpot_ms is not None else t.tpot_ms
+        base["ttft_ms"] = m.ttft_ms if m.ttft_ms is not None else t.ttft_ms
+        latency = MeasuredLatency(m.tpot_ms, t.tpot_ms, m.ttft_ms, t.ttft_ms)
+    return MeasuredThroughput(**base, measured=speed, latency=latency)
 
 
 def memory_of(est: Estimate | None) -> MeasuredMemory | None:
@@ -133,16 +152,25 @@ def speed_of(t: Throughput | None) -> MeasuredSpeed | None:
     return getattr(t, "measured", None)
 
 
+def latency_of(t: Throughput | None) -> MeasuredLatency | None:
+    """The measured latencies behind a throughput, None for a plain estimate."""
+    return getattr(t, "latency", None)
+
+
 def measured_keys(est: Estimate | None, t: Throughput | None) -> tuple[str, ...]:
-    """Which figures of a replica are measured: ``peak_gb``, ``tokens_per_s`` (in order)."""
-    return (("peak_gb",) if memory_of(est) else ()) + (("tokens_per_s",) if speed_of(t) else ())
+    """Which figures of a replica are measured: ``peak_gb``, ``tokens_per_s``, ``tpot_ms``,
+    ``ttft_ms`` (in order)."""
+    lat = latency_of(t)
+    return ((("peak_gb",) if memory_of(est) else ()) + (("tokens_per_s",) if speed_of(t) else ())
+            + (("tpot_ms",) if lat and lat.tpot_ms is not None else ())
+            + (("ttft_ms",) if lat and lat.ttft_ms is not None else ()))
 
 
 def measured_json(est: Estimate | None, t: Throughput | None) -> dict:
     """``{"measured": {...}}`` for a row with a measured figure, ``{}`` without: each
     measured figure, the estimator's own figure of it and the estimate's error."""
-    mem, speed = memory_of(est), speed_of(t)
-    if mem is None and speed is None:
+    mem, speed, lat = memory_of(est), speed_of(t), latency_of(t)
+    if mem is None and speed is None and lat is None:
         return {}
     out: dict = {}
     if mem is not None:
@@ -153,4 +181,10 @@ def measured_json(est: Estimate | None, t: Throughput | None) -> dict:
         out.update(tokens_per_s=round(speed.tokens_per_s, 1),
                    estimated_tokens_per_s=round(speed.estimated_tokens_per_s, 1),
                    tokens_per_s_error=round(speed.error, 4))
+    for name, got, est_ms in (() if lat is None else (
+            ("tpot_ms", lat.tpot_ms, lat.estimated_tpot_ms),
+            ("ttft_ms", lat.ttft_ms, lat.estimated_ttft_ms))):
+        if got is not None:
+            out[name] = round(got, 3)
+            out[f"estimated_{name}"] = None if est_ms is None else round(est_ms, 3)
     return {"measured": out}

@@ -1,8 +1,9 @@
 """``measurements``: what a team measured for one workload on one GPU SKU and degree (E2).
 
 A workload may list its own measurements: per GPU SKU and parallel degree, the peak memory
-of one GPU (``peak_gb``, with the ``meter`` that read it) and/or the tokens/s one replica
-delivered. For that cell they replace the estimate everywhere (``estimate/measured.py``).
+of one GPU (``peak_gb``, with the ``meter`` that read it), the tokens/s one replica
+delivered, and for inference its time per output token and to first token (``tpot_ms``,
+``ttft_ms``). For that cell they replace the estimate everywhere (``estimate/measured.py``).
 The shape is checked here; that each GPU is a SKU of the catalog is checked once both
 files are loaded (:func:`measurement_problems`), like ``policy.exclude``.
 """
@@ -50,6 +51,10 @@ class Measurement(StrictModel):
     added to compare with usable VRAM) or nvidia_smi (the whole process: compared as is)."""
     tokens_per_s: PositiveFloat | None = Field(default=None, le=1e12)
     """Tokens/s one replica delivered (training tokens, or output tokens for inference)."""
+    tpot_ms: PositiveFloat | None = Field(default=None, le=1e7)
+    """Inference: time per output token one replica showed, ms (at the batch it serves)."""
+    ttft_ms: PositiveFloat | None = Field(default=None, le=1e8)
+    """Inference: time to first token one replica showed, ms."""
 
     @field_validator("meter", mode="before")
     @classmethod
@@ -71,10 +76,10 @@ class Measurement(StrictModel):
 
     @model_validator(mode="after")
     def _what_was_measured(self) -> Measurement:
-        if self.peak_gb is None and self.tokens_per_s is None:
-            raise ValueError("a measurement needs peak_gb (with its meter) or tokens_per_s. "
-                             "To fix: add peak_gb: 61.5 and meter: nvidia_smi, or "
-                             "tokens_per_s: 3000, as measured")
+        if (self.peak_gb, self.tokens_per_s, self.tpot_ms, self.ttft_ms) == (None,) * 4:
+            raise ValueError("a measurement needs peak_gb (with its meter), tokens_per_s, "
+                             "tpot_ms or ttft_ms. To fix: add peak_gb: 61.5 and meter: "
+                             "nvidia_smi, or tokens_per_s: 3000, as measured")
         if self.peak_gb is not None and self.meter is None:
             raise ValueError("peak_gb needs the meter that read it (the two meters differ by "
                              "the CUDA context and the allocator's cache, a GB or more). To "

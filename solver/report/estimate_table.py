@@ -24,6 +24,7 @@ from ..estimate.bands import GPUS_LABELS, bands_json, gpus_class, row_bands, sho
 from ..estimate.gpu_hours import GpuHoursRow, gpu_hours_rows, is_finite
 from ..estimate.measured import (
     MeasuredMemory,
+    latency_of,
     measured_json,
     memory_of,
     speed_of,
@@ -177,10 +178,11 @@ _COLUMNS = (
     (Column("tokens/s", keep=1), lambda e: _speed(
         e, lambda t: _tokens(t.tokens_per_s) + _mark(speed_of(t)))),
     (Column("ms per output token", keep=1), lambda e: _speed(
-        e, lambda t: "-" if t.tpot_ms is None else f"{t.tpot_ms:.1f}")),
+        e, lambda t: "-" if t.tpot_ms is None else f"{t.tpot_ms:.1f}"
+        + _mark(_measured_latency(t, "tpot_ms")))),
     (Column("ms to first token", keep=1), lambda e: _speed(
-        e, lambda t: "-" if t.ttft_ms is None else f"{t.ttft_ms:.0f}" if t.ttft_ms >= 10
-        else f"{t.ttft_ms:.1f}")),
+        e, lambda t: "-" if t.ttft_ms is None else (f"{t.ttft_ms:.0f}" if t.ttft_ms >= 10
+        else f"{t.ttft_ms:.1f}") + _mark(_measured_latency(t, "ttft_ms")))),
     (Column("mostly idle", keep=0), lambda e: _flag(e)),
 )
 
@@ -202,6 +204,12 @@ def _speed(e, cell) -> str:
     """A throughput cell; '-' without a GPU or when the replica does not fit."""
     t = getattr(e, "speed", None)
     return cell(t) if t is not None and e.fits else "-"
+
+
+def _measured_latency(t: object, which: str) -> float | None:
+    """The measured TPOT or TTFT (``which``) behind a throughput, None where estimated."""
+    lat = latency_of(t)
+    return getattr(lat, which) if lat is not None else None
 
 
 def _mark(measured: object) -> str:
@@ -255,7 +263,8 @@ def render_estimate_table(wf: WorkloadFile, catalog: Catalog, rows: Sequence[Est
         ("error band: how far the estimate of that kind of job fell from published "
          "measurements (docs/memory-model.md, docs/throughput-model.md)."),
     ]
-    if any(memory_of(r) or speed_of(getattr(r, "speed", None)) for r in rows):
+    if any(memory_of(r) or speed_of(getattr(r, "speed", None))
+           or latency_of(getattr(r, "speed", None)) for r in rows):
         legend.append("*: the workload's own measurement (measurements:) in place of the "
                       "estimate; the line under the table gives the estimate and its error.")
     parts = wrap(f"Memory estimate for {wf.name}, GB per GPU (GB = 10^9 bytes; see "
@@ -292,6 +301,7 @@ def _measured_notes(rows: Sequence[Estimate], width: int) -> list[str]:
     out = []
     for e in rows:
         mem, speed = memory_of(e), speed_of(getattr(e, "speed", None))
+        lat = latency_of(getattr(e, "speed", None))
         said = []
         if mem is not None:
             extra = ("" if mem.meter == "nvidia_smi" else
@@ -302,6 +312,13 @@ def _measured_notes(rows: Sequence[Estimate], width: int) -> list[str]:
         if speed is not None:
             said.append(f"{_tokens(speed.tokens_per_s)} tokens/s (the estimate: "
                         f"{_tokens(speed.estimated_tokens_per_s)}, {speed.error:+.0%})")
+        for name, got, est in (() if lat is None else (
+                ("TPOT", lat.tpot_ms, lat.estimated_tpot_ms),
+                ("TTFT", lat.ttft_ms, lat.estimated_ttft_ms))):
+            if got is not None:
+                said.append(f"{name} {got:.1f} ms (the estimate: "
+                            + ("-" if est is None else f"{est:.1f} ms, {(est - got) / got:+.0%}")
+                            + ")")
         if said:
             out += wrap(f"* measured on {e.gpu} x {e.degree}: {'; '.join(said)}", width,
                         indent="  ", hang="    ")

@@ -158,7 +158,8 @@ def catalog_skus(catalog: Catalog) -> list[str]:
 
 
 VARY_HELP = ("price.<kind|SKU>=SHAPE, growth=SHAPE, rent=SHAPE, error.peak_memory=RANGE, "
-             "error.tokens_per_s=RANGE or error=band|none; SHAPE is lognormal:SD, "
+             "error.tokens_per_s=RANGE, error.tpot_ms=RANGE, error.ttft_ms=RANGE or "
+             "error=band|none; SHAPE is lognormal:SD, "
              "normal:MEAN:SD, uniform:LOW:HIGH, triangular:LOW:MODE:HIGH or fixed:VALUE; "
              "RANGE is uniform:LOW_PCT:HIGH_PCT or triangular:LOW_PCT:HIGH_PCT")
 
@@ -176,7 +177,7 @@ def _apply_vary(key: str, value: str, prices: dict, changes: dict, catalog: Cata
         changes[key] = parse_shape(value, fix)
     elif key == "error" and value in ("band", "none"):
         changes.setdefault("estimates", {})["source"] = value
-    elif key in ("error.peak_memory", "error.tokens_per_s"):
+    elif key in ("error.peak_memory", "error.tokens_per_s", "error.tpot_ms", "error.ttft_ms"):
         parts = value.split(":")
         if len(parts) != 3 or parts[0] not in ("uniform", "triangular"):
             raise ValueError(f"'{value[:80]}' is not a range. {fix}")

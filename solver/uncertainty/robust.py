@@ -130,7 +130,7 @@ def sized_file(wf: WorkloadFile, cells: Cells, unc: Uncertainty, draws: list[Dra
     for w in wf.workloads:
         own = {(m.gpu, m.degree) for m in w.measurements or ()}
         added = []
-        for gpu, d, _, rate in cells.by_workload.get(w.name, ()):
+        for gpu, d, _, rate, *_ in cells.by_workload.get(w.name, ()):
             if (gpu, d) in own:
                 continue
             worst = max(worst, -error(unc.estimates, "peak_memory", w.kind, d, 1.0 - level))

@@ -33,8 +33,9 @@ from ..sweep.axes import priced_catalog
 from .draws import Draw, error_at
 from .spec import EstimateErrors, Uncertainty
 
-Cell = tuple[str, int, float, float | None]
-"""(GPU SKU, degree, estimated VRAM need per GPU in GB, estimated tokens/s or None)."""
+Cell = tuple[str, int, float, float | None, float | None, float | None]
+"""(GPU SKU, degree, estimated VRAM need per GPU in GB, estimated tokens/s, TPOT ms and TTFT
+ms; each None where the estimator has none)."""
 
 
 @dataclass(frozen=True)
@@ -55,10 +56,13 @@ class Cells:
                 for d in policy_degrees(g, wf.policy, PARALLEL_DEGREES):
                     e = estimate(w, g, d, wf.policy)
                     try:
-                        rate: float | None = replica_throughput(w, g, d, wf.policy, e).tokens_per_s
+                        t = replica_throughput(w, g, d, wf.policy, e)
                     except ValueError:
-                        rate = None
-                    cells.append((g.sku, d, e.vram_gb_per_gpu, rate))
+                        t = None
+                    cells.append((g.sku, d, e.vram_gb_per_gpu,
+                                  t.tokens_per_s if t else None,
+                                  t.tpot_ms if t and w.max_tpot_ms is not None else None,
+                                  t.ttft_ms if t and w.max_ttft_ms is not None else None))
             out[w.name] = tuple(cells)
         return cls(out)
 
@@ -79,22 +83,31 @@ def error(errors: EstimateErrors, quantity: str, kind: str, degree: int, u: floa
 def measured_workload(w: Workload, cells: tuple[Cell, ...], errors: EstimateErrors,
                       mem_u: float, speed_u: float) -> Workload:
     """``w`` with one measurement per cell it did not measure itself: the scenario's true
-    peak and tokens/s (estimate / (1 + error))."""
+    peak, tokens/s and (where it has a latency limit) TPOT and TTFT, each estimate /
+    (1 + error). One quantile drives the three speed figures: tokens/s at ``speed_u``, the
+    latencies at 1 − ``speed_u`` (a slower replica is also later)."""
     own = {(m.gpu, m.degree) for m in w.measurements or ()}
     added = []
-    for gpu, d, need, rate in cells:
+    for gpu, d, need, rate, tpot, ttft in cells:
         if (gpu, d) in own:
             continue
         peak = need / (1 + error(errors, "peak_memory", w.kind, d, mem_u))
         speed = None
         if rate is not None and rate > 0:
             speed = rate / (1 + error(errors, "tokens_per_s", w.kind, d, speed_u))
+        late = {q: _r(v / (1 + error(errors, q, w.kind, d, 1.0 - speed_u)))
+                for q, v in (("tpot_ms", tpot), ("ttft_ms", ttft)) if v}
         if peak <= 0:
             continue
         added.append(Measurement.model_construct(
             gpu=gpu, degree=d, peak_gb=round(peak, 6), meter="nvidia_smi",
-            tokens_per_s=None if speed is None else round(speed, 6)))
+            tokens_per_s=None if speed is None else round(speed, 6),
+            tpot_ms=late.get("tpot_ms"), ttft_ms=late.get("ttft_ms")))
     return w.model_copy(update={"measurements": (*(w.measurements or ()), *added)})
+
+
+def _r(v: float) -> float:
+    return round(v, 6)
 
 
 def scenario_file(wf: WorkloadFile, cells: Cells, errors: EstimateErrors,

@@ -96,6 +96,10 @@ class EstimateErrors(StrictModel):
     """Replaces every regime's peak-memory band (e.g. low_pct -10, high_pct 10)."""
     tokens_per_s: ErrorRange | None = None
     """Replaces every regime's tokens/s band."""
+    tpot_ms: ErrorRange | None = None
+    """Replaces every regime's TPOT band (inference with a latency limit)."""
+    ttft_ms: ErrorRange | None = None
+    """Replaces every regime's TTFT band."""
 
 
 class Uncertainty(StrictModel):
