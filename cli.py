@@ -454,8 +454,9 @@ def plan(workloads: Path, catalog: Path, top: int, budget: float | None, out_dir
                    "growth=normal:1.25:0.1, rent=uniform:0.8:1.5, "
                    "error.peak_memory=uniform:-10:10.")
 @click.option("--scheduler", default=None, metavar="tcp://HOST:8786",
-              help="Run the --samples scenarios on this Dask scheduler [default: "
-                   "DASK_SCHEDULER_ADDRESS, else a local cluster of --jobs workers].")
+              help="Run the scenarios on this running Dask scheduler [default: "
+                   "DASK_SCHEDULER_ADDRESS, else this machine: --jobs worker processes, "
+                   "a local Dask cluster for --samples].")
 @json_option
 def sweep(workloads: Path, catalog: Path, jobs: int | None, out_dir: Path,
           solver: str | None, time_limit: float | None, gap: float, no_workbook: bool,
@@ -499,7 +500,8 @@ def sweep(workloads: Path, catalog: Path, jobs: int | None, out_dir: Path,
 
         try:
             run = run_sweep(grid, jobs=jobs, solver=solver, time_limit=time_limit, gap=gap,
-                            with_base=not no_workbook, on_progress=progress)
+                            with_base=not no_workbook, on_progress=progress,
+                            scheduler=scheduler)
         finally:
             if bar is not None:
                 bar.render_finish()

@@ -56,3 +56,34 @@ def test_a_sweep_sent_to_a_cluster_by_its_address(tmp_path: Path, address: str):
     alone = CliRunner().invoke(main, [*args, "--out", str(tmp_path / "b"), "--jobs", "1"])
     assert alone.exit_code == 0, alone.output
     assert _rows(tmp_path / "a") == _rows(tmp_path / "b")
+
+
+def _grid(doc: dict) -> tuple[list, list]:
+    drop = ("seconds", "solve_seconds")
+    rows = [{k: v for k, v in r.items() if k not in drop} for r in doc["rows"]]
+    return rows, doc["knees"]
+
+
+def test_a_grid_sweep_sent_to_a_cluster_by_its_address(tmp_path: Path, address: str):
+    """The grid (budgets below each knee wait on its full plan) runs on the cluster's
+    workers through the same address: the same rows, knees and solves as on this machine."""
+    wpath, cpath = _files(tmp_path)
+    args = ["sweep", str(wpath), "--catalog", str(cpath), "--growth", "1,2",
+            "--budget", "1000,4000,40000", "--no-workbook", "--json"]
+    got = CliRunner().invoke(main, [*args, "--out", str(tmp_path / "a"),
+                                    "--scheduler", address])
+    assert got.exit_code == 0, got.output
+    there = json.loads(got.stdout)
+    alone = CliRunner().invoke(main, [*args, "--out", str(tmp_path / "b"), "--jobs", "1"])
+    assert alone.exit_code == 0, alone.output
+    here = json.loads(alone.stdout)
+    assert _grid(there) == _grid(here) and there["solves"] == here["solves"]
+    assert there["jobs"] == 2 and there["scenarios"] == 6 and there["status"] == "complete"
+
+
+def test_a_grid_sweep_to_a_scheduler_that_is_not_there_exits_2(tmp_path: Path):
+    wpath, cpath = _files(tmp_path)
+    got = CliRunner().invoke(main, ["sweep", str(wpath), "--catalog", str(cpath),
+                                    "--growth", "1,2", "--no-workbook",
+                                    "--scheduler", "tcp://127.0.0.1:9"])
+    assert got.exit_code == 2 and "scheduler" in got.output.lower()

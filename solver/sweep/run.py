@@ -19,6 +19,7 @@ from collections.abc import Callable
 from concurrent.futures import FIRST_COMPLETED, Future, ProcessPoolExecutor, wait
 from dataclasses import dataclass, replace
 from multiprocessing import connection
+from typing import Any
 
 from .. import interrupt
 from ..errors import InfeasibleError, PlanBuyError
@@ -30,6 +31,7 @@ from ..optimize.pipeline import plan
 from ..optimize.runs.plan import plan_over_time
 from ..optimize.solve import DEFAULT_GAP
 from ..result import Termination
+from ..uncertainty.runner import SCHEDULER_ENV, dask_executor
 from .rows import ScenarioRow, Solved, SweepRun, row_of
 from .scenarios import Group, Owning, Scenario, Sweep
 from .timing import Timing, file_timing
@@ -87,7 +89,7 @@ A worker waiting on CBC ends at once; one inside HiGHS's C code cannot run its h
 until HiGHS returns, and has nothing to clean up, so it is killed."""
 
 
-def _stop(ex: Executor) -> None:
+def _stop(ex: Executor | Any) -> None:
     """Cancel queued scenarios, stop running ones now, and return once every worker is gone.
 
     SIGTERM has a worker kill its solver process and remove its temporary files
@@ -105,7 +107,10 @@ def _stop(ex: Executor) -> None:
         for proc in running.values():
             proc.kill()
         connection.wait([proc.sentinel for proc in running.values()], STOP_GRACE_S)
-    ex.shutdown(wait=False, cancel_futures=True)
+    if isinstance(ex, ProcessPoolExecutor | _Inline):
+        ex.shutdown(wait=False, cancel_futures=True)
+    else:  # a Dask cluster's executor: its shutdown cancels what is not done
+        ex.shutdown(wait=False)
 
 
 def _file_owning(sweep: Sweep) -> Owning:
@@ -147,6 +152,7 @@ def run_sweep(
     gap: float = DEFAULT_GAP,
     with_base: bool = False,
     on_progress: Callable[[int, int], None] | None = None,
+    scheduler: str | None = None,
 ) -> SweepRun:
     """Solve every scenario; a failed one is reported in its row, Ctrl-C keeps what finished.
 
@@ -160,6 +166,14 @@ def run_sweep(
         with_base: also plan the unswept input (for the workbook), reusing a grid scenario
             when one is the same.
         on_progress: called with (scenarios done, scenarios in all) after each result.
+        scheduler: address of a running Dask scheduler (``tcp://host:8786``; default the
+            ``DASK_SCHEDULER_ADDRESS`` environment variable): the solves run on its workers
+            (``uncertainty.runner.dask_executor``) and ``jobs`` is ignored; without one, on
+            this machine's processes.
+
+    Raises:
+        InputError: a scheduler that cannot be reached, or whose workers cannot import
+            plan-buy (exit 2).
     """
     start = time.perf_counter()
     by_group: dict[Group, list[Scenario]] = {}
@@ -171,11 +185,26 @@ def run_sweep(
                          _file_owning(sweep), own_timing or ())
     in_grid = p.budget is None and own_timing is not None and base_group in by_group
     base_needed = with_base and not in_grid
+    address = scheduler or os.environ.get(SCHEDULER_ENV) or None
+    if address is not None:
+        with dask_executor(address, solve_one) as (ex, threads):
+            run = _Scheduler(sweep, ex, by_group, solver, time_limit, gap,
+                             base_group if with_base and in_grid else None)
+            _drive(run, sweep, by_group, base_needed, on_progress)
+        return _finish(sweep, run, start, threads)
     tasks = len(by_group) + base_needed + sum(_by_tco(sweep.groups[g][0]) for g in by_group)
     jobs = max(1, min(jobs or default_jobs(), tasks + sum(len(v) for v in by_group.values())))
     ex = ProcessPoolExecutor(jobs, initializer=interrupt.worker_signals) if jobs > 1 else _Inline()
     run = _Scheduler(sweep, ex, by_group, solver, time_limit, gap,
                      base_group if with_base and in_grid else None)
+    _drive(run, sweep, by_group, base_needed, on_progress)
+    return _finish(sweep, run, start, jobs)
+
+
+def _drive(run: _Scheduler, sweep: Sweep, by_group: dict[Group, list[Scenario]],
+           base_needed: bool, on_progress: Callable[[int, int], None] | None) -> None:
+    """Submit the full plans (and the base), then collect every result; Ctrl-C stops the
+    workers and keeps what finished."""
     try:
         if base_needed:
             run.submit(_BasePlan(), *_base_inputs(sweep))
@@ -187,10 +216,9 @@ def run_sweep(
         run.until_done(on_progress)
     except KeyboardInterrupt:
         run.interrupted = True
-        _stop(ex)
+        _stop(run.ex)
     else:
-        ex.shutdown(wait=True)
-    return _finish(sweep, run, start, jobs)
+        run.ex.shutdown(wait=True)
 
 
 class _Scheduler:

@@ -109,6 +109,26 @@ def run_tasks(fn: Callable[[Any], Any], tasks: Iterable[Any], *,
         return _stream(client, fn, items, total, on_result, on_progress)
 
 
+@contextlib.contextmanager
+def dask_executor(address: str, fn: Callable[..., Any]) -> Iterator[tuple[Any, int]]:
+    """A ``concurrent.futures`` executor on the running Dask cluster at ``address``, and the
+    cluster's threads: for work whose next tasks depend on earlier results (the grid
+    sweep's budgets wait on their group's full plan). Every worker must import ``fn``
+    (else an input error, exit 2); tasks are not deduplicated (``pure=False``). On leaving
+    the block the tasks not done are cancelled and the client closed.
+
+    Raises:
+        InputError: the scheduler cannot be reached, or a worker cannot import ``fn``.
+    """
+    with _quiet_dask(), _client(address, None) as client:
+        _check_workers_import(client, fn)
+        ex = client.get_executor(pure=False)
+        try:
+            yield ex, max(1, sum(client.nthreads().values()))
+        finally:
+            ex.shutdown(wait=False)
+
+
 def run_serial(fn: Callable[[Any], Any], tasks: Iterable[Any], *,
                on_result: OnResult, on_progress: OnProgress | None = None) -> int:
     """``run_tasks``' contract run in this process, one task after the other (no cluster)."""
