@@ -116,3 +116,21 @@ def test_over_a_horizon_the_plan_is_sized_by_levels_and_says_it_is_not_proven():
     assert holds_count(result.options[0], cat, worlds(held_to, cat)) == info.held
     assert info.held > info.plain_held
     assert any("not proven the cheapest" in n for n in result.notes)
+
+
+def test_under_a_budget_the_robust_plan_names_what_it_leaves_out():
+    """With a budget the plain plan's four replicas fit and the robust count does not: the
+    most priority that holds in 90% of the scenarios within it is none of the job, and the
+    note says so rather than calling robustness free."""
+    from solver.inputs.scenario import with_policy
+
+    wf, cat = _file(GROWTH_ONLY), _catalog()
+    plain = default_planner(cat, top=1)(wf).options[0]
+    tight = with_policy(wf, budget=plain.total_cost)
+    result = plan_robust(tight, cat, resolve(tight, cat, "robust.yaml"), 0.9,
+                         default_planner(cat, top=1))
+    info = result.robust
+    assert info.method == "program" and info.left_out == ("serve",)
+    assert result.options[0].unserved == ("serve",)
+    assert result.to_json()["robust"]["left_out"] == ["serve"]
+    assert any("leaves out serve, which the plain plan serves" in n for n in result.notes)

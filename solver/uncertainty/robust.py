@@ -69,6 +69,9 @@ class RobustInfo:
     method: str = "plain"
     """plain (the plain plan holds often enough), program (U1's rows: the cheapest such
     pool) or levels (over a horizon: sized at a quantile level)."""
+    left_out: tuple[str, ...] = ()
+    """Under a budget: workloads the plain plan serves and the answer leaves out (a plan
+    holds where it serves less: serving them too would not fit the budget that often)."""
 
     @property
     def share(self) -> float:
@@ -77,7 +80,8 @@ class RobustInfo:
     def to_json(self) -> dict:
         low, high = wilson(self.held, self.samples)
         return {"target": self.target, "samples": self.samples, "seed": self.seed,
-                "met": self.met, "method": self.method, "level": self.level, "holds": round(self.share, 4),
+                "met": self.met, "method": self.method, "level": self.level,
+                "left_out": list(self.left_out), "holds": round(self.share, 4),
                 "holds_interval": [round(low, 4), round(high, 4)],
                 "plain_holds": round(self.plain_held / self.samples, 4),
                 "plain_cost": round(self.plain_cost, 2), "cost": round(self.cost, 2),
@@ -103,10 +107,14 @@ class RobustInfo:
         pct = extra / self.plain_cost if self.plain_cost else 0.0
         if self.method == "program":
             need = math.ceil(self.target * self.samples - 1e-9)
-            return [head + f" It is the cheapest pool that keeps every rule at the file's own "
-                           f"figures and holds in at least {need:,} of them; the plain plan "
-                           f"({currency} {self.plain_cost:,.0f}) holds in {plain:.1%}: "
-                           f"robustness costs {currency} {extra:,.0f} ({pct:+.1%})."]
+            out = [head + f" It is the cheapest pool that keeps every rule at the file's own "
+                          f"figures and holds in at least {need:,} of them; the plain plan "
+                          f"({currency} {self.plain_cost:,.0f}) holds in {plain:.1%}: "
+                          f"robustness costs {currency} {extra:,.0f} ({pct:+.1%})."]
+            if self.left_out:
+                out.append(f"Within the budget, holding that often leaves out "
+                           f"{', '.join(self.left_out)}, which the plain plan serves.")
+            return out
         out = [head + f" It is sized for the {self.level:.0%} quantile of every estimate error "
                       f"and of demand; the plain plan ({currency} {self.plain_cost:,.0f}) holds "
                       f"in {plain:.1%}: robustness costs {currency} {extra:,.0f} "
@@ -201,8 +209,9 @@ def plan_robust(wf: WorkloadFile, catalog: Catalog, unc: Uncertainty, target: fl
                 "fix: a lower --robust, or narrower error ranges (uncertainty.estimates)",
                 exc.reasons) from None
         best = result.options[0]
+        lost = tuple(w for w in best.unserved if w not in plain.options[0].unserved)
         info = replace(info, method="program", held=holds_count(best, catalog, sample),
-                       cost=best.objective_value(objective))
+                       cost=best.objective_value(objective), left_out=lost)
         return _with(result, info, catalog)
     return _by_levels(wf, catalog, unc, planner, plain, info, sample, need)
 
