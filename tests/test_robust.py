@@ -6,6 +6,7 @@ exactly when ⌈4 × growth⌉ ≤ k, which the test counts on its own from the 
 
 from __future__ import annotations
 
+import json
 import math
 from pathlib import Path
 
@@ -134,3 +135,33 @@ def test_under_a_budget_the_robust_plan_names_what_it_leaves_out():
     assert result.options[0].unserved == ("serve",)
     assert result.to_json()["robust"]["left_out"] == ["serve"]
     assert any("leaves out serve, which the plain plan serves" in n for n in result.notes)
+
+
+@pytest.mark.usefixtures("sweeps_in_process")
+def test_a_sweep_of_a_file_held_to_its_scenarios_judges_it_out_of_sample(tmp_path: Path):
+    """``uncertainty.robust`` in the file: ``sweep --samples`` evaluates the held plan, and
+    says that its shares are out of sample when it draws other scenarios."""
+    import yaml
+
+    data = _file({**GROWTH_ONLY, "robust": 0.9}).model_dump(mode="json", exclude_defaults=True)
+    path = tmp_path / "held.yaml"
+    path.write_text(yaml.safe_dump(data))
+    cat_path = tmp_path / "cat.yaml"
+    cat_path.write_text(yaml.safe_dump(_catalog().model_dump(mode="json", exclude_none=True)))
+    got = CliRunner().invoke(main, ["sweep", str(path), "--catalog", str(cat_path),
+                                    "--samples", "30", "--seed", "99", "--no-workbook",
+                                    "--out", str(tmp_path), "--json"])
+    assert got.exit_code == 0, got.output
+    doc = json.loads(got.stdout)
+    assert doc["planned_robust"] == {"target": 0.9, "samples": 60, "seed": 3}
+    wf = _file(GROWTH_ONLY)
+    k = _replicas(plan_robust(wf, _catalog(), resolve(wf, _catalog(), "robust.yaml"), 0.9,
+                              default_planner(_catalog(), top=1)))
+    unc = resolve(wf, _catalog(), "x", samples=30, seed=99)
+    # Counted from the other draws alone: the held plan's k replicas cover their demand.
+    covered = sum(math.ceil(4 * draw(unc, wf, i).growth - 1e-9) <= k for i in range(30))
+    assert doc["options"][0]["holds"]["count"] == covered
+    text = CliRunner().invoke(main, ["sweep", str(path), "--catalog", str(cat_path),
+                                     "--samples", "30", "--seed", "99", "--no-workbook",
+                                     "--out", str(tmp_path)]).output
+    assert "out of sample" in text

@@ -39,6 +39,7 @@ def uncertainty_document(run: UncertaintyRun) -> dict:
     return {
         "status": "ok", "name": run.wf.name, "currency": run.currency,
         "samples": run.unc.samples, "seed": run.unc.seed, "scenarios": s.scenarios,
+        "planned_robust": _planned_robust(run),
         "headline_cost": headline_cost(run),
         "drawn_from": run.unc.model_dump(mode="json", exclude={"samples", "seed", "options"}),
         "options": options,
@@ -50,6 +51,14 @@ def uncertainty_document(run: UncertaintyRun) -> dict:
         "failed_count": len(s.failed),
         "files": [str(p) for p in run.files],
     }
+
+
+def _planned_robust(run: UncertaintyRun) -> dict | None:
+    """The file's own ``uncertainty.robust`` its options were planned to (None: plain)."""
+    u = run.wf.uncertainty
+    if u is None or u.robust is None:
+        return None
+    return {"target": u.robust, "samples": u.samples, "seed": u.seed}
 
 
 def render_uncertainty(run: UncertaintyRun, width: int = 80) -> str:
@@ -65,6 +74,15 @@ def render_uncertainty(run: UncertaintyRun, width: int = 80) -> str:
                  + (", each job's true need within the whole card (no headroom)."
                     if run.unc.memory_line == "vram" else
                     ", each job's true need within the headroom line."), width)
+    held_to = run.wf.uncertainty
+    if held_to is not None and held_to.robust is not None:
+        same = (held_to.samples, held_to.seed) == (run.unc.samples, run.unc.seed)
+        lines += wrap(f"The file asks for uncertainty.robust {held_to.robust:g}: its options "
+                      f"were planned to hold in {held_to.robust:.0%} of its own "
+                      f"{held_to.samples:,} scenarios (seed {held_to.seed})"
+                      + (", these same ones." if same else
+                         "; these are other draws, so the shares below are out of sample."),
+                      width)
     for o in doc["options"]:
         h = o["holds"]
         lines += ["", (f"Option {o['rank']} ({o['label'] or 'cheapest'}), capex "
