@@ -3,11 +3,13 @@ checkout's answer (the tree before a change).
 
     .venv/bin/python bench/robust.py [--vs ../other-checkout] [--files q3,medium]
         [--targets 0.8,0.9] [--seeds 1,7] [--samples 50]
+    .venv/bin/python bench/robust.py --tiny 200
 
 Each run is ``cli.py plan FILE --robust P --samples N --seed S --json --no-workbook`` in its
 own process (the tree's own code and the venv's python). Prints, as markdown, per file,
 target and seed: the plain plan's cost and share held, each tree's answer (cost, share
-held in its own count, method, status) and wall time. Timings never go into tests.
+held in its own count, method, status) and wall time. ``--tiny N`` instead compares, on
+tiny instances, the U1 answer with the quantile-level sizing. Timings never go into tests.
 """
 
 from __future__ import annotations
@@ -43,7 +45,12 @@ def main() -> None:
     ap.add_argument("--targets", default="0.9")
     ap.add_argument("--seeds", default="1,7")
     ap.add_argument("--samples", type=int, default=50)
+    ap.add_argument("--tiny", type=int, default=0,
+                    help="instead: the U1 answer against the level sizing on N tiny instances")
     a = ap.parse_args()
+    if a.tiny:
+        tiny(a.tiny)
+        return
     trees = [("A", ROOT)] + ([("B", a.vs.resolve())] if a.vs else [])
     print(f"`plan --robust P --samples {a.samples}`; A = {ROOT}"
           + (f", B = {a.vs}" if a.vs else ""))
@@ -73,3 +80,48 @@ def main() -> None:
 
 if __name__ == "__main__":
     main()
+
+
+def tiny(count: int) -> None:
+    """On ``count`` tiny instances (``bench/bruteforce_chance.py``, whose optimum the program
+    matches): the U1 answer against the quantile-level sizing ``--robust`` used before (and
+    still uses over a horizon), counted in the same worlds."""
+    from bench.bruteforce_chance import tiny_chance_instance
+    from bench.generate import DEFAULT_CATALOG
+    from solver.errors import PlanBuyError
+    from solver.inputs.loading import load_catalog
+    from solver.rules.chance import required, worlds
+    from solver.uncertainty.robust import RobustInfo, _by_levels, default_planner, holds_count
+
+    base = load_catalog(DEFAULT_CATALOG)
+    rows = []
+    for seed in range(count):
+        wf, cat = tiny_chance_instance(seed, base)
+        unc = wf.uncertainty
+        planner = default_planner(cat, top=1)
+        plain_wf = wf.model_copy(update={"uncertainty": unc.model_copy(update={"robust": None})})
+        try:
+            exact = planner(wf).options[0].total_cost
+            plain = planner(plain_wf)
+        except PlanBuyError:
+            continue
+        sample = worlds(wf, cat)
+        need = required(unc.robust, unc.samples)
+        held = holds_count(plain.options[0], cat, sample)
+        if held >= need:
+            rows.append((seed, exact, exact, True))
+            continue
+        info = RobustInfo(unc.robust, unc.samples, unc.seed, None, held, held, 0.0, 0.0)
+        try:
+            lv = _by_levels(plain_wf, cat, unc, planner, plain, info, sample, need)
+        except PlanBuyError:
+            rows.append((seed, exact, None, False))
+            continue
+        rows.append((seed, exact, lv.options[0].total_cost, lv.robust.met))
+    dearer = [(s, e, lv) for s, e, lv, met in rows if met and lv is not None and lv > e + 0.01]
+    missed = [s for s, _, lv, met in rows if not met or lv is None]
+    print(f"{len(rows)} tiny instances with a plan: the level sizing costs more than the U1 "
+          f"answer on {len(dearer)}, misses the share asked on {len(missed)}")
+    if dearer:
+        over = sorted((lv - e) / e for _, e, lv in dearer)
+        print(f"  where dearer: median +{over[len(over) // 2]:.1%}, most +{over[-1]:.1%}")

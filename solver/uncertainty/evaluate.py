@@ -163,11 +163,11 @@ def costs(option: PlanOption, d: Draw, wf: WorkloadFile) -> dict:
 def resolved(wf: WorkloadFile, catalog: Catalog, ctx: Context) -> dict:
     """The cheapest plan of the scenario itself (rank 1, ``--time-limit`` each)."""
     start = time.perf_counter()
-    got = solve_one(wf, catalog, ctx.solver, ctx.time_limit, ctx.gap)
+    got = solve_one(wf, catalog, ctx.solver, ctx.time_limit, ctx.gap, say_why=True)
     out: dict = {"seconds": round(time.perf_counter() - start, 3)}
     result = got.result
     if result is None or not result.options:
-        return {**out, "planned": False, "error": (got.error or "no plan").splitlines()[0]}
+        return {**out, "planned": False, "error": (got.error or "no plan").splitlines()[0][:300]}
     best = result.options[0]
     own, t = best.own, best.time
     return {**out, "planned": True, "capex": round(best.capex, 2),
