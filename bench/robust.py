@@ -78,14 +78,11 @@ def main() -> None:
                 print(line, flush=True)
 
 
-if __name__ == "__main__":
-    main()
-
-
 def tiny(count: int) -> None:
     """On ``count`` tiny instances (``bench/bruteforce_chance.py``, whose optimum the program
     matches): the U1 answer against the quantile-level sizing ``--robust`` used before (and
     still uses over a horizon), counted in the same worlds."""
+    sys.path.insert(0, str(ROOT))
     from bench.bruteforce_chance import tiny_chance_instance
     from bench.generate import DEFAULT_CATALOG
     from solver.errors import PlanBuyError
@@ -125,3 +122,7 @@ def tiny(count: int) -> None:
     if dearer:
         over = sorted((lv - e) / e for _, e, lv in dearer)
         print(f"  where dearer: median +{over[len(over) // 2]:.1%}, most +{over[-1]:.1%}")
+
+
+if __name__ == "__main__":
+    main()
