@@ -186,3 +186,42 @@ def test_a_card_too_slow_per_token_in_too_many_worlds_is_not_bought(robust):
     assert 0.3 * N < held < 0.9 * N
     got = pipeline.plan(wf, catalog(gpus=[slow, fast]), top=1, with_baseline=False)
     assert _cards(got) == ({"slow"} if held >= robust * N else {"fast"})
+
+
+def _shared_instance(seed: int):
+    """A tiny instance (``bench/bruteforce.tiny_instance``) whose inference jobs share GPUs,
+    2-5 replicas each, held to 12 worlds with peak memory up to 40 % under-estimated."""
+    import random
+
+    from bench.bruteforce import tiny_instance
+    from bench.generate import DEFAULT_CATALOG
+    from solver.inputs.loading import load_catalog
+
+    wf, cat = tiny_instance(seed, load_catalog(DEFAULT_CATALOG))
+    rng = random.Random(seed)
+    data = wf.model_dump(mode="json", exclude_none=True)
+    for w in data["workloads"]:
+        if w["kind"] == "inference":
+            w.update(shareable=True, replicas=rng.randint(2, 5))
+    data["uncertainty"] = {"samples": 12, "seed": seed, "robust": rng.choice((0.5, 0.75, 0.9)),
+                           "growth": {"dist": "uniform", "low": 1.0, "high": 1.6},
+                           "estimates": {"peak_memory": {"low_pct": -40, "high_pct": 10}}}
+    return WorkloadFile.model_validate(data), cat
+
+
+@pytest.mark.parametrize("seed", [9, 13, 35, 45, 56])
+def test_shared_gpus_are_packed_for_the_worlds_the_plan_holds_in(seed):
+    """Shared replicas are packed by the most they need in the file and in each world the
+    plan holds in (``chance.held_size``): packed by the file's needs alone, three replicas
+    of 20 GB filled a GPU whose line is 80 GB in a world where each needs 28 GB, and the
+    checker refused the plan (these seeds all did)."""
+    from solver.check import check_rule
+    from solver.rules.chance import required, worlds
+    from solver.uncertainty.evaluate import verdict
+
+    wf, cat = _shared_instance(seed)
+    got = pipeline.plan(wf, cat, top=1, with_baseline=False)  # a CheckError fails here
+    option = got.options[0]
+    assert check_rule("U1", option, wf, cat) == []
+    held = sum(verdict(option, w.wf, cat)["holds"] for w in worlds(wf, cat))
+    assert held >= required(wf.uncertainty.robust, 12)

@@ -162,6 +162,10 @@ def test_a_sweep_of_a_file_held_to_its_scenarios_judges_it_out_of_sample(tmp_pat
     covered = sum(math.ceil(4 * draw(unc, wf, i).growth - 1e-9) <= k for i in range(30))
     assert doc["options"][0]["holds"]["count"] == covered
     text = CliRunner().invoke(main, ["sweep", str(path), "--catalog", str(cat_path),
-                                     "--samples", "30", "--seed", "99", "--no-workbook",
+                                     "--samples", "30", "--seed", "99",
                                      "--out", str(tmp_path)]).output
     assert "out of sample" in text
+    import openpyxl
+
+    sheet = openpyxl.load_workbook(tmp_path / "robust-uncertainty.xlsx")["Uncertainty"]
+    assert "planned to hold in 90% of the file's own 60 scenarios" in sheet["A3"].value

@@ -3,14 +3,20 @@ is there (``rules/chance.py``), computed once where the candidates are enumerate
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from dataclasses import dataclass
+from typing import TYPE_CHECKING
 
 from ..estimate.throughput import delivered_fraction
 from ..inputs.catalog import Catalog
 from ..inputs.workload import WorkloadFile
 from ..rules import usable
 from ..rules.chance import OptionThere, World, option_in, required, robust_share, worlds
+from .outcome import Outcome
 from .replicas import ReplicaOption, replicas_for
+
+if TYPE_CHECKING:
+    from .candidates import Candidates
 
 
 @dataclass(frozen=True)
@@ -41,6 +47,8 @@ class Chance:
     worlds: tuple[WorldNeeds, ...]
     most: dict[str, int]
     """Most replicas of a workload any world can need (the bounds of its x_wot)."""
+    line: dict[str, float]
+    """Per GPU SKU, the file's own VRAM line (R15)."""
 
 
 def chance_of(wf: WorkloadFile, catalog: Catalog,
@@ -61,7 +69,28 @@ def chance_of(wf: WorkloadFile, catalog: Catalog,
             if target is not None and rates:
                 n = max(n, replicas_for(target, min(rates)))
             most[w.name] = max(most.get(w.name, 0), n)
-    return Chance(share, required(share, len(out)), out, most)
+    line = {sku: usable(g.vram_gb, wf.policy) for sku, g in gpus.items()}
+    return Chance(share, required(share, len(out)), out, most, line)
+
+
+def held_size(cand: Candidates, outcome: Outcome) -> Callable[[ReplicaOption], float] | None:
+    """U1 in the expansion: what a shared replica takes of its GPU's usable VRAM Λ when
+    packed, the most it needs in the file and in every world the plan holds in, each
+    scaled to the file's line: max(v_o, max_s v_so × Λ / Λ_s). GPUs whose replicas' sizes
+    stay under Λ then stay under Λ_s in each of those worlds (Σ v_so ≤ Λ_s). None: the
+    file's own needs (no U1, or no world held)."""
+    chance = cand.chance
+    if chance is None or not outcome.held:
+        return None
+    held = [w for w in chance.worlds if w.index in outcome.held]
+    sizes: dict[int, float] = {}
+    for name, opts in cand.options.items():
+        for oi, o in enumerate(opts):
+            if o.shared and o.gpu is not None:
+                line = chance.line[o.gpu]
+                sizes[id(o)] = max([o.vram_gb, *(w.options[name][oi].need_gb * line
+                                                 / w.line[o.gpu] for w in held)])
+    return lambda o: sizes.get(id(o), o.vram_gb)
 
 
 def _needs(world: World, wf: WorkloadFile, gpus: dict,

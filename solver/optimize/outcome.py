@@ -64,5 +64,7 @@ class Outcome:
     """Search checkpoints the solve used (its deterministic work; HiGHS only)."""
     clock_stopped: bool = False
     """The wall-clock limit, not the work limit, ended the solve (a rerun may differ)."""
+    held: frozenset[int] = frozenset()
+    """U1: the sampled worlds the plan must hold in (z_s = 1), by index."""
 
 

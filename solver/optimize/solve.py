@@ -218,6 +218,7 @@ def _read(m: Model, solver: str, engine: Any, time_limit: float | None, gap: flo
         exact=m.exact,
         ticks=ticks,
         clock_stopped=clock,
+        held=frozenset(i for i, z in m.chance_z.items() if _int(z)),
     )
 
 

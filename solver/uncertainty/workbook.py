@@ -98,6 +98,12 @@ def write_uncertainty_book(path: Path, run: UncertaintyRun) -> None:
     ws.write(1, 0, "An option holds when every memory rule, target and deadline is still met "
                    "with its servers and placements; worst 10% = mean of the dearest tenth.")
     row = 3
+    held = doc["planned_robust"]
+    if held is not None:
+        ws.write(2, 0, f"The options were planned to hold in {held['target']:.0%} of the file's "
+                       f"own {held['samples']:,} scenarios (seed {held['seed']}), "
+                       "uncertainty.robust.")
+        row = 4
     row = _table(ws, row, ["Option", "Label", "Holds", "95% low", "95% high", "Scenarios"],
                  holds_rows(doc), ["rank", None, "pct", "pct", "pct", "int"], fmt)
     row = _table(ws, row + 1, ["Plan", "Cost", "p10", "p50", "p90", "Worst 10%", "Mean"],

@@ -42,6 +42,7 @@ from ...inputs.workload import WorkloadFile
 from ...plan_types import BomLine, FabricPod, Placement, Server
 from ...rules.fabric import fabric_of
 from ..candidates import Candidates
+from ..chance import held_size
 from ..outcome import Outcome
 from ..replicas import ReplicaOption
 from .box import Box
@@ -120,7 +121,8 @@ def _fill_types(outcome: Outcome, cand: Candidates, policy: Policy, catalog: Cat
     for key in sorted(set(by_type) | {k for k, v in outcome.n.items() if v}):
         t = types[key]
         opts = by_type.get(key, [])
-        items, extra_gpus = to_items(opts, t, outcome.shared.get(key, 0), policy)
+        items, extra_gpus = to_items(opts, t, outcome.shared.get(key, 0), policy,
+                                     held_size(cand, outcome))
         if key in outcome.patterns:
             boxes, items = fill_patterns(items, outcome.patterns[key], t, policy)
         else:

@@ -40,7 +40,8 @@ class _SharedGpu:
 
 def _pack_shared(opts: list[tuple[ReplicaOption, int]], cap: float, gpus: int,
                  cores_cap: float = float("inf"),
-                 disk_fits: Callable[[float], bool] = lambda tb: True
+                 disk_fits: Callable[[float], bool] = lambda tb: True,
+                 size: Callable[[ReplicaOption], float] = lambda o: o.vram_gb,
                  ) -> tuple[list[_SharedGpu], int]:
     """First-fit decreasing of shareable replicas onto GPUs of usable VRAM ``cap``, each
     GPU's replicas within one server's ``cores_cap`` cores (O3) and their distinct local
@@ -48,21 +49,24 @@ def _pack_shared(opts: list[tuple[ReplicaOption, int]], cap: float, gpus: int,
     GPU sit on one server; two 6 TB datasets on one GPU fit no server of 16 TB of bays
     under a 30% headroom).
 
+    ``size`` is what a replica takes of ``cap`` (its VRAM need; under U1 the most it needs,
+    scaled to this line, in the file and in every sampled world the plan holds in).
+
     Returns the shared GPUs filled and how many more than the ``gpus`` bought they are.
     """
-    replicas = sorted((o for o, count in opts for _ in range(count)), key=lambda o: -o.vram_gb)
+    replicas = sorted((o for o, count in opts for _ in range(count)), key=lambda o: -size(o))
     loads: list[_SharedGpu] = []
     for o in replicas:
         for load in loads:
-            if (load.vram_gb + o.vram_gb <= cap + 1e-9
+            if (load.vram_gb + size(o) <= cap + 1e-9
                     and load.cores + o.cores <= cores_cap + 1e-9
                     and disk_fits(load.local_tb(o))):
-                load.vram_gb += o.vram_gb
+                load.vram_gb += size(o)
                 load.ram_gb += o.ram_gb
                 load.replicas.append(o)
                 break
         else:
-            loads.append(_SharedGpu(o.vram_gb, o.ram_gb, [o]))
+            loads.append(_SharedGpu(size(o), o.ram_gb, [o]))
     return loads, max(0, len(loads) - gpus)
 
 
@@ -223,15 +227,18 @@ def _first_fit(boxes: list[Box], item: Item, ram_cap: float, policy: Policy) -> 
 
 
 def to_items(opts: list[tuple[ReplicaOption, int]], t: ServerType, shared_gpus: int,
-             policy: Policy) -> tuple[list[Item], int]:
-    """Packing items of some replicas, shared ones grouped onto GPUs; and the shared GPUs
-    needed beyond the ``shared_gpus`` bought."""
+             policy: Policy, size: Callable[[ReplicaOption], float] | None = None
+             ) -> tuple[list[Item], int]:
+    """Packing items of some replicas, shared ones grouped onto GPUs (each taking ``size``
+    of the usable VRAM, default its need); and the shared GPUs needed beyond the
+    ``shared_gpus`` bought."""
     items: list[Item] = []
     extra = 0
     shared = [(o, c) for o, c in opts if o.shared]
     if shared and t.gpu is not None:
         loads, extra = _pack_shared(shared, usable(t.gpu.vram_gb, policy), shared_gpus,
-                                    cores_of(t), lambda tb: fits_disk(tb, t, policy))
+                                    cores_of(t), lambda tb: fits_disk(tb, t, policy),
+                                    size or (lambda o: o.vram_gb))
         items += [Item(1, load.ram_gb, tuple(load.replicas), shared=True) for load in loads]
     for o, c in opts:
         if not o.shared:
