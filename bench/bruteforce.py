@@ -604,37 +604,37 @@ def crosscheck(count: int, first_seed: int = 0, timed: bool = False,
     (``timed``: instances with a throughput target, ``tiny_timed_instance``; ``storage``:
     instances whose datasets and checkpoints decide, ``tiny_storage_instance``)."""
     from bench.generate import DEFAULT_CATALOG
-    from solver.errors import InfeasibleError
     from solver.inputs.loading import load_catalog
-    from solver.optimize.pipeline import plan
 
     base = load_catalog(DEFAULT_CATALOG)
     start = time.perf_counter()
-    match = infeasible = 0
-    mismatches = []
+    res = {"match": 0, "total": count, "infeasible": 0, "mismatches": []}
     for seed in range(first_seed, first_seed + count):
         make = (tiny_timed_instance if timed else tiny_storage_instance if storage
                 else tiny_instance)
         wf, cat = make(seed, base)
-        exact = optimum(wf, cat)
-        try:
-            got = plan(wf, cat, top=1, gap=1e-9, with_baseline=False).options[0].total_cost
-        except InfeasibleError:
-            got = None
-        if exact is None and got is None:
-            match += 1
-            infeasible += 1
-        elif exact is not None and got is not None and abs(exact - got) <= 0.01:
-            match += 1
-        else:
-            mismatches.append(f"seed {seed}: plan {got}, exhaustive {exact}")
-    return {
-        "match": match,
-        "total": count,
-        "infeasible": infeasible,
-        "mismatches": mismatches,
-        "seconds": time.perf_counter() - start,
-    }
+        judge(seed, wf, cat, optimum(wf, cat), res)
+    return {**res, "seconds": time.perf_counter() - start}
+
+
+def judge(seed: int, wf: WorkloadFile, catalog: Catalog, exact: float | None, res: dict) -> None:
+    """Plan ``wf`` (rank 1, gap 1e-9) and count it against the exhaustive ``exact`` in
+    ``res``: ``match`` (both the same cost, or both no plan: ``infeasible`` too) or a line
+    in ``mismatches``."""
+    from solver.errors import InfeasibleError
+    from solver.optimize.pipeline import plan
+
+    try:
+        got = plan(wf, catalog, top=1, gap=1e-9, with_baseline=False).options[0].total_cost
+    except InfeasibleError:
+        got = None
+    if exact is None and got is None:
+        res["match"] += 1
+        res["infeasible"] += 1
+    elif exact is not None and got is not None and abs(exact - got) <= 0.01:
+        res["match"] += 1
+    else:
+        res["mismatches"].append(f"seed {seed}: plan {got}, exhaustive {exact}")
 
 
 if __name__ == "__main__":

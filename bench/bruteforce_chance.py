@@ -33,6 +33,7 @@ from bench.bruteforce import (
     _timed,
     _ways,
     _without,
+    judge,
     optimum,
     tiny_instance,
     tiny_timed_instance,
@@ -163,32 +164,18 @@ def tiny_chance_instance(seed: int, base: Catalog) -> tuple[WorkloadFile, Catalo
 def crosscheck(count: int, first_seed: int = 0) -> dict:
     """Rank-1 objective of ``pipeline.plan`` (U1's rows) vs ``optimum_held``."""
     from bench.generate import DEFAULT_CATALOG
-    from solver.errors import InfeasibleError
     from solver.inputs.loading import load_catalog
-    from solver.optimize.pipeline import plan
 
     base = load_catalog(DEFAULT_CATALOG)
     start = time.perf_counter()
-    match = infeasible = dearer = 0
-    mismatches = []
+    res = {"match": 0, "total": count, "infeasible": 0, "dearer": 0, "mismatches": []}
     for seed in range(first_seed, first_seed + count):
         wf, cat = tiny_chance_instance(seed, base)
         exact = optimum_held(wf, cat)
         plain = optimum(wf.model_copy(update={"uncertainty": None}), cat)
-        dearer += exact is not None and plain is not None and exact > plain + 0.01
-        try:
-            got = plan(wf, cat, top=1, gap=1e-9, with_baseline=False).options[0].total_cost
-        except InfeasibleError:
-            got = None
-        if exact is None and got is None:
-            match += 1
-            infeasible += 1
-        elif exact is not None and got is not None and abs(exact - got) <= 0.01:
-            match += 1
-        else:
-            mismatches.append(f"seed {seed}: plan {got}, exhaustive {exact}")
-    return {"match": match, "total": count, "infeasible": infeasible, "dearer": dearer,
-            "mismatches": mismatches, "seconds": time.perf_counter() - start}
+        res["dearer"] += exact is not None and plain is not None and exact > plain + 0.01
+        judge(seed, wf, cat, exact, res)
+    return {**res, "seconds": time.perf_counter() - start}
 
 
 if __name__ == "__main__":  # python -m bench.bruteforce_chance [COUNT]
