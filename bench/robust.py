@@ -87,8 +87,9 @@ def tiny(count: int) -> None:
     from bench.generate import DEFAULT_CATALOG
     from solver.errors import PlanBuyError
     from solver.inputs.loading import load_catalog
-    from solver.rules.chance import required, worlds
+    from solver.rules.chance import required
     from solver.uncertainty.robust import RobustInfo, _by_levels, default_planner, holds_count
+    from solver.uncertainty.worlds import worlds
 
     base = load_catalog(DEFAULT_CATALOG)
     rows = []

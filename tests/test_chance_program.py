@@ -216,8 +216,9 @@ def test_shared_gpus_are_packed_for_the_worlds_the_plan_holds_in(seed):
     of 20 GB filled a GPU whose line is 80 GB in a world where each needs 28 GB, and the
     checker refused the plan (these seeds all did)."""
     from solver.check import check_rule
-    from solver.rules.chance import required, worlds
+    from solver.rules.chance import required
     from solver.uncertainty.evaluate import verdict
+    from solver.uncertainty.worlds import worlds
 
     wf, cat = _shared_instance(seed)
     got = pipeline.plan(wf, cat, top=1, with_baseline=False)  # a CheckError fails here

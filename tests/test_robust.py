@@ -101,7 +101,7 @@ def test_over_a_horizon_the_plan_is_sized_by_levels_and_says_it_is_not_proven():
     """The runs' program has no U1 rows: over a horizon ``--robust`` sizes the file at the
     least quantile level whose plan holds often enough, counted in the same worlds."""
     from solver.inputs.loading import load_catalog, load_workloads
-    from solver.rules.chance import worlds
+    from solver.uncertainty.worlds import worlds
 
     root = Path(__file__).resolve().parents[1]
     wf = load_workloads(root / "workloads" / "startup.yaml")

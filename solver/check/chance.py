@@ -10,7 +10,8 @@ from __future__ import annotations
 
 from ..inputs.catalog import Catalog
 from ..inputs.workload import WorkloadFile
-from ..rules.chance import World, required, worlds
+from ..rules.chance import required
+from ..uncertainty.worlds import World, worlds
 from .subject import Subject
 
 _LAST: list[tuple[WorkloadFile, Catalog, tuple[World, ...]]] = []

@@ -11,7 +11,8 @@ from ..estimate.throughput import delivered_fraction
 from ..inputs.catalog import Catalog
 from ..inputs.workload import WorkloadFile
 from ..rules import usable
-from ..rules.chance import OptionThere, World, option_in, required, robust_share, worlds
+from ..rules.chance import required, robust_share
+from ..uncertainty.worlds import OptionThere, World, option_in, worlds
 from .outcome import Outcome
 from .replicas import ReplicaOption, replicas_for
 

@@ -35,12 +35,13 @@ from ..optimize.runs.plan import plan_over_time
 from ..optimize.solve import DEFAULT_GAP
 from ..plan_types import PlanOption
 from ..result import PlanResult
-from ..rules.chance import World, required, worlds
+from ..rules.chance import required
 from .draws import Draw, draw
 from .evaluate import verdict
 from .scenario import Cells, error
 from .spec import Uncertainty
 from .stats import wilson
+from .worlds import World, worlds
 
 LEVELS = (0.5, 0.6, 0.7, 0.8, 0.9, 0.95, 0.99, 1.0)
 """Quantile levels tried, least first."""
