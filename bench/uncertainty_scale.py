@@ -48,7 +48,7 @@ from typing import Any
 ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT))
 
-from solver.uncertainty.runner import run_tasks
+from solver.sweep.engine import run_tasks
 
 WORKERS = 2
 

@@ -67,7 +67,7 @@ def sweeps_in_process(monkeypatch):
     """Monte Carlo sweeps run in this process (tests/test_runner.py runs the Dask engine on a
     real cluster; a cluster per test would only add seconds, and a patched task function
     cannot travel to its workers)."""
-    from solver.uncertainty import runner
+    from solver.sweep import engine as runner
     from solver.uncertainty import sweep as sweep_mod
 
     def serial(fn, tasks, *, on_result, on_progress=None, scheduler=None, workers=None):

@@ -212,12 +212,12 @@ def _shared_instance(seed: int):
 @pytest.mark.parametrize("seed", [9, 13, 35, 45, 56])
 def test_shared_gpus_are_packed_for_the_worlds_the_plan_holds_in(seed):
     """Shared replicas are packed by the most they need in the file and in each world the
-    plan holds in (``chance.held_size``): packed by the file's needs alone, three replicas
+    plan holds in (``expand._held_size``): packed by the file's needs alone, three replicas
     of 20 GB filled a GPU whose line is 80 GB in a world where each needs 28 GB, and the
     checker refused the plan (these seeds all did)."""
     from solver.check import check_rule
+    from solver.check.verdict import verdict
     from solver.rules.chance import required
-    from solver.uncertainty.evaluate import verdict
     from solver.uncertainty.worlds import worlds
 
     wf, cat = _shared_instance(seed)

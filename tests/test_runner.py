@@ -16,8 +16,8 @@ from pathlib import Path
 import pytest
 
 from solver.errors import InputError
-from solver.uncertainty import runner
-from solver.uncertainty.runner import TaskFailure, run_serial, run_tasks
+from solver.sweep import engine as runner
+from solver.sweep.engine import TaskFailure, run_serial, run_tasks
 
 distributed = pytest.importorskip("distributed")
 dask = pytest.importorskip("dask")
@@ -241,7 +241,7 @@ def test_no_tasks_start_no_cluster():
 
 def test_importing_the_runner_loads_no_dask():
     """distributed is imported when a run starts: `plan-buy plan` does not pay for it."""
-    code = ("import sys, solver.uncertainty.runner; "
+    code = ("import sys, solver.sweep.engine; "
             "print(sorted(k for k in ('distributed', 'dask') if k in sys.modules))")
     out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True,
                          check=True)

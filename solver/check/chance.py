@@ -13,6 +13,7 @@ from ..inputs.workload import WorkloadFile
 from ..rules.chance import required
 from ..uncertainty.worlds import World, worlds
 from .subject import Subject
+from .verdict import verdict
 
 _LAST: list[tuple[WorkloadFile, Catalog, tuple[World, ...]]] = []
 """The worlds of the last file checked (every option of a plan is checked against them)."""
@@ -23,8 +24,6 @@ def check_u1(sub: Subject) -> list[str]:
     unc = sub.wf.uncertainty
     if unc is None or unc.robust is None or sub.timed is not None or sub.catalog is None:
         return []
-    from ..uncertainty.evaluate import verdict
-
     catalog = sub.catalog
     held = sum(verdict(sub.option, world.wf, catalog)["holds"]
                for world in _worlds(sub.wf, catalog))

@@ -1,11 +1,10 @@
 """U1's figures for the program: each sampled world's demand and what each replica option
-is there (``rules/chance.py``), computed once where the candidates are enumerated."""
+is there (``rules/chance.py``), computed once where the candidates are enumerated. The
+expansion packs shared GPUs by them too (``expand._held_size``)."""
 
 from __future__ import annotations
 
-from collections.abc import Callable
 from dataclasses import dataclass
-from typing import TYPE_CHECKING
 
 from ..estimate.throughput import delivered_fraction
 from ..inputs.catalog import Catalog
@@ -13,11 +12,7 @@ from ..inputs.workload import WorkloadFile
 from ..rules import usable
 from ..rules.chance import required, robust_share
 from ..uncertainty.worlds import OptionThere, World, option_in, worlds
-from .outcome import Outcome
 from .replicas import ReplicaOption, replicas_for
-
-if TYPE_CHECKING:
-    from .candidates import Candidates
 
 
 @dataclass(frozen=True)
@@ -72,26 +67,6 @@ def chance_of(wf: WorkloadFile, catalog: Catalog,
             most[w.name] = max(most.get(w.name, 0), n)
     line = {sku: usable(g.vram_gb, wf.policy) for sku, g in gpus.items()}
     return Chance(share, required(share, len(out)), out, most, line)
-
-
-def held_size(cand: Candidates, outcome: Outcome) -> Callable[[ReplicaOption], float] | None:
-    """U1 in the expansion: what a shared replica takes of its GPU's usable VRAM Λ when
-    packed, the most it needs in the file and in every world the plan holds in, each
-    scaled to the file's line: max(v_o, max_s v_so × Λ / Λ_s). GPUs whose replicas' sizes
-    stay under Λ then stay under Λ_s in each of those worlds (Σ v_so ≤ Λ_s). None: the
-    file's own needs (no U1, or no world held)."""
-    chance = cand.chance
-    if chance is None or not outcome.held:
-        return None
-    held = [w for w in chance.worlds if w.index in outcome.held]
-    sizes: dict[int, float] = {}
-    for name, opts in cand.options.items():
-        for oi, o in enumerate(opts):
-            if o.shared and o.gpu is not None:
-                line = chance.line[o.gpu]
-                sizes[id(o)] = max([o.vram_gb, *(w.options[name][oi].need_gb * line
-                                                 / w.line[o.gpu] for w in held)])
-    return lambda o: sizes.get(id(o), o.vram_gb)
 
 
 def _needs(world: World, wf: WorkloadFile, gpus: dict,

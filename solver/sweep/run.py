@@ -31,7 +31,7 @@ from ..optimize.pipeline import plan
 from ..optimize.runs.plan import plan_over_time
 from ..optimize.solve import DEFAULT_GAP
 from ..result import Termination
-from ..uncertainty.runner import SCHEDULER_ENV, dask_executor
+from .engine import SCHEDULER_ENV, dask_executor
 from .rows import ScenarioRow, Solved, SweepRun, row_of
 from .scenarios import Group, Owning, Scenario, Sweep
 from .timing import Timing, file_timing
@@ -174,7 +174,7 @@ def run_sweep(
         on_progress: called with (scenarios done, scenarios in all) after each result.
         scheduler: address of a running Dask scheduler (``tcp://host:8786``; default the
             ``DASK_SCHEDULER_ADDRESS`` environment variable): the solves run on its workers
-            (``uncertainty.runner.dask_executor``) and ``jobs`` is ignored; without one, on
+            (``engine.dask_executor``) and ``jobs`` is ignored; without one, on
             this machine's processes.
 
     Raises:

@@ -9,7 +9,8 @@ from pathlib import Path
 from ..errors import InputError
 from ..inputs.loading import check_against_catalog, load_catalog, load_workloads
 from .draws import resolve
-from .sweep import ProgressFn, Settings, UncertaintyRun, run_uncertainty
+from .run import UncertaintyRun
+from .sweep import ProgressFn, Settings, run_uncertainty
 
 SAMPLES_FIX = ("To fix: --samples 1000 (any whole number from 1 to 100,000), or leave it out "
                "for the file's uncertainty.samples (default 200)")

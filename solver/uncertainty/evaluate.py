@@ -1,7 +1,7 @@
 """One scenario, end to end: each option of the plan checked in it, its costs at its
 prices, and the plan re-solved in it (``evaluate_scenario``, the task every worker runs).
 
-An option holds in a scenario when the plan checker (``solver/check``) finds nothing wrong
+An option holds in a scenario when the plan checker (``check/verdict.py``) finds nothing wrong
 with it there. It keeps its servers and its placements; each replica reserves what it
 truly needs in the scenario (the larger of its reservation and its scenario need), so the
 checker tests the rules themselves (the need fits the GPU's headroom line, R15; what
@@ -23,10 +23,9 @@ capex charged x capex'/capex + rent' + running.
 from __future__ import annotations
 
 import time
-from dataclasses import dataclass, replace
+from dataclasses import dataclass
 
-from ..check import CHECKS, RULES
-from ..check.subject import Skus, Subject, estimate_once
+from ..check.verdict import verdict
 from ..inputs.catalog import Catalog
 from ..inputs.workload import WorkloadFile
 from ..plan_types import PlanOption
@@ -34,23 +33,6 @@ from ..sweep.run import solve_one
 from .draws import Draw
 from .scenario import Cells, scenario_catalog, scenario_file, world
 from .spec import Uncertainty
-
-RULE_LABELS = {
-    "check_servers": "servers", "check_r8_r10": "VRAM", "check_r17": "VRAM",
-    "check_r11_r12": "host RAM", "check_r19": "demand", "check_o4": "VRAM",
-    "check_t3_t4": "throughput", "check_bom": "budget", "check_exclude": "excluded SKU",
-    "check_o1": "orderable", "check_o3": "storage", "check_p4": "owned servers",
-    "check_p3": "site", "check_p1_p2": "power", "check_h3": "deadline",
-    "check_h4": "deadline", "check_h5": "rent", "check_h6": "horizon cost",
-    "check_u1": "chance",
-}
-"""What each check of the checker tests, as a finance reader would name it."""
-
-
-def rule_ids(check_name: str) -> str:
-    """``R11, R12, R15``: the rule ids a check verifies (``check.RULES``)."""
-    return ", ".join(r for r, checks in RULES.items()
-                     if any(c.__name__ == check_name for c in checks))
 
 
 @dataclass(frozen=True)
@@ -93,53 +75,6 @@ def evaluate_scenario(task: Task) -> dict:
     if ctx.resolve:
         row["resolved"] = resolved(wf, cat, ctx)
     return row
-
-
-def verdict(option: PlanOption, wf: WorkloadFile, catalog: Catalog) -> dict:
-    """``holds`` and, when not, each break as {workload, rule, ids, message}, checker order."""
-    sub = replace(Subject.of(reserved_as_needed(option, wf, catalog), wf, catalog), spare=True)
-    breaks = []
-    for check in CHECKS:
-        for msg in check(sub):
-            if "reports " in msg:
-                continue  # the plan's stale figure beside the recomputed one, not a break
-            breaks.append({"workload": culprit(msg, option, wf), "rule":
-                           RULE_LABELS.get(check.__name__, check.__name__.removeprefix("check_")),
-                           "ids": rule_ids(check.__name__), "message": msg})
-    return {"holds": not breaks, "breaks": breaks[:5], "break_count": len(breaks)}
-
-
-def reserved_as_needed(option: PlanOption, wf: WorkloadFile, catalog: Catalog) -> PlanOption:
-    """``option`` whose replicas reserve what they need in ``wf`` (never less than they
-    did) and report no tokens/s (the checker recomputes it)."""
-    skus = Skus.of(catalog)
-    by_name = {w.name: w for w in wf.workloads}
-    placements = []
-    for pl in option.placements:
-        w, g = by_name.get(pl.workload), skus.gpu(pl.gpu)
-        vram, ram = pl.vram_gb_per_gpu, pl.host_ram_gb
-        if w is not None and (g is not None or w.kind == "preprocess") and pl.gpus >= 0:
-            try:
-                e = estimate_once(w, g, pl.gpus if g is not None else 0, wf.policy)
-                vram, ram = max(vram, e.vram_gb_per_gpu if g else 0.0), max(ram, e.host_ram_gb)
-            except ValueError:
-                pass  # a placement too broken to estimate: the checker says so
-        placements.append(replace(pl, vram_gb_per_gpu=vram, host_ram_gb=ram, tokens_per_s=None))
-    return replace(option, placements=tuple(placements))
-
-
-def culprit(message: str, option: PlanOption, wf: WorkloadFile) -> str:
-    """The workload a checker line is about: the one it names, else the first placed on
-    the server (or GPU) it names, else ``pool``."""
-    head = message.split(":", 1)[0].strip()
-    names = {w.name for w in wf.workloads}
-    for cut in ("#", " run ", " on "):
-        head_name = head.split(cut, 1)[0]
-        if head_name in names:
-            return head_name
-    server = head.split(" GPU ", 1)[0]
-    on = sorted(p.workload for p in option.placements if p.server == server)
-    return on[0] if on else "pool"
 
 
 def costs(option: PlanOption, d: Draw, wf: WorkloadFile) -> dict:

@@ -11,7 +11,7 @@ from ..report.text import Column, table, wrap
 from .stats import COSTS
 
 if TYPE_CHECKING:
-    from .sweep import UncertaintyRun
+    from .run import UncertaintyRun
 
 COST_LABELS = {"capex": "Capex", "tco": "TCO", "rent": "Rent", "horizon_cost": "Horizon cost"}
 """Each cost as the terminal and the workbook name it."""

@@ -25,6 +25,7 @@ import math
 from collections.abc import Callable
 from dataclasses import dataclass, replace
 
+from ..check.verdict import verdict
 from ..errors import InfeasibleError, PlanBuyError
 from ..inputs.catalog import Catalog
 from ..inputs.measurements import Measurement
@@ -37,7 +38,6 @@ from ..plan_types import PlanOption
 from ..result import PlanResult
 from ..rules.chance import required
 from .draws import Draw, draw
-from .evaluate import verdict
 from .scenario import Cells, error
 from .spec import Uncertainty
 from .stats import wilson

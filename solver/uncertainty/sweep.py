@@ -1,5 +1,5 @@
 """A Monte Carlo sweep, as one pipeline: plan once → estimate once → draw scenarios →
-evaluate each (``evaluate.evaluate_scenario``, through ``runner.run_tasks``) → summarise.
+evaluate each (``evaluate.evaluate_scenario``, through ``sweep.engine.run_tasks``) → summarise.
 
 Each scenario's row is written to a temporary rows file the moment it arrives (one JSON
 object a line), so nothing but numbers is held however many scenarios run; the statistics
@@ -22,12 +22,13 @@ from ..optimize.runs.plan import plan_over_time
 from ..optimize.solve import DEFAULT_GAP
 from ..report.files import replacing_together
 from ..result import PlanResult
+from ..sweep.engine import TaskFailure, run_tasks
 from .draws import draw
 from .evaluate import Context, Task, evaluate_scenario
-from .runner import TaskFailure, run_tasks
+from .run import UncertaintyRun
 from .scenario import Cells
 from .spec import Uncertainty
-from .stats import Summary, summarise
+from .stats import summarise
 
 ProgressFn = Callable[[int, int], None]
 
@@ -44,18 +45,6 @@ class Settings:
     """Re-solve the plan in each scenario (rank 1)."""
     scheduler: str | None = None
     workers: int | None = None
-
-
-@dataclass(frozen=True)
-class UncertaintyRun:
-    """A finished sweep: the base plan, what was drawn from, the statistics, the files."""
-
-    wf: WorkloadFile
-    unc: Uncertainty
-    base: PlanResult
-    summary: Summary
-    currency: str
-    files: tuple[Path, ...]
 
 
 def base_plan(wf: WorkloadFile, catalog: Catalog, unc: Uncertainty,

@@ -20,7 +20,7 @@ from .render import COST_LABELS, headline_cost, uncertainty_document
 from .stats import COSTS
 
 if TYPE_CHECKING:
-    from .sweep import UncertaintyRun
+    from .run import UncertaintyRun
 
 SHEET = "Uncertainty"
 BINS = 20

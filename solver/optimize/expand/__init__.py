@@ -34,6 +34,7 @@ This module owns the step order (``expand``) and its result (``Expansion``).
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from dataclasses import dataclass
 
 from ...inputs.catalog import Catalog
@@ -42,7 +43,6 @@ from ...inputs.workload import WorkloadFile
 from ...plan_types import BomLine, FabricPod, Placement, Server
 from ...rules.fabric import fabric_of
 from ..candidates import Candidates
-from ..chance import held_size
 from ..outcome import Outcome
 from ..replicas import ReplicaOption
 from .box import Box
@@ -122,7 +122,7 @@ def _fill_types(outcome: Outcome, cand: Candidates, policy: Policy, catalog: Cat
         t = types[key]
         opts = by_type.get(key, [])
         items, extra_gpus = to_items(opts, t, outcome.shared.get(key, 0), policy,
-                                     held_size(cand, outcome))
+                                     _held_size(cand, outcome))
         if key in outcome.patterns:
             boxes, items = fill_patterns(items, outcome.patterns[key], t, policy)
         else:
@@ -138,3 +138,23 @@ def _fill_types(outcome: Outcome, cand: Candidates, policy: Policy, catalog: Cat
         repaired -= empty_into_idle(boxes_by_type, cand, policy, catalog, site)
     gather_datasets(boxes_by_type, policy, catalog)
     return boxes_by_type, repaired, failed
+
+
+def _held_size(cand: Candidates, outcome: Outcome) -> Callable[[ReplicaOption], float] | None:
+    """U1 in the expansion: what a shared replica takes of its GPU's usable VRAM Λ when
+    packed, the most it needs in the file and in every world the plan holds in, each
+    scaled to the file's line: max(v_o, max_s v_so × Λ / Λ_s). GPUs whose replicas' sizes
+    stay under Λ then stay under Λ_s in each of those worlds (Σ v_so ≤ Λ_s). None: the
+    file's own needs (no U1, or no world held)."""
+    chance = cand.chance
+    if chance is None or not outcome.held:
+        return None
+    held = [w for w in chance.worlds if w.index in outcome.held]
+    sizes: dict[int, float] = {}
+    for name, opts in cand.options.items():
+        for oi, o in enumerate(opts):
+            if o.shared and o.gpu is not None:
+                line = chance.line[o.gpu]
+                sizes[id(o)] = max([o.vram_gb, *(w.options[name][oi].need_gb * line
+                                                 / w.line[o.gpu] for w in held)])
+    return lambda o: sizes.get(id(o), o.vram_gb)

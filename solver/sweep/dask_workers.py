@@ -1,5 +1,5 @@
 """What a local Dask cluster's worker processes run when they start (imported only where
-``distributed`` is: the runner imports it once it starts a cluster)."""
+``distributed`` is: the engine imports it once it starts a cluster)."""
 
 from __future__ import annotations
 

@@ -1,5 +1,7 @@
-"""Where the scenarios of an uncertainty sweep run (issue 38): the contract every caller
-uses, whatever runs the tasks.
+"""Where a sweep's scenarios run (issue 38): the contract every caller uses, whatever runs
+the tasks. A Monte Carlo sweep streams its scenarios through ``run_tasks``; a grid sweep,
+whose budgets wait on their group's full plan, takes ``dask_executor`` in place of its
+process pool when a cluster is named.
 
 ``run_tasks(fn, tasks, ...)`` calls ``fn(task)`` for every task and hands each result to
 ``on_result`` as it arrives (in any order), so the caller writes it out at once and holds
