@@ -226,3 +226,29 @@ def test_shared_gpus_are_packed_for_the_worlds_the_plan_holds_in(seed):
     assert check_rule("U1", option, wf, cat) == []
     held = sum(verdict(option, w.wf, cat)["holds"] for w in worlds(wf, cat))
     assert held >= required(wf.uncertainty.robust, 12)
+
+
+def test_no_pool_holds_that_often_exits_3_with_the_reason(tmp_path):
+    """True needs up to 5 x the estimate: the card (3 x the estimate) fits too few worlds
+    for 95%, whatever is bought. The answer is exit 3 saying so, never a traceback."""
+    import yaml
+    from click.testing import CliRunner
+
+    from cli import main
+    from solver.errors import InfeasibleError
+    from solver.uncertainty.draws import resolve
+    from solver.uncertainty.robust import default_planner, plan_robust
+
+    need, _ = _probe()
+    cat = catalog(gpus=[{**gpu(need * 3), "sku": "big", "price": 3000}])
+    estimates = {"peak_memory": {"low_pct": -80, "high_pct": 0}}
+    wf = _file(0.95, _job(), estimates)
+    with pytest.raises(InfeasibleError, match="no plan holds in 38 of the 40"):
+        plan_robust(wf, cat, resolve(wf, cat, "x"), 0.95, default_planner(cat, top=1))
+    path, cat_path = tmp_path / "w.yaml", tmp_path / "c.yaml"
+    path.write_text(yaml.safe_dump(wf.model_dump(mode="json", exclude_defaults=True)))
+    cat_path.write_text(yaml.safe_dump(cat.model_dump(mode="json", exclude_none=True)))
+    got = CliRunner().invoke(main, ["plan", str(path), "--catalog", str(cat_path),
+                                    "--no-workbook"])
+    assert got.exit_code == 3 and "Traceback" not in got.output
+    assert "no plan holds in 38 of the 40 sampled scenarios" in got.output

@@ -63,7 +63,7 @@ def chance_of(wf: WorkloadFile, catalog: Catalog,
             rates = [o.tokens_per_s * needs.fraction.get(w.name, 1.0)
                      for o in needs.options[w.name] if o.fits and o.tokens_per_s > 0]
             if target is not None and rates:
-                n = max(n, replicas_for(target, min(rates)))
+                n = max(n, int(replicas_for(target, min(rates))))
             most[w.name] = max(most.get(w.name, 0), n)
     line = {sku: usable(g.vram_gb, wf.policy) for sku, g in gpus.items()}
     return Chance(share, required(share, len(out)), out, most, line)

@@ -206,7 +206,7 @@ def _speed(e, cell) -> str:
     return cell(t) if t is not None and e.fits else "-"
 
 
-def _measured_latency(t: object, which: str) -> float | None:
+def _measured_latency(t: Throughput, which: str) -> float | None:
     """The measured TPOT or TTFT (``which``) behind a throughput, None where estimated."""
     lat = latency_of(t)
     return getattr(lat, which) if lat is not None else None

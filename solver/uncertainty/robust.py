@@ -186,6 +186,9 @@ def plan_robust(wf: WorkloadFile, catalog: Catalog, unc: Uncertainty, target: fl
         PlanBuyError: the plain plan fails (infeasible, solver); without a horizon, no plan
             holds in that many scenarios (InfeasibleError).
     """
+    if wf.uncertainty is not None and wf.uncertainty.robust is not None:
+        wf = wf.model_copy(update={"uncertainty": wf.uncertainty.model_copy(
+            update={"robust": None})})  # the plain plan: the file's own robust is the target
     plain = planner(wf)
     if not plain.options:
         raise InfeasibleError("no plan to make robust", [])
@@ -208,7 +211,7 @@ def plan_robust(wf: WorkloadFile, catalog: Catalog, unc: Uncertainty, target: fl
                 f"({target:.0%}): in more than {unc.samples - need} of them some job cannot "
                 "run at all (its true need fits no card, or no card meets its latency). To "
                 "fix: a lower --robust, or narrower error ranges (uncertainty.estimates)",
-                exc.reasons) from None
+                exc.problems) from None
         best = result.options[0]
         lost = tuple(w for w in best.unserved if w not in plain.options[0].unserved)
         info = replace(info, method="program", held=holds_count(best, catalog, sample),

@@ -6,6 +6,7 @@ import math
 
 from ...inputs.workload import WorkloadFile
 from ..candidates import Candidates
+from ..chance import WorldNeeds
 from ..lp import pulp
 from .model import Model, gpu_of
 from .names import row_name
@@ -63,7 +64,7 @@ def define_chance(m: Model, wf: WorkloadFile, cand: Candidates) -> None:
     m.prob += pulp.lpSum(flags) >= chance.need, row_name("chance.count")
 
 
-def _shared_rows(m: Model, cand: Candidates, world, z: pulp.LpVariable) -> None:
+def _shared_rows(m: Model, cand: Candidates, world: WorldNeeds, z: pulp.LpVariable) -> None:
     """R15, R17 in one world: shared replicas at what they reserve there."""
     for key, s_t in m.shared.items():
         line = world.line[gpu_of(m, key).sku]
