@@ -169,3 +169,18 @@ def test_a_sweep_of_a_file_held_to_its_scenarios_judges_it_out_of_sample(tmp_pat
 
     sheet = openpyxl.load_workbook(tmp_path / "robust-uncertainty.xlsx")["Uncertainty"]
     assert "planned to hold in 90% of the file's own 60 scenarios" in sheet["A3"].value
+
+
+def test_the_robust_document_validates_against_the_printed_schema(robust_yaml: Path):
+    import jsonschema
+
+    got = CliRunner().invoke(main, ["plan", str(robust_yaml), "--robust", "0.9", "--samples",
+                                    "20", "--json", "--no-workbook"])
+    assert got.exit_code == 0, got.output
+    doc = json.loads(got.stdout)
+    schema = json.loads(CliRunner().invoke(main, ["schema", "plan"]).stdout)
+    jsonschema.validate(doc, schema)
+    assert doc["robust"]["method"] == "program" and doc["robust"]["samples"] == 20
+    broken = {**doc, "robust": {**doc["robust"], "method": "guess"}}
+    with pytest.raises(jsonschema.ValidationError):
+        jsonschema.validate(broken, schema)

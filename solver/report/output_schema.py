@@ -2,8 +2,8 @@
 
 ``plan-buy schema plan|estimate|sweep`` prints them, so a pipeline can check what it reads.
 Each object lists the keys every document carries as ``required`` with their types; keys a
-document has only sometimes (``gap``, ``baseline``; ``horizon`` and an option's ``runs``
-and horizon costs, with a horizon only; a server's ``nics`` and ``pod``, when set;
+document has only sometimes (``gap``, ``baseline``; ``robust`` with --robust; ``horizon``
+and an option's ``runs`` and horizon costs, with a horizon only; a server's ``nics`` and ``pod``, when set;
 ``tokens_per_s`` of a preprocess row) are described but not required. Objects accept keys added later (``additionalProperties`` is left
 open), so a reader written against this schema keeps working when plan-buy adds a field; a
 key removed or retyped fails it. docs/json.md explains every field.
@@ -123,12 +123,21 @@ _BASELINE = _obj({
     "scenario": {"enum": ["small", "medium", "large"]}, "name": "text", "servers": "int",
     "gpus": "int", "gpu": "text", "total_cost": "number", "saving": "number",
     "saving_pct": "number"}, description="The rule-of-thumb reference configuration.")
+_ROBUST = _obj({
+    "target": "number", "samples": "int", "seed": "int", "met": "bool",
+    "method": {"enum": ["plain", "program", "levels"]}, "level": "number?",
+    "left_out": "text[]", "holds": "number", "holds_interval": "number[]",
+    "plain_holds": "number", "plain_cost": "number", "cost": "number",
+    "extra_cost": "number",
+    "levels": {"type": "array", "items": _obj(
+        {"level": "number", "cost": "number", "holds": "number"})}},
+    description="plan --robust: how often option 1 holds in the sampled scenarios (U1).")
 _PLAN = _obj({
     "status": {"enum": ["optimal", "feasible"]}, "currency": "text",
     "options": {"type": "array", "items": _OPTION, "minItems": 1},
     "gap": "number", "baseline": _BASELINE, "notes": "text[]", "warnings": "text[]",
-    "full_plan_cost": "number?", "horizon": _HORIZON},
-    optional=("gap", "baseline", "notes", "warnings", "full_plan_cost", "horizon"),
+    "full_plan_cost": "number?", "horizon": _HORIZON, "robust": _ROBUST},
+    optional=("gap", "baseline", "notes", "warnings", "full_plan_cost", "horizon", "robust"),
     description="The ranked purchase plans.")
 _NOTHING = _obj({
     "status": {"const": "infeasible"}, "currency": "text", "budget": "number",
