@@ -19,8 +19,8 @@ def define_chance(m: Model, wf: WorkloadFile, cand: Candidates) -> None:
         Σ_{o ∉ F_sw} Σ_t x_wot ≤ U_w (1 − z_s)                          (``chance.fit``)
         Σ_{o,t} x_wot ≥ ⌈replicas_w × g_s⌉ (z_s + u_w − 1)              (``chance.demand``)
         Σ_{o ∈ F_sw,t} η_sw τ_swo x_wot ≥ T_w g_s (z_s + u_w − 1)       (``chance.target``)
-        Σ_{o shared} v_swo y_wot ≤ Λ_sg s_t + M_st (1 − z_s)            (``chance.shared``)
-        y_wot ≤ ⌊Λ_sg / v_swo⌋ s_t + U_w (1 − z_s)  per shared o         (``chance.shared.fit``)
+        Σ_{o shared} v_swo x_wot ≤ Λ_sg s_t + M_st (1 − z_s)            (``chance.shared``)
+        x_wot ≤ ⌊Λ_sg / v_swo⌋ s_t + U_w (1 − z_s)  per shared o         (``chance.shared.fit``)
 
     F_sw: w's options whose true need fits their GPU's line in world s and that meet their
     latency limits (R15, T3); U_w the most replicas of w any world needs
