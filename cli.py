@@ -281,14 +281,15 @@ def _kept(ctx: click.Context, param: click.Parameter, value: object) -> object:
 
 
 def _robust_answer(path: Path, wf, cat, target: float, samples: int | None,
-                   seed: int | None, answer_of):
+                   seed: int | None, answer_of, progress=None):
     """``plan --robust``: the plan of ``uncertainty.robust`` (the library decides)."""
     from solver.optimize.answer import Answer
     from solver.uncertainty.draws import resolve
     from solver.uncertainty.robust import plan_robust
 
     unc = resolve(wf, cat, str(path), samples=samples, seed=seed)
-    return Answer(plan_robust(wf, cat, unc, target, lambda f: answer_of(f).result))
+    return Answer(plan_robust(wf, cat, unc, target, lambda f: answer_of(f).result,
+                              tell=progress))
 
 
 
@@ -379,7 +380,8 @@ def plan(workloads: Path, catalog: Path, top: int, budget: float | None, out_dir
                 got = _robust_answer(workloads, wf, cat, robust, samples, seed,
                                      lambda f: answer(f, cat, top=top, solver=solver,
                                                       time_limit=time_limit, gap=gap,
-                                                      alternatives=alternatives, slack=slack))
+                                                      alternatives=alternatives, slack=slack,
+                                                      progress=progress), progress)
         finally:
             if progress is not None:
                 progress.done()

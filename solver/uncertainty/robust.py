@@ -178,9 +178,11 @@ def default_planner(catalog: Catalog, top: int = 3, solver: str | None = None,
 
 
 def plan_robust(wf: WorkloadFile, catalog: Catalog, unc: Uncertainty, target: float,
-                planner: Planner) -> PlanResult:
+                planner: Planner,
+                tell: Callable[[str, float | None], None] | None = None) -> PlanResult:
     """The cheapest plan whose option 1 holds in ``target`` of the sampled scenarios (the
-    module docstring), with ``robust`` set and its lines among the notes.
+    module docstring), with ``robust`` set and its lines among the notes. ``tell`` hears
+    each stage (the terminal's progress line).
 
     Raises:
         PlanBuyError: the plain plan fails (infeasible, solver); without a horizon, no plan
@@ -193,16 +195,19 @@ def plan_robust(wf: WorkloadFile, catalog: Catalog, unc: Uncertainty, target: fl
     if not plain.options:
         raise InfeasibleError("no plan to make robust", [])
     held_to = wf.model_copy(update={"uncertainty": unc.model_copy(update={"robust": target})})
+    objective = wf.policy.objective
+    plain_cost = plain.options[0].objective_value(objective)
+    say = tell or (lambda stage, best: None)
+    say(f"the plain plan in {unc.samples:,} sampled scenarios", plain_cost)
     sample = worlds(held_to, catalog)
     need = required(target, unc.samples)
     plain_held = holds_count(plain.options[0], catalog, sample)
-    objective = wf.policy.objective
-    plain_cost = plain.options[0].objective_value(objective)
     info = RobustInfo(target, unc.samples, unc.seed, None, plain_held, plain_held, plain_cost,
                       plain_cost)
     if plain_held >= need:
         return _with(plain, info, catalog)
     if wf.policy.horizon is None:
+        say(f"the cheapest pool that holds in {need:,} of them", None)
         try:
             result = planner(held_to)
         except InfeasibleError as exc:
