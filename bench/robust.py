@@ -85,10 +85,11 @@ def tiny(count: int) -> None:
     sys.path.insert(0, str(ROOT))
     from bench.bruteforce_chance import tiny_chance_instance
     from bench.generate import DEFAULT_CATALOG
+    from solver.check.verdict import held_in
     from solver.errors import PlanBuyError
     from solver.inputs.loading import load_catalog
     from solver.rules.chance import required
-    from solver.uncertainty.robust import RobustInfo, _by_levels, default_planner, holds_count
+    from solver.uncertainty.robust import RobustInfo, _by_levels, default_planner
     from solver.uncertainty.worlds import worlds
 
     base = load_catalog(DEFAULT_CATALOG)
@@ -105,7 +106,7 @@ def tiny(count: int) -> None:
             continue
         sample = worlds(wf, cat)
         need = required(unc.robust, unc.samples)
-        held = holds_count(plain.options[0], cat, sample)
+        held = held_in(plain.options[0], (w.wf for w in sample), cat)
         if held >= need:
             rows.append((seed, exact, exact, True))
             continue

@@ -62,6 +62,20 @@ def install(monkeypatch, needs: dict[str, tuple[float, float]]) -> None:
     monkeypatch.setattr("solver.check.subject.estimate", fake_estimate)
 
 
+def one_workstation(base: Catalog) -> Catalog:
+    """``base`` (the default catalog) cut to one L40S 2-GPU DDR4 workstation, its 32 GB
+    DIMM, its 2 TB drive and the L40S's rental price: a brute force's hand-solved case."""
+    data = base.model_dump(mode="json")
+    data.update(
+        gpus=[g for g in data["gpus"] if g["sku"] == "l40s"],
+        platforms=[p for p in data["platforms"] if p["sku"] == "ws-2gpu-ddr4"],
+        memory=[m for m in data["memory"] if m["sku"] == "ddr4-3200-32g"],
+        storage=[s for s in data["storage"] if s["sku"] == "nvme-m2-2t"],
+        cloud=[c for c in data["cloud"] if c["gpu"] == "l40s"],
+    )
+    return Catalog.model_validate(data)
+
+
 def catalog(gpus=None, platforms=None, memory=None, storage=None) -> Catalog:
     """A small catalog; every argument replaces that list."""
     return Catalog.model_validate({

@@ -12,6 +12,7 @@ from solver.inputs.catalog import Catalog
 from solver.inputs.loading import load_workloads
 from solver.inputs.workload import WorkloadFile
 from solver.optimize.candidates import enumerate_candidates
+from tests.solver_fixtures import one_workstation
 
 ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT))
@@ -82,15 +83,7 @@ def test_tiny_instances_are_seeded_and_tiny(default_catalog):
 
 def test_bruteforce_hand_solved(default_catalog):
     """One 7B inference replica on the cheapest 2-GPU workstation: known by hand."""
-    data = default_catalog.model_dump(mode="json")
-    data.update(
-        gpus=[g for g in data["gpus"] if g["sku"] == "l40s"],
-        platforms=[p for p in data["platforms"] if p["sku"] == "ws-2gpu-ddr4"],
-        memory=[m for m in data["memory"] if m["sku"] == "ddr4-3200-32g"],
-        storage=[s for s in data["storage"] if s["sku"] == "nvme-m2-2t"],
-        cloud=[c for c in data["cloud"] if c["gpu"] == "l40s"],
-    )
-    cat = Catalog.model_validate(data)
+    cat = one_workstation(default_catalog)
     wf = WorkloadFile.model_validate(
         {
             "name": "one",

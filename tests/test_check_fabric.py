@@ -256,15 +256,7 @@ def test_brute_force_pays_for_the_pool_fabric(default_catalog):
     from bench.bruteforce import optimum
     from solver.inputs.workload import WorkloadFile
 
-    data = default_catalog.model_dump(mode="json")
-    data.update(
-        gpus=[g for g in data["gpus"] if g["sku"] == "l40s"],
-        platforms=[p for p in data["platforms"] if p["sku"] == "ws-2gpu-ddr4"],
-        memory=[m for m in data["memory"] if m["sku"] == "ddr4-3200-32g"],
-        storage=[s for s in data["storage"] if s["sku"] == "nvme-m2-2t"],
-        cloud=[c for c in data["cloud"] if c["gpu"] == "l40s"],
-    )
-    cat = Catalog.model_validate(data)
+    cat = fx.one_workstation(default_catalog)
     bare = cat.model_copy(update={"network": cat.network.model_copy(update={"switches": []})})
     wf = WorkloadFile.model_validate({"name": "three", "workloads": [
         {"name": "chat", "kind": "inference", "model": "llama-2-7b", "precision": "fp16",

@@ -112,9 +112,9 @@ def test_over_a_horizon_the_plan_is_sized_by_levels_and_says_it_is_not_proven():
     assert info.method == "levels" and info.level is not None and info.tried
     assert info.tried[-1][0] == info.level
     held_to = wf.model_copy(update={"uncertainty": unc.model_copy(update={"robust": 0.8})})
-    from solver.uncertainty.robust import holds_count
+    from solver.check.verdict import held_in
 
-    assert holds_count(result.options[0], cat, worlds(held_to, cat)) == info.held
+    assert held_in(result.options[0], (w.wf for w in worlds(held_to, cat)), cat) == info.held
     assert info.held > info.plain_held
     assert any("not proven the cheapest" in n for n in result.notes)
 

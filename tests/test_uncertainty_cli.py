@@ -5,7 +5,6 @@ workbook's Uncertainty sheet holds the document's numbers and its two charts."""
 from __future__ import annotations
 
 import json
-import re
 import zipfile
 from pathlib import Path
 
@@ -16,25 +15,10 @@ from click.testing import CliRunner
 
 from cli import main
 from solver.uncertainty.spec import Dist, ErrorRange, EstimateErrors, Uncertainty
+from tests.test_docs import sections
 from tests.test_uncertainty import MEMORY_ONLY, tiny_catalog, tiny_file
 
-DOCS = Path(__file__).resolve().parents[1] / "docs"
-ROW = re.compile(r"^\| `([A-Za-z0-9_]+)` \|")
-
-
 pytestmark = pytest.mark.usefixtures("sweeps_in_process")
-
-
-def sections(doc: str) -> dict[str, list[str]]:
-    out: dict[str, list[str]] = {}
-    current = None
-    for line in (DOCS / doc).read_text(encoding="utf-8").splitlines():
-        if line.startswith("#"):
-            current = line.lstrip("#").strip()
-            out[current] = []
-        elif current is not None and (m := ROW.match(line)):
-            out[current].append(m.group(1))
-    return out
 
 
 @pytest.fixture()

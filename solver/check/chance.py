@@ -1,6 +1,6 @@
 """U1: a plan held to sampled scenarios holds in at least ⌈P × N⌉ of them.
 
-The checker's own count: each world (the file as the scenario sees it, ``rules/chance.World``)
+The checker's own count: each world (the file as the scenario sees it, ``uncertainty/worlds.World``)
 is checked by every other check of this package, the option's replicas reserving what they
 truly need there (``uncertainty.evaluate.verdict``, the sweep's reading); the worlds with no
 violation are counted. Nothing of the program's rows is read.
@@ -13,7 +13,7 @@ from ..inputs.workload import WorkloadFile
 from ..rules.chance import required
 from ..uncertainty.worlds import World, worlds
 from .subject import Subject
-from .verdict import verdict
+from .verdict import held_in
 
 _LAST: list[tuple[WorkloadFile, Catalog, tuple[World, ...]]] = []
 """The worlds of the last file checked (every option of a plan is checked against them)."""
@@ -25,8 +25,7 @@ def check_u1(sub: Subject) -> list[str]:
     if unc is None or unc.robust is None or sub.timed is not None or sub.catalog is None:
         return []
     catalog = sub.catalog
-    held = sum(verdict(sub.option, world.wf, catalog)["holds"]
-               for world in _worlds(sub.wf, catalog))
+    held = held_in(sub.option, (world.wf for world in _worlds(sub.wf, catalog)), catalog)
     need = required(unc.robust, unc.samples)
     if held >= need:
         return []

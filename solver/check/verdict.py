@@ -9,6 +9,7 @@ stale bookkeeping, not a break); replicas beyond demand are spare (``Subject.spa
 
 from __future__ import annotations
 
+from collections.abc import Iterable
 from dataclasses import replace
 
 from ..inputs.catalog import Catalog
@@ -50,6 +51,11 @@ def verdict(option: PlanOption, wf: WorkloadFile, catalog: Catalog) -> dict:
                            RULE_LABELS.get(check.__name__, check.__name__.removeprefix("check_")),
                            "ids": rule_ids(check.__name__), "message": msg})
     return {"holds": not breaks, "breaks": breaks[:5], "break_count": len(breaks)}
+
+
+def held_in(option: PlanOption, worlds: Iterable[WorkloadFile], catalog: Catalog) -> int:
+    """How many of the files ``worlds`` (U1's worlds, ``World.wf``) ``option`` holds in."""
+    return sum(verdict(option, wf, catalog)["holds"] for wf in worlds)
 
 
 def reserved_as_needed(option: PlanOption, wf: WorkloadFile, catalog: Catalog) -> PlanOption:

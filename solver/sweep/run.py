@@ -38,12 +38,9 @@ from .timing import Timing, file_timing
 
 
 def solve_one(
-    wf: WorkloadFile, catalog: Catalog, solver: str | None, time_limit: float | None, gap: float,
-    say_why: bool = False,
+    wf: WorkloadFile, catalog: Catalog, solver: str | None, time_limit: float | None, gap: float
 ) -> Solved:
-    """Plan one scenario (rank 1 only, no R20 baseline); never raises for a failed plan.
-    ``say_why``: a plan that does not exist names, in its error's first line, the first
-    workload that cannot run and why (a Monte Carlo row keeps only that line)."""
+    """Plan one scenario (rank 1 only, no R20 baseline); never raises for a failed plan."""
     start = time.perf_counter()
     try:
         planner = plan if wf.policy.horizon is None else plan_over_time  # as answer() does
@@ -53,10 +50,7 @@ def solve_one(
         return Solved(result, seconds=time.perf_counter() - start,
                       termination=result.termination)
     except PlanBuyError as exc:
-        why = str(exc)
-        if say_why and exc.problems:
-            why = f"{exc.message} ({exc.problems[0]})\n{why}"
-        return Solved(None, why, exc.exit_code, time.perf_counter() - start,
+        return Solved(None, str(exc), exc.exit_code, time.perf_counter() - start,
                       _error_termination(exc))
     except Exception as exc:  # noqa: BLE001 - a bug in one scenario must not sink the others
         return Solved(

@@ -98,11 +98,11 @@ def costs(option: PlanOption, d: Draw, wf: WorkloadFile) -> dict:
 def resolved(wf: WorkloadFile, catalog: Catalog, ctx: Context) -> dict:
     """The cheapest plan of the scenario itself (rank 1, ``--time-limit`` each)."""
     start = time.perf_counter()
-    got = solve_one(wf, catalog, ctx.solver, ctx.time_limit, ctx.gap, say_why=True)
+    got = solve_one(wf, catalog, ctx.solver, ctx.time_limit, ctx.gap)
     out: dict = {"seconds": round(time.perf_counter() - start, 3)}
     result = got.result
     if result is None or not result.options:
-        return {**out, "planned": False, "error": (got.error or "no plan").splitlines()[0][:300]}
+        return {**out, "planned": False, "error": one_line(got.error or "no plan")[:300]}
     best = result.options[0]
     own, t = best.own, best.time
     return {**out, "planned": True, "capex": round(best.capex, 2),
@@ -110,6 +110,14 @@ def resolved(wf: WorkloadFile, catalog: Catalog, ctx: Context) -> dict:
             "rent": _r(t.rent if t else (own.cloud if own else None)),
             "horizon_cost": _r(t.horizon_cost if t else None),
             "unserved": list(best.unserved)}
+
+
+def one_line(error: str) -> str:
+    """An error's message and its first problem (``PlanBuyError``'s "  - " lines) on one
+    line: which workload cannot run, and why."""
+    lines = error.splitlines()
+    first = next((ln.strip()[2:] for ln in lines[1:] if ln.startswith("  - ")), None)
+    return lines[0] + (f" ({first})" if first else "")
 
 
 def _r(v: float | None) -> float | None:

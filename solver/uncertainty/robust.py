@@ -25,7 +25,7 @@ import math
 from collections.abc import Callable
 from dataclasses import dataclass, replace
 
-from ..check.verdict import verdict
+from ..check.verdict import held_in
 from ..errors import InfeasibleError, PlanBuyError
 from ..inputs.catalog import Catalog
 from ..inputs.measurements import Measurement
@@ -34,7 +34,6 @@ from ..inputs.workload import WorkloadFile
 from ..optimize.pipeline import plan
 from ..optimize.runs.plan import plan_over_time
 from ..optimize.solve import DEFAULT_GAP
-from ..plan_types import PlanOption
 from ..result import PlanResult
 from ..rules.chance import required
 from .draws import Draw, draw
@@ -158,12 +157,6 @@ def sized_file(wf: WorkloadFile, cells: Cells, unc: Uncertainty, draws: list[Dra
     return out.model_copy(update={"workloads": workloads})
 
 
-def holds_count(option: PlanOption, catalog: Catalog, worlds: tuple[World, ...]) -> int:
-    """Worlds ``option`` holds in (the sweep's verdict, U1's count: the checker, true
-    figures, demand at the world's growth, spare replicas no break)."""
-    return sum(verdict(option, w.wf, catalog)["holds"] for w in worlds)
-
-
 Planner = Callable[[WorkloadFile], PlanResult]
 """How a file is planned (``plan-buy plan``'s own way: ``optimize.answer``)."""
 
@@ -201,7 +194,7 @@ def plan_robust(wf: WorkloadFile, catalog: Catalog, unc: Uncertainty, target: fl
     say(f"the plain plan in {unc.samples:,} sampled scenarios", plain_cost)
     sample = worlds(held_to, catalog)
     need = required(target, unc.samples)
-    plain_held = holds_count(plain.options[0], catalog, sample)
+    plain_held = held_in(plain.options[0], (w.wf for w in sample), catalog)
     info = RobustInfo(target, unc.samples, unc.seed, None, plain_held, plain_held, plain_cost,
                       plain_cost)
     if plain_held >= need:
@@ -219,7 +212,7 @@ def plan_robust(wf: WorkloadFile, catalog: Catalog, unc: Uncertainty, target: fl
                 exc.problems) from None
         best = result.options[0]
         lost = tuple(w for w in best.unserved if w not in plain.options[0].unserved)
-        info = replace(info, method="program", held=holds_count(best, catalog, sample),
+        info = replace(info, method="program", held=held_in(best, (w.wf for w in sample), catalog),
                        cost=best.objective_value(objective), left_out=lost)
         return _with(result, info, catalog)
     return _by_levels(wf, catalog, unc, planner, plain, info, sample, need)
@@ -242,7 +235,7 @@ def _by_levels(wf: WorkloadFile, catalog: Catalog, unc: Uncertainty, planner: Pl
             break
         if not result.options:
             break
-        held = holds_count(result.options[0], catalog, sample)
+        held = held_in(result.options[0], (w.wf for w in sample), catalog)
         cost = result.options[0].objective_value(objective)
         tried.append((level, cost, held))
         if best is None or held > best[2]:

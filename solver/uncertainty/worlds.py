@@ -21,10 +21,6 @@ class World:
     """The file as the world sees it: growth g_s, true figures as measurements, the memory
     line's headroom, and no ``uncertainty`` section (a world is certain)."""
 
-    @property
-    def growth(self) -> float:
-        return self.wf.policy.growth
-
     def replicas(self, w: Workload) -> int:
         """R19 in the world: ⌈replicas × g_s⌉."""
         return self.wf.planned_replicas(w)
